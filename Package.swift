@@ -11,6 +11,8 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         // MARK: products
+        .library(name: "HandoffKit", targets: ["HandoffKit"]),
+        .library(name: "HandoffTesting", targets: ["HandoffTesting"]),
     ],
     targets: [
         // MARK: C shims
@@ -30,9 +32,12 @@ let package = Package(
         // MARK: BlueZ layer
 
         // MARK: HandoffKit
+        .target(name: "HandoffKit", dependencies: ["CSodium"]),
+        .target(name: "HandoffTesting", dependencies: ["HandoffKit"]),
 
         // MARK: Executables
 
         // MARK: Tests
+        .testTarget(name: "HandoffKitTests", dependencies: ["HandoffKit", "HandoffTesting"]),
     ]
 )
