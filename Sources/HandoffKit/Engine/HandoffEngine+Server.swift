@@ -22,7 +22,9 @@ extension HandoffEngine {
                 return
             }
             do {
-                let transfer = try prepareTransfer(sequence: sequence)
+                // A repeated request (the client saw no answer yet) reuses the transfer instead of saving again.
+                let transfer = try requestedTransfers[nonce].flatMap { transfers[$0] } ?? prepareTransfer(sequence: sequence)
+                requestedTransfers[nonce] = transfer.header.transferID
                 startStream(transfer, from: 0, to: Int(transfer.header.metadataLength),
                             open: .open(transfer.header, requestNonce: nonce), to: write)
             } catch let error as HandoffError {
@@ -68,7 +70,9 @@ extension HandoffEngine {
         transfers[header.transferID] = transfer
         transferOrder.append(header.transferID)
         while transferOrder.count > max(configuration.cachedTransfers, 1) {
-            transfers[transferOrder.removeFirst()] = nil
+            let evicted = transferOrder.removeFirst()
+            transfers[evicted] = nil
+            requestedTransfers = requestedTransfers.filter { $0.value != evicted }
         }
         return transfer
     }

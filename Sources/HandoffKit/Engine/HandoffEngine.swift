@@ -27,6 +27,7 @@ public actor HandoffEngine {
     var rotationTask: Task<Void, Never>?
     var transfers: [[UInt8]: CachedTransfer] = [:]
     var transferOrder: [[UInt8]] = []
+    var requestedTransfers: [[UInt8]: [UInt8]] = [:]
     var streams: [PeerAddress: Task<Void, Never>] = [:]
     var service: (any TransferService)?
     var serviceTask: Task<Void, Never>?
@@ -116,6 +117,7 @@ public actor HandoffEngine {
         typeByTag = Self.tagTable(configuration.declaredTypes, keys: keys)
         transfers = [:]
         transferOrder = []
+        requestedTransfers = [:]
         let trusted = Set(store.devices.map(\.id))
         available = available.filter { trusted.contains($0.key) }
         seen = seen.filter { trusted.contains($0.key) }
