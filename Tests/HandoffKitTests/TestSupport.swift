@@ -26,18 +26,18 @@ func first<T: Sendable>(_ stream: AsyncStream<T>, guardDelay: Duration = .second
 let noteType = "org.handoff.note"
 let otherType = "org.handoff.browse"
 
-/// Two paired devices, "mac" (source) and "pc" (receiver), with a started engine each.
-func makePair(ether: InMemoryEther = InMemoryEther(), receiverTypes: [String] = [noteType, otherType],
-              configure: (inout HandoffConfiguration) -> Void = { _ in }) async throws
+/// Two paired devices, "mac" (source) and "pc" (receiver), with a started engine each. `receiver` adjusts the
+/// receiver's configuration only (declared types, limits).
+func makePair(ether: InMemoryEther = InMemoryEther(), configure: (inout HandoffConfiguration) -> Void = { _ in },
+              receiver adjust: ((inout HandoffConfiguration) -> Void)? = nil) async throws
     -> (source: SimulatedDevice, receiver: SimulatedDevice, ether: InMemoryEther) {
     let devices = try await HandoffFixtures.devices(["mac", "pc"], on: ether, declaredTypes: [noteType, otherType],
                                                     configure: configure)
     var receiver = devices[1]
-    if receiverTypes != [noteType, otherType] {
-        // Rebuild the receiver with its own declared types.
+    if let adjust {
         await receiver.engine.stop()
-        var configuration = await receiver.engine.configuration
-        configuration.declaredTypes = try DeclaredActivityTypes(receiverTypes)
+        var configuration = receiver.engine.configuration
+        adjust(&configuration)
         let radio = ether.makeRadio(address: "sim:pc2")
         let engine = try HandoffEngine(configuration: configuration, trust: receiver.store, radio: radio,
                                        delegate: receiver.delegate)

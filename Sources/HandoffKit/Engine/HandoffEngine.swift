@@ -6,7 +6,7 @@ import Foundation
 /// The daemon creates one engine with the real radio; tests create several over `InMemoryRadio`s.
 public actor HandoffEngine {
     /// The configuration given at creation.
-    public let configuration: HandoffConfiguration
+    public nonisolated let configuration: HandoffConfiguration
     let radio: any Radio
     /// The receiving-side delegate (held weakly).
     weak var delegate: (any ContinuationDelegate)?
