@@ -51,7 +51,6 @@ public struct TrustStore: Codable, Sendable, Equatable {
     public func encoded() throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        encoder.dateEncodingStrategy = .iso8601
         return try encoder.encode(self)
     }
 
@@ -68,8 +67,14 @@ public struct TrustStore: Codable, Sendable, Equatable {
     /// Records a pairing result: joins `group` and trusts `newDevices` (this device excluded).
     mutating func adopt(group: TrustGroup, devices newDevices: [TrustedDevice]) {
         self.group = group
-        var merged = devices.filter { old in !newDevices.contains { $0.id == old.id } }
-        merged += newDevices.filter { $0.id != identity.id }
+        var merged: [TrustedDevice] = []
+        for device in devices + newDevices where device.id != identity.id {
+            if let index = merged.firstIndex(where: { $0.id == device.id }) {
+                merged[index] = device
+            } else {
+                merged.append(device)
+            }
+        }
         devices = merged
     }
 }
