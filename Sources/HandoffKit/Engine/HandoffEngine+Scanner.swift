@@ -3,6 +3,10 @@ import Foundation
 extension HandoffEngine {
     /// Handles one scanned advertisement: opens it, drops strangers, forgeries and replays, records availability.
     func handle(_ event: ScanEvent) {
+        if let name = PairingBeacon.decode(event.beacon) {
+            handlePairingBeacon(name: name, event: event)
+            return
+        }
         guard let beacon = beaconCodec.open(event.beacon), beacon.device != trust.identity.id,
               let device = trust.devices.first(where: { $0.id == beacon.device }) else { return }
         if var state = seen[beacon.device] {

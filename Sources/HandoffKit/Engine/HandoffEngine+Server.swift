@@ -42,7 +42,10 @@ extension HandoffEngine {
         case .done(let id, let mac):
             guard let transfer = transfers[id], Sodium.constantTimeEqual(mac, transfer.sealer.doneMAC()) else { return }
             transfer.activity.delegate?.userActivityWasContinued(transfer.activity)
-        case .open, .data, .error:
+        case .pair(let session, let index, let count, let chunk, false):
+            await handlePairingWrite(PairingWrite(central: write.central, session: session, index: index, count: count,
+                                                  chunk: chunk, mtu: write.mtu))
+        case .open, .data, .error, .pair:
             return
         }
     }

@@ -3,7 +3,8 @@ import Foundation
 /// Ties HandoffKit together over one `Radio`: advertises the current activity's beacon, serves its payload over the
 /// transfer service, scans for trusted peers' beacons and continues their activities through the delegate.
 ///
-/// The daemon creates one engine with the real radio; tests create several over `InMemoryRadio`s.
+/// The daemon creates one engine with the real radio; tests create several over `InMemoryRadio`s. Keep a strong
+/// reference to the engine: its background tasks hold it weakly and stop when it is released.
 public actor HandoffEngine {
     /// The configuration given at creation.
     public nonisolated let configuration: HandoffConfiguration
@@ -37,6 +38,10 @@ public actor HandoffEngine {
     var seen: [UUID: SeenBeacons] = [:]
     var available: [UUID: RemoteActivity] = [:]
     var watchers: [UUID: AsyncStream<RemoteActivity>.Continuation] = [:]
+
+    // Pairing.
+    var pairingInbox: AsyncStream<PairingWrite>.Continuation?
+    var pairingWatchers: [UUID: AsyncStream<PairingCandidate>.Continuation] = [:]
 
     /// A source-side transfer kept for resumption.
     struct CachedTransfer {
@@ -105,6 +110,9 @@ public actor HandoffEngine {
         service = nil
         for watcher in watchers.values { watcher.finish() }
         watchers = [:]
+        for watcher in pairingWatchers.values { watcher.finish() }
+        pairingWatchers = [:]
+        pairingInbox?.finish()
     }
 
     /// Installs new trust state (after pairing or revocation). Beacons and requests under the old group key stop

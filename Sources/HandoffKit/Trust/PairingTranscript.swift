@@ -46,6 +46,8 @@ enum PairingMessage {
     static let reveal: UInt8 = 0x91
     static let confirm: UInt8 = 0x12
     static let finish: UInt8 = 0x92
+    /// The initiator's user rejected the code; the responder's state machine refuses it as unexpected.
+    static let abort: UInt8 = 0x1F
 
     static func make(_ kind: UInt8, _ body: [UInt8]) -> [UInt8] { [WireProtocol.version, kind] + body }
 

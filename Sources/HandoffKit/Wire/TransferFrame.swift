@@ -13,15 +13,20 @@ enum TransferFrame: Sendable, Equatable {
     case data(transferID: [UInt8], offset: UInt32, bytes: [UInt8])
     /// Source → client: the request or transfer identified by `context` failed with `code`.
     case error(context: [UInt8], code: Int, message: String)
+    /// Either way: fragment `index` of `count` of a pairing message of session `session`.
+    case pair(session: [UInt8], index: UInt8, count: UInt8, chunk: [UInt8], fromServer: Bool)
 
     static let nonceLength = 8
     static let transferIDLength = 8
     static let macLength = 16
     /// Bytes a data frame spends before its payload bytes.
     static let dataOverhead = 14
+    /// Bytes a pairing frame spends before its chunk.
+    static let pairOverhead = 12
 
     enum Kind: UInt8 {
-        case request = 0x01, fetch = 0x02, done = 0x03, open = 0x81, data = 0x82, error = 0x83
+        case request = 0x01, fetch = 0x02, done = 0x03, pairFromClient = 0x20
+        case open = 0x81, data = 0x82, error = 0x83, pairFromServer = 0xA0
     }
 
     /// The frame as bytes, with `version` (the current one unless a test says otherwise) first.
@@ -41,6 +46,9 @@ enum TransferFrame: Sendable, Equatable {
             w.u8(Kind.data.rawValue); w.raw(id); w.u32(offset); w.raw(bytes)
         case .error(let context, let code, let message):
             w.u8(Kind.error.rawValue); w.raw(context); w.u16(UInt16(clamping: code)); w.raw(message.utf8)
+        case .pair(let session, let index, let count, let chunk, let fromServer):
+            w.u8(fromServer ? Kind.pairFromServer.rawValue : Kind.pairFromClient.rawValue)
+            w.raw(session); w.u8(index); w.u8(count); w.raw(chunk)
         }
         return w.bytes
     }
@@ -88,6 +96,11 @@ enum TransferFrame: Sendable, Equatable {
         case .error:
             guard let context = r.take(transferIDLength), let code = r.u16() else { throw malformed("bad error frame") }
             return .error(context: context, code: Int(code), message: String(decoding: r.rest(), as: UTF8.self))
+        case .pairFromClient, .pairFromServer:
+            guard let session = r.take(nonceLength), let index = r.u8(), let count = r.u8(), index < count else {
+                throw malformed("bad pairing frame")
+            }
+            return .pair(session: session, index: index, count: count, chunk: r.rest(), fromServer: kind == .pairFromServer)
         }
     }
 
