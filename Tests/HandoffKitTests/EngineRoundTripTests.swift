@@ -84,6 +84,22 @@ final class EngineRoundTripTests: XCTestCase {
               + "\(stats.notifiedBytes) bytes notified, \(stats.writesDelivered) writes; ideal \(Int(ideal.rounded(.up)))")
     }
 
+    func testFramingCostsOnlyTheDataHeaderAndRecordTagsAtEveryMTU() async throws {
+        for mtu in [64, 185, 247, 517] {
+            var conditions = LinkConditions()
+            conditions.mtu = mtu
+            let (_, stats) = try await roundTrip(dataBytes: 64 * 1024, conditions: conditions)
+            let perPDU = WireProtocol.valueLength(forMTU: mtu)
+            let ideal = Double(64 * 1024) / Double(perPDU)
+            let ratio = Double(stats.notificationsDelivered) / ideal
+            // Expected cost: the 14-byte data header in every PDU, 16 bytes per 4 KiB record, a few header frames.
+            let bound = Double(perPDU) / Double(perPDU - TransferFrame.dataOverhead) * (1 + 16.0 / 4096) + 8 / ideal
+            XCTAssertLessThanOrEqual(ratio, bound + 0.01, "MTU \(mtu)")
+            print("measure: 64 KiB at MTU \(mtu): \(stats.notificationsDelivered) notifications "
+                  + "(ideal \(Int(ideal.rounded(.up))), ratio \(String(format: "%.3f", ratio))), \(stats.writesDelivered) writes")
+        }
+    }
+
     func testPayloadJustOverTheLimitFailsOnTheSourceBeforeAdvertising() async throws {
         let ether = InMemoryEther()
         let (source, _, _) = try await makePair(ether: ether)

@@ -22,7 +22,7 @@ struct TransferClient: Sendable {
     /// Runs the transfer. `approve` is called once the activity type and payload length are known, before any
     /// payload byte is fetched; it throws to stop.
     func run(approve: @Sendable (String, TransferHeader) throws -> Void) async throws -> Result {
-        var state = State(configuration: configuration)
+        var state = State()
         var link = try await connect()
         defer { Task { [link] in await link.disconnect() } }
         var inbox = LinkInbox(link: link, tick: configuration.stallInterval)
@@ -84,8 +84,6 @@ struct TransferClient: Sendable {
         var progressSinceTick = false
         var stalls = 0
         var reconnects = 0
-
-        init(configuration: HandoffConfiguration) {}
 
         /// End of the current phase: the metadata record until approval, then the whole stream.
         var phaseEnd: Int {
