@@ -12,6 +12,8 @@ let package = Package(
     products: [
         // MARK: products
         .library(name: "DBus", targets: ["DBus"]),
+        .library(name: "HandoffKit", targets: ["HandoffKit"]),
+        .library(name: "HandoffTesting", targets: ["HandoffTesting"]),
     ],
     targets: [
         // MARK: C shims
@@ -33,10 +35,13 @@ let package = Package(
         // MARK: BlueZ layer
 
         // MARK: HandoffKit
+        .target(name: "HandoffKit", dependencies: ["CSodium"]),
+        .target(name: "HandoffTesting", dependencies: ["HandoffKit"]),
 
         // MARK: Executables
 
         // MARK: Tests
         .testTarget(name: "DBusTests", dependencies: ["DBus", "DBusTestSupport"]),
+        .testTarget(name: "HandoffKitTests", dependencies: ["HandoffKit", "HandoffTesting"]),
     ]
 )

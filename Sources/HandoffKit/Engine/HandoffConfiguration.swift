@@ -1,0 +1,29 @@
+/// How a `HandoffEngine` behaves. Every property is documented with its default.
+public struct HandoffConfiguration: Sendable {
+    /// The app's activity types (NSUserActivityTypes).
+    public var declaredTypes: DeclaredActivityTypes
+    /// Hard payload limit in bytes, checked on the source before advertising and on the target before fetching.
+    /// Default 1 MiB (Apple's soft guidance is 3 KB).
+    public var maximumPayloadSize = 1 << 20
+    /// Plaintext bytes per sealed record (default 4096; at most 65535).
+    public var recordSize = 4096
+    /// How long the client waits without progress before re-asking (default 2 s). After `maximumStalls`
+    /// such waits in a row the continuation fails with `remoteApplicationTimedOut`.
+    public var stallInterval: Duration = .seconds(2)
+    /// Consecutive waits without progress tolerated (default 3).
+    public var maximumStalls = 3
+    /// Reconnections tried after the link drops mid-transfer (default 3); then `connectionUnavailable`.
+    public var maximumReconnects = 3
+    /// Re-seal the beacon with a fresh nonce this often while an activity is current (default 15 min; nil = never).
+    public var beaconRotationInterval: Duration? = .seconds(900)
+    /// First sequence number to advertise; the daemon persists `HandoffEngine.lastSequence` and passes it back
+    /// + 1 so sequences never repeat. Default: seconds since 1970 (monotonic across restarts in practice).
+    public var initialSequence: UInt32?
+    /// Transfers the source keeps for resumption (default 4).
+    public var cachedTransfers = 4
+
+    /// A configuration with the defaults above.
+    public init(declaredTypes: DeclaredActivityTypes) {
+        self.declaredTypes = declaredTypes
+    }
+}

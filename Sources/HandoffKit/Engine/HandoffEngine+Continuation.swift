@@ -1,0 +1,69 @@
+import Foundation
+
+extension HandoffEngine {
+    /// Continues `remote`: asks `willContinue` before any payload moves, fetches and verifies the payload, then
+    /// calls the delegate's `continue`. Every failure also reaches `didFailToContinue` with the activity type.
+    public func continueActivity(_ remote: RemoteActivity) async -> ContinuationOutcome {
+        let delegate = self.delegate
+        let declared = configuration.declaredTypes
+        let limit = configuration.maximumPayloadSize
+        if let type = remote.activityType, !(delegate?.willContinue(activityType: type) ?? true) {
+            return .declined(activityType: type)
+        }
+        let client = TransferClient(radio: radio, keys: keys, configuration: configuration, remote: remote)
+        let askedAlready = remote.activityType != nil
+        do {
+            let result = try await client.run { type, header in
+                try declared.require(type)
+                if !askedAlready, !(delegate?.willContinue(activityType: type) ?? true) {
+                    throw TransferClient.Declined(activityType: type)
+                }
+                guard Int(header.payloadLength) <= limit else {
+                    throw HandoffError(.userInfoTooLarge, "the payload is \(header.payloadLength) bytes; this device "
+                                           + "accepts at most \(limit) bytes", activityType: type)
+                }
+            }
+            let snapshot: ActivitySnapshot
+            do {
+                snapshot = try ActivitySnapshot(payload: result.payload)
+            } catch let error as HandoffError {
+                throw error.about(result.activityType)
+            }
+            guard snapshot.activityType == result.activityType else {
+                throw HandoffError(.corruptPayload, "the payload names another activity type (\(snapshot.activityType))",
+                                   activityType: result.activityType)
+            }
+            let missing = snapshot.missingRequiredKeys
+            guard missing.isEmpty else {
+                throw HandoffError(.corruptPayload, "required userInfo keys are missing: \(missing.joined(separator: ", "))",
+                                   activityType: result.activityType)
+            }
+            if snapshot.isExpired(at: Date()) {
+                throw HandoffError(.activityExpired, "the activity expired before it arrived",
+                                   activityType: result.activityType)
+            }
+            let activity = UserActivity(snapshot: snapshot)
+            let handled = delegate?.continue(activity) { restorers in
+                for restorer in restorers { restorer.restoreUserActivityState(activity) }
+            } ?? false
+            available[remote.device.id] = nil
+            return .continued(activity, handled: handled)
+        } catch let declined as TransferClient.Declined {
+            return .declined(activityType: declined.activityType)
+        } catch let error as HandoffError {
+            return fail(error.about(remote.activityType), remote: remote, delegate: delegate)
+        } catch {
+            return fail(HandoffError(.handoffFailed, "\(error)", activityType: remote.activityType), remote: remote,
+                        delegate: delegate)
+        }
+    }
+
+    private func fail(_ error: HandoffError, remote: RemoteActivity,
+                      delegate: (any ContinuationDelegate)?) -> ContinuationOutcome {
+        let type = error.activityType ?? remote.activityType ?? "(unknown activity type)"
+        var reported = error
+        reported.activityType = type
+        delegate?.didFailToContinue(activityType: type, error: reported)
+        return .failed(reported)
+    }
+}

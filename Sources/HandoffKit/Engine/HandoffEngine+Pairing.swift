@@ -1,0 +1,220 @@
+import Foundation
+
+extension HandoffEngine {
+    /// A pairing fragment written by a central, routed to `acceptPairing`.
+    struct PairingWrite: Sendable {
+        let central: PeerAddress
+        let session: [UInt8]
+        let index: UInt8
+        let count: UInt8
+        let chunk: [UInt8]
+        let mtu: Int
+    }
+
+    /// Devices nearby that are in pairing mode. Ends when the engine stops.
+    public func pairingCandidates() -> AsyncStream<PairingCandidate> {
+        let (stream, continuation) = AsyncStream<PairingCandidate>.makeStream()
+        let id = UUID()
+        pairingWatchers[id] = continuation
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.removePairingWatcher(id) }
+        }
+        return stream
+    }
+
+    private func removePairingWatcher(_ id: UUID) {
+        pairingWatchers[id] = nil
+    }
+
+    /// Reports a pairing beacon to the watchers.
+    func handlePairingBeacon(name: String, event: ScanEvent) {
+        let candidate = PairingCandidate(name: name, peer: event.peer, rssi: event.rssi)
+        for watcher in pairingWatchers.values { watcher.yield(candidate) }
+    }
+
+    /// Routes a pairing fragment to the running `acceptPairing`, or refuses it.
+    func handlePairingWrite(_ write: PairingWrite) async {
+        guard let pairingInbox else {
+            await sendPairingError(HandoffError(.pairingFailed, "this device is not in pairing mode"),
+                                   session: write.session, to: write.central, mtu: write.mtu)
+            return
+        }
+        pairingInbox.yield(write)
+    }
+
+    /// Pairing mode (the responder, typically the device already in the group): advertises a pairing beacon with
+    /// this device's name, answers the first device that starts pairing, calls `confirm` with the 6-digit code,
+    /// and, when the user confirmed, adopts the new trust state and returns it (save it). Cancel the calling task
+    /// to leave pairing mode. The current activity's beacon is paused meanwhile.
+    public func acceptPairing(confirm: @escaping @Sendable (String) async -> Bool) async throws -> TrustStore {
+        guard pairingInbox == nil else { throw HandoffError(.pairingFailed, "a pairing is already in progress") }
+        let (stream, continuation) = AsyncStream<PairingWrite>.makeStream()
+        pairingInbox = continuation
+        do {
+            try await radio.advertise(PairingBeacon.encode(name: trust.identity.name))
+            let store = try await answerPairing(stream, confirm: confirm)
+            try await updateTrust(store)
+            await leavePairingMode()
+            return store
+        } catch {
+            await leavePairingMode()
+            throw error
+        }
+    }
+
+    private func leavePairingMode() async {
+        pairingInbox?.finish()
+        pairingInbox = nil
+        if current != nil {
+            try? await advertiseCurrent()
+        } else {
+            await radio.stopAdvertising()
+        }
+    }
+
+    private func answerPairing(_ stream: AsyncStream<PairingWrite>,
+                               confirm: @Sendable (String) async -> Bool) async throws -> TrustStore {
+        var responder = try PairingResponder(store: trust)
+        var fragments = PairingFragments()
+        var peer: PairingWrite?
+        var step = 0
+        for await write in stream {
+            if let peer, peer.central != write.central || peer.session != write.session {
+                await sendPairingError(HandoffError(.pairingFailed, "this device is pairing with another device"),
+                                       session: write.session, to: write.central, mtu: write.mtu)
+                continue
+            }
+            peer = write
+            do {
+                guard let message = try fragments.add(index: write.index, count: write.count, chunk: write.chunk) else {
+                    continue
+                }
+                switch step {
+                case 0:
+                    try await sendPairing(try responder.receiveHello(message), answering: write)
+                    step = 1
+                case 1:
+                    try await sendPairing(try responder.receiveNonce(message), answering: write)
+                    guard let code = responder.confirmationCode, await confirm(code) else {
+                        throw HandoffError(.pairingFailed, "the code was rejected on the other device")
+                    }
+                    step = 2
+                default:
+                    let (reply, store) = try responder.receiveConfirm(message)
+                    try await sendPairing(reply, answering: write)
+                    return store
+                }
+            } catch let error as HandoffError {
+                await sendPairingError(error, session: write.session, to: write.central, mtu: write.mtu)
+                throw error
+            }
+        }
+        throw HandoffError(.pairingFailed, "pairing mode ended before a device paired")
+    }
+
+    private func sendPairing(_ message: [UInt8], answering write: PairingWrite) async throws {
+        guard let service else { throw HandoffError(.radioFailure, "the transfer service is not open; call start()") }
+        let frames = try PairingFragments.split(message, session: write.session,
+                                                maximumValue: WireProtocol.valueLength(forMTU: write.mtu), fromServer: true)
+        for frame in frames {
+            do {
+                try await service.notify(frame.encoded(), to: write.central)
+            } catch {
+                throw HandoffError(.connectionUnavailable, "the other device left during pairing")
+            }
+        }
+    }
+
+    private func sendPairingError(_ error: HandoffError, session: [UInt8], to central: PeerAddress, mtu: Int) async {
+        let room = WireProtocol.valueLength(forMTU: mtu) - 12
+        let frame = TransferFrame.error(context: session, code: error.code.rawValue,
+                                        message: String(decoding: Array(error.message.utf8.prefix(max(room, 0))), as: UTF8.self))
+        try? await service?.notify(frame.encoded(), to: central)
+    }
+
+    /// Pairs with `peer` (a `PairingCandidate`'s address) as the initiator, typically the new device. `confirm` is
+    /// called with the 6-digit code, which the user compares with the other screen. When both sides confirmed,
+    /// the new trust state is adopted and returned (save it).
+    /// - Throws: `pairingFailed` (code rejected, tampering, different groups), `connectionUnavailable`,
+    ///   `remoteApplicationTimedOut` after `timeout` without an answer.
+    public func pair(with peer: PeerAddress, timeout: Duration = .seconds(60),
+                     confirm: @escaping @Sendable (String) async -> Bool) async throws -> TrustStore {
+        let link: any RadioLink
+        do {
+            link = try await radio.connect(to: peer)
+        } catch {
+            throw HandoffError(.connectionUnavailable, "cannot connect to \(peer) to pair (\(error))")
+        }
+        let inbox = LinkInbox(link: link, tick: configuration.stallInterval)
+        do {
+            let store = try await runPairing(on: link, inbox: inbox, timeout: timeout, confirm: confirm)
+            inbox.close()
+            await link.disconnect()
+            try await updateTrust(store)
+            return store
+        } catch {
+            inbox.close()
+            await link.disconnect()
+            throw error
+        }
+    }
+
+    private nonisolated func runPairing(on link: any RadioLink, inbox: LinkInbox, timeout: Duration,
+                                        confirm: @Sendable (String) async -> Bool) async throws -> TrustStore {
+        let session = Sodium.randomBytes(TransferFrame.nonceLength)
+        var initiator = try PairingInitiator(store: await trust)
+        var fragments = PairingFragments()
+        var events = inbox.events.makeAsyncIterator()
+        let maximumTicks = Int((timeout / configuration.stallInterval).rounded(.up)) + 1
+        func send(_ message: [UInt8]) async throws {
+            for frame in try PairingFragments.split(message, session: session,
+                                                    maximumValue: WireProtocol.valueLength(forMTU: link.mtu),
+                                                    fromServer: false) {
+                do {
+                    try await link.write(frame.encoded())
+                } catch {
+                    throw HandoffError(.connectionUnavailable, "the other device left during pairing")
+                }
+            }
+        }
+        try await send(initiator.hello())
+        var message = try await Self.receivePairing(&events, session: session, fragments: &fragments, ticks: maximumTicks)
+        try await send(try initiator.receiveCommit(message))
+        message = try await Self.receivePairing(&events, session: session, fragments: &fragments, ticks: maximumTicks)
+        let code = try initiator.receiveReveal(message)
+        guard await confirm(code) else {
+            // Tell the responder, so it leaves pairing mode instead of waiting for our offer.
+            try? await send(PairingMessage.make(PairingMessage.abort, []))
+            throw HandoffError(.pairingFailed, "the code was rejected on this device")
+        }
+        try await send(try initiator.confirm())
+        message = try await Self.receivePairing(&events, session: session, fragments: &fragments, ticks: maximumTicks)
+        return try initiator.receiveFinish(message)
+    }
+
+    private static func receivePairing(_ events: inout AsyncStream<LinkInbox.Event>.Iterator, session: [UInt8],
+                                       fragments: inout PairingFragments, ticks maximumTicks: Int) async throws -> [UInt8] {
+        var ticks = 0
+        while let event = await events.next() {
+            switch event {
+            case .frame(let bytes):
+                switch try TransferFrame.decode(bytes) {
+                case .pair(session, let index, let count, let chunk, true):
+                    if let message = try fragments.add(index: index, count: count, chunk: chunk) { return message }
+                case .error(session, let code, let message):
+                    throw HandoffError(HandoffError.Code(rawValue: code), "the other device refused: \(message)")
+                default:
+                    continue
+                }
+            case .tick:
+                ticks += 1
+                if ticks > maximumTicks {
+                    throw HandoffError(.remoteApplicationTimedOut, "the other device did not answer the pairing in time")
+                }
+            case .closed:
+                throw HandoffError(.connectionUnavailable, "the other device left during pairing")
+            }
+        }
+        throw HandoffError(.pairingFailed, "pairing was cancelled")
+    }
+}

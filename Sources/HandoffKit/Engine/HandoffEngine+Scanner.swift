@@ -1,0 +1,54 @@
+import Foundation
+
+extension HandoffEngine {
+    /// Handles one scanned advertisement: opens it, drops strangers, forgeries and replays, records availability.
+    func handle(_ event: ScanEvent) {
+        if let name = PairingBeacon.decode(event.beacon) {
+            handlePairingBeacon(name: name, event: event)
+            return
+        }
+        guard let beacon = beaconCodec.open(event.beacon), beacon.device != trust.identity.id,
+              let device = trust.devices.first(where: { $0.id == beacon.device }) else { return }
+        if var state = seen[beacon.device] {
+            if beacon.sequence < state.sequence { return }                        // an old beacon replayed
+            if beacon.sequence == state.sequence {
+                if state.nonces.contains(beacon.nonce) { return }                 // the same beacon replayed
+                state.nonces.insert(beacon.nonce)                                 // a rotation: same activity
+                seen[beacon.device] = state
+                available[beacon.device]?.peer = event.peer
+                available[beacon.device]?.rssi = event.rssi
+                return
+            }
+        }
+        seen[beacon.device] = SeenBeacons(sequence: beacon.sequence, nonces: [beacon.nonce])
+        let remote = RemoteActivity(device: device, activityType: typeByTag[beacon.typeTag], sequence: beacon.sequence,
+                                    peer: event.peer, rssi: event.rssi, seenAt: Date(), typeTag: beacon.typeTag)
+        available[beacon.device] = remote
+        for watcher in watchers.values { watcher.yield(remote) }
+    }
+
+    /// Activities trusted peers currently advertise (the newest per device).
+    public func availableActivities() -> [RemoteActivity] {
+        available.values.sorted { $0.seenAt > $1.seenAt }
+    }
+
+    /// A stream of new availabilities (a new activity or a new sequence of one). Ends when the engine stops.
+    public func availabilityUpdates() -> AsyncStream<RemoteActivity> {
+        let (stream, continuation) = AsyncStream<RemoteActivity>.makeStream()
+        let id = UUID()
+        watchers[id] = continuation
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.removeWatcher(id) }
+        }
+        return stream
+    }
+
+    private func removeWatcher(_ id: UUID) {
+        watchers[id] = nil
+    }
+
+    /// Forgets an availability (for example after the user dismissed it).
+    public func forget(_ remote: RemoteActivity) {
+        available[remote.device.id] = nil
+    }
+}

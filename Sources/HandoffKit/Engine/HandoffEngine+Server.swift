@@ -1,0 +1,122 @@
+import Foundation
+
+extension HandoffEngine {
+    /// Handles one value a central wrote to the request characteristic.
+    func handle(_ write: IncomingWrite) async {
+        let frame: TransferFrame
+        do {
+            frame = try TransferFrame.decode(write.value)
+        } catch let error as HandoffError {
+            await reply(error, context: [UInt8](repeating: 0, count: TransferFrame.transferIDLength), to: write)
+            return
+        } catch {
+            return
+        }
+        switch frame {
+        case .request(let sequence, let nonce, let mac):
+            let signed = TransferFrame.requestSignedPart(sequence: sequence, nonce: nonce)
+            let expected = Sodium.genericHash(signed, key: keys.requestKey, length: TransferFrame.macLength)
+            guard Sodium.constantTimeEqual(expected, mac) else {
+                await reply(HandoffError(.untrustedPeer, "this device does not trust the requester"), context: nonce,
+                            to: write)
+                return
+            }
+            do {
+                // A repeated request (the client saw no answer yet) reuses the transfer instead of saving again.
+                let transfer = try requestedTransfers[nonce].flatMap { transfers[$0] } ?? prepareTransfer(sequence: sequence)
+                requestedTransfers[nonce] = transfer.header.transferID
+                startStream(transfer, from: 0, to: Int(transfer.header.metadataLength),
+                            open: .open(transfer.header, requestNonce: nonce), to: write)
+            } catch let error as HandoffError {
+                await reply(error, context: nonce, to: write)
+            } catch {
+                await reply(HandoffError(.handoffFailed, "\(error)"), context: nonce, to: write)
+            }
+        case .fetch(let id, let from, let to):
+            guard let transfer = transfers[id], Int(to) <= transfer.stream.count else {
+                await reply(HandoffError(.handoffFailed, "unknown or expired transfer; request the activity again"),
+                            context: id, to: write)
+                return
+            }
+            startStream(transfer, from: Int(from), to: Int(to), open: nil, to: write)
+        case .done(let id, let mac):
+            guard let transfer = transfers[id], Sodium.constantTimeEqual(mac, transfer.sealer.doneMAC()) else { return }
+            transfer.activity.delegate?.userActivityWasContinued(transfer.activity)
+        case .pair(let session, let index, let count, let chunk, false):
+            await handlePairingWrite(PairingWrite(central: write.central, session: session, index: index, count: count,
+                                                  chunk: chunk, mtu: write.mtu))
+        case .open, .data, .error, .pair:
+            return
+        }
+    }
+
+    /// Saves and seals the current activity for a request naming `sequence`.
+    private func prepareTransfer(sequence: UInt32) throws -> CachedTransfer {
+        guard let activity = current, servedSequences.contains(sequence) else {
+            throw HandoffError(.handoffFailed, "the activity is no longer offered by this device")
+        }
+        let type = activity.activityType
+        let snapshot = activity.saveForSending()
+        delegate?.didUpdate(activity)
+        let missing = snapshot.missingRequiredKeys
+        guard missing.isEmpty else {
+            throw HandoffError(.invalidActivity, "required userInfo keys are missing: \(missing.joined(separator: ", "))",
+                               activityType: type)
+        }
+        try checkAdvertisable(snapshot)
+        let payload = try snapshot.encodedPayload()
+        let (header, stream) = TransferSealer.seal(activityType: type, payload: payload, sequence: lastSequence ?? sequence,
+                                                   recordSize: min(max(configuration.recordSize, 1), 65535),
+                                                   keys: keys, source: trust.identity.id)
+        let transfer = CachedTransfer(activity: activity, header: header, stream: stream,
+                                      sealer: TransferSealer(header: header, keys: keys, source: trust.identity.id))
+        transfers[header.transferID] = transfer
+        transferOrder.append(header.transferID)
+        while transferOrder.count > max(configuration.cachedTransfers, 1) {
+            let evicted = transferOrder.removeFirst()
+            transfers[evicted] = nil
+            requestedTransfers = requestedTransfers.filter { $0.value != evicted }
+        }
+        return transfer
+    }
+
+    /// Streams `from..<to` of `transfer` to the writer, replacing any stream already running to that central.
+    private func startStream(_ transfer: CachedTransfer, from: Int, to: Int, open: TransferFrame?,
+                             to write: IncomingWrite) {
+        guard let service else { return }
+        streams[write.central]?.cancel()
+        let chunk = WireProtocol.valueLength(forMTU: write.mtu) - TransferFrame.dataOverhead
+        guard chunk > 0 else { return }
+        let id = transfer.header.transferID
+        let bytes = transfer.stream
+        let central = write.central
+        streams[central] = Task {
+            do {
+                if let open { try await service.notify(open.encoded(), to: central) }
+                var offset = from
+                while offset < to {
+                    try Task.checkCancellation()
+                    let end = min(offset + chunk, to)
+                    let frame = TransferFrame.data(transferID: id, offset: UInt32(offset), bytes: Array(bytes[offset..<end]))
+                    try await service.notify(frame.encoded(), to: central)
+                    offset = end
+                }
+            } catch {
+                // The central went away or a newer fetch replaced this stream; the client resumes by itself.
+            }
+        }
+    }
+
+    /// Sends an error frame (its message cut to fit the central's MTU).
+    private func reply(_ error: HandoffError, context: [UInt8], to write: IncomingWrite) async {
+        guard let service else { return }
+        let room = WireProtocol.valueLength(forMTU: write.mtu) - 12
+        var message = ""
+        for character in error.message {
+            if message.utf8.count + character.utf8.count > room { break }
+            message.append(character)
+        }
+        let frame = TransferFrame.error(context: context, code: error.code.rawValue, message: message)
+        try? await service.notify(frame.encoded(), to: write.central)
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+
+extension HandoffEngine {
+    /// Makes `activity` current: validates it, checks the payload limit, then advertises its beacon.
+    func makeCurrent(_ activity: UserActivity) async throws {
+        let type = activity.activityType
+        guard activity.isValid else {
+            throw HandoffError(.invalidActivity, "the activity was invalidated and cannot become current again",
+                               activityType: type)
+        }
+        try configuration.declaredTypes.require(type)
+        try checkAdvertisable(activity.snapshot)
+        if let previous = current, previous !== activity {
+            previous.setChangeObserver(nil)
+        }
+        current = activity
+        currentTag = keys.typeTag(for: type)
+        servedSequences = []
+        activity.setChangeObserver { [weak self, weak activity] in
+            guard let self, let activity else { return }
+            Task { await self.activityDidChange(activity) }
+        }
+        try await advertiseCurrent()
+        startRotation()
+    }
+
+    /// Stops offering `activity` if it is current.
+    func resign(_ activity: UserActivity) async {
+        guard current === activity else { return }
+        activity.setChangeObserver(nil)
+        current = nil
+        servedSequences = []
+        rotationTask?.cancel()
+        rotationTask = nil
+        await radio.stopAdvertising()
+    }
+
+    /// Re-advertises after a change to the current activity, or withdraws it if it is no longer advertisable.
+    func activityDidChange(_ activity: UserActivity) async {
+        guard current === activity else { return }
+        let snapshot = activity.snapshot
+        do {
+            try checkAdvertisable(snapshot)
+            try await advertiseCurrent()
+        } catch let error as HandoffError {
+            await radio.stopAdvertising()
+            activity.delegate?.userActivity(activity, didFailToAdvertise: error.about(activity.activityType))
+        } catch {
+            await radio.stopAdvertising()
+            activity.delegate?.userActivity(activity, didFailToAdvertise:
+                HandoffError(.radioFailure, "advertising failed: \(error)", activityType: activity.activityType))
+        }
+    }
+
+    /// Re-seals the current beacon with a fresh nonce (same sequence), so it looks new to strangers.
+    public func rotateBeacon() async throws {
+        guard let current, let sequence = lastSequence else { return }
+        try checkAdvertisable(current.snapshot)
+        try await send(sequence: sequence)
+    }
+
+    /// Throws unless the activity may be advertised now: eligible, not expired, payload within the limit.
+    func checkAdvertisable(_ snapshot: ActivitySnapshot) throws {
+        let type = snapshot.activityType
+        guard snapshot.isEligibleForHandoff else {
+            throw HandoffError(.handoffFailed, "the activity is not eligible for Handoff (isEligibleForHandoff is false)",
+                               activityType: type)
+        }
+        if snapshot.isExpired(at: Date()) {
+            throw HandoffError(.activityExpired, "the activity expired at \(snapshot.expirationDate.map { "\($0)" } ?? "?")",
+                               activityType: type)
+        }
+        let size = try snapshot.encodedPayload().count
+        guard size <= configuration.maximumPayloadSize else {
+            throw HandoffError(.userInfoTooLarge, "the payload is \(size) bytes; the limit is "
+                                   + "\(configuration.maximumPayloadSize) bytes", activityType: type)
+        }
+    }
+
+    /// Advertises the current activity under a new sequence number.
+    func advertiseCurrent() async throws {
+        let sequence = nextSequence
+        nextSequence &+= 1
+        lastSequence = sequence
+        servedSequences.append(sequence)
+        if servedSequences.count > 32 { servedSequences.removeFirst(servedSequences.count - 32) }
+        try await send(sequence: sequence)
+    }
+
+    private func send(sequence: UInt32) async throws {
+        let beacon = beaconCodec.seal(device: trust.identity.id, typeTag: currentTag, sequence: sequence)
+        do {
+            try await radio.advertise(beacon)
+        } catch {
+            throw HandoffError(.radioFailure, "the radio refused the advertisement: \(error)",
+                               activityType: current?.activityType)
+        }
+    }
+
+    private func startRotation() {
+        rotationTask?.cancel()
+        guard let interval = configuration.beaconRotationInterval else { return }
+        rotationTask = Task { [weak self] in
+            while !Task.isCancelled {
+                do { try await Task.sleep(for: interval) } catch { return }
+                try? await self?.rotateBeacon()
+            }
+        }
+    }
+}

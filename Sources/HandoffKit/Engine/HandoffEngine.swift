@@ -1,0 +1,146 @@
+import Foundation
+
+/// Ties HandoffKit together over one `Radio`: advertises the current activity's beacon, serves its payload over the
+/// transfer service, scans for trusted peers' beacons and continues their activities through the delegate.
+///
+/// The daemon creates one engine with the real radio; tests create several over `InMemoryRadio`s. Keep a strong
+/// reference to the engine: its background tasks hold it weakly and stop when it is released.
+public actor HandoffEngine {
+    /// The configuration given at creation.
+    public nonisolated let configuration: HandoffConfiguration
+    let radio: any Radio
+    /// The receiving-side delegate (held weakly).
+    weak var delegate: (any ContinuationDelegate)?
+
+    /// Current trust state; replace it with `updateTrust(_:)`.
+    public private(set) var trust: TrustStore
+    var keys: GroupKeys
+    var beaconCodec: BeaconCodec
+    var typeByTag: [[UInt8]: String] = [:]
+
+    // Source side.
+    var current: UserActivity?
+    var currentTag: [UInt8] = []
+    var servedSequences: [UInt32] = []
+    var nextSequence: UInt32
+    /// The last sequence number advertised; persist it and start the next run above it.
+    public internal(set) var lastSequence: UInt32?
+    var rotationTask: Task<Void, Never>?
+    var transfers: [[UInt8]: CachedTransfer] = [:]
+    var transferOrder: [[UInt8]] = []
+    var requestedTransfers: [[UInt8]: [UInt8]] = [:]
+    var streams: [PeerAddress: Task<Void, Never>] = [:]
+    var service: (any TransferService)?
+    var serviceTask: Task<Void, Never>?
+
+    // Receiving side.
+    var scanTask: Task<Void, Never>?
+    var seen: [UUID: SeenBeacons] = [:]
+    var available: [UUID: RemoteActivity] = [:]
+    var watchers: [UUID: AsyncStream<RemoteActivity>.Continuation] = [:]
+
+    // Pairing.
+    var pairingInbox: AsyncStream<PairingWrite>.Continuation?
+    var pairingWatchers: [UUID: AsyncStream<PairingCandidate>.Continuation] = [:]
+
+    /// A source-side transfer kept for resumption.
+    struct CachedTransfer {
+        let activity: UserActivity
+        let header: TransferHeader
+        let stream: [UInt8]
+        let sealer: TransferSealer
+    }
+
+    /// Replay state per device: the highest sequence seen and the nonces seen with it.
+    struct SeenBeacons {
+        var sequence: UInt32
+        var nonces: Set<[UInt8]>
+    }
+
+    /// Creates an engine. Call `start()` before use.
+    /// - Parameters:
+    ///   - configuration: declared types, limits and timing.
+    ///   - trust: this device's identity, group key and trusted devices.
+    ///   - radio: the BLE implementation (HandoffBlueZ in the daemon, `InMemoryRadio` in tests).
+    ///   - delegate: the receiving side's delegate (weak).
+    public init(configuration: HandoffConfiguration, trust: TrustStore, radio: any Radio,
+                delegate: (any ContinuationDelegate)? = nil) throws {
+        try Sodium.ensureInitialized()
+        self.configuration = configuration
+        self.radio = radio
+        self.delegate = delegate
+        self.trust = trust
+        self.keys = GroupKeys(trust.group)
+        self.beaconCodec = BeaconCodec(group: trust.group, devices: trust.devices.map(\.id))
+        self.nextSequence = configuration.initialSequence ?? UInt32(clamping: Int(Date().timeIntervalSince1970))
+        self.typeByTag = Self.tagTable(configuration.declaredTypes, keys: keys)
+    }
+
+    /// Replaces the receiving-side delegate.
+    public func setDelegate(_ delegate: (any ContinuationDelegate)?) {
+        self.delegate = delegate
+    }
+
+    /// Publishes the transfer service and starts scanning.
+    public func start() async throws {
+        guard service == nil else { return }
+        let service = try await radio.openTransferService()
+        self.service = service
+        serviceTask = Task { [weak self] in
+            for await write in service.writes {
+                await self?.handle(write)
+            }
+        }
+        let events = try await radio.scan()
+        scanTask = Task { [weak self] in
+            for await event in events {
+                await self?.handle(event)
+            }
+        }
+    }
+
+    /// Stops advertising, scanning and serving.
+    public func stop() async {
+        if let current { await resign(current) }
+        scanTask?.cancel()
+        serviceTask?.cancel()
+        for task in streams.values { task.cancel() }
+        streams = [:]
+        await service?.close()
+        service = nil
+        for watcher in watchers.values { watcher.finish() }
+        watchers = [:]
+        for watcher in pairingWatchers.values { watcher.finish() }
+        pairingWatchers = [:]
+        pairingInbox?.finish()
+    }
+
+    /// Installs new trust state (after pairing or revocation). Beacons and requests under the old group key stop
+    /// being accepted at once.
+    public func updateTrust(_ store: TrustStore) async throws {
+        try store.validate()
+        trust = store
+        keys = GroupKeys(store.group)
+        beaconCodec = BeaconCodec(group: store.group, devices: store.devices.map(\.id))
+        typeByTag = Self.tagTable(configuration.declaredTypes, keys: keys)
+        transfers = [:]
+        transferOrder = []
+        requestedTransfers = [:]
+        let trusted = Set(store.devices.map(\.id))
+        available = available.filter { trusted.contains($0.key) }
+        seen = seen.filter { trusted.contains($0.key) }
+        if let current {
+            currentTag = keys.typeTag(for: current.activityType)
+            try? await advertiseCurrent()
+        }
+    }
+
+    /// The activity currently offered, if any.
+    public var currentActivity: UserActivity? { current }
+
+    static func tagTable(_ types: DeclaredActivityTypes, keys: GroupKeys) -> [[UInt8]: String] {
+        var table: [[UInt8]: String] = [:]
+        for type in types.types { table[keys.typeTag(for: type)] = type }
+        return table
+    }
+}

@@ -1,0 +1,227 @@
+import Foundation
+
+/// Fetches one remote activity over the radio: request, header, metadata, approval, payload, with resumption
+/// after loss or disconnection. A value type run once per continuation; it never touches engine state.
+struct TransferClient: Sendable {
+    /// Thrown by `approve` when the app declined the activity type.
+    struct Declined: Error {
+        let activityType: String
+    }
+
+    let radio: any Radio
+    let keys: GroupKeys
+    let configuration: HandoffConfiguration
+    let remote: RemoteActivity
+
+    /// What arrived.
+    struct Result: Sendable {
+        let activityType: String
+        let payload: Data
+    }
+
+    /// Runs the transfer. `approve` is called once the activity type and payload length are known, before any
+    /// payload byte is fetched; it throws to stop.
+    func run(approve: @Sendable (String, TransferHeader) throws -> Void) async throws -> Result {
+        var state = State()
+        var link = try await connect()
+        defer { Task { [link] in await link.disconnect() } }
+        var inbox = LinkInbox(link: link, tick: configuration.stallInterval)
+        defer { inbox.close() }
+        let requestNonce = Sodium.randomBytes(TransferFrame.nonceLength)
+        try await sendRequest(on: link, nonce: requestNonce)
+
+        while true {
+            var iterator = inbox.events.makeAsyncIterator()
+            eventLoop: while let event = await iterator.next() {
+                switch event {
+                case .frame(let bytes):
+                    let frame = try TransferFrame.decode(bytes)
+                    if let done = try await handle(frame, state: &state, link: link, requestNonce: requestNonce,
+                                                   approve: approve) {
+                        try? await link.write(TransferFrame.done(transferID: done.transferID, mac: done.mac).encoded())
+                        return Result(activityType: done.activityType, payload: Data(state.payload))
+                    }
+                case .tick:
+                    guard state.progressSinceTick else {
+                        state.stalls += 1
+                        if state.stalls > configuration.maximumStalls {
+                            throw HandoffError(.remoteApplicationTimedOut,
+                                               "the source device stopped answering (no progress after "
+                                                   + "\(state.stalls) waits of \(configuration.stallInterval))")
+                        }
+                        try await askAgain(on: link, state: &state, requestNonce: requestNonce)
+                        continue
+                    }
+                    state.progressSinceTick = false
+                case .closed:
+                    break eventLoop
+                }
+            }
+            // The link dropped: reconnect and resume from the last byte received.
+            inbox.close()
+            state.reconnects += 1
+            guard state.reconnects <= configuration.maximumReconnects else {
+                throw HandoffError(.connectionUnavailable, "the source device went away mid-transfer and did not "
+                                       + "come back after \(configuration.maximumReconnects) reconnection attempts")
+            }
+            link = try await connect()
+            inbox = LinkInbox(link: link, tick: configuration.stallInterval)
+            try await askAgain(on: link, state: &state, requestNonce: requestNonce)
+        }
+    }
+
+    // MARK: - State
+
+    struct State {
+        var header: TransferHeader?
+        var sealer: TransferSealer?
+        var activityType: String?
+        var approved = false
+        var received: [UInt8] = []
+        var payload: [UInt8] = []
+        var nextRecord = 0
+        var refetchPending = false
+        var progressSinceTick = false
+        var stalls = 0
+        var reconnects = 0
+
+        /// End of the current phase: the metadata record until approval, then the whole stream.
+        var phaseEnd: Int {
+            guard let header else { return 0 }
+            return approved ? header.streamLength : Int(header.metadataLength)
+        }
+    }
+
+    struct Completion {
+        let transferID: [UInt8]
+        let mac: [UInt8]
+        let activityType: String
+    }
+
+    // MARK: - Steps
+
+    private func connect() async throws -> any RadioLink {
+        let link: any RadioLink
+        do {
+            link = try await radio.connect(to: remote.peer)
+        } catch {
+            throw HandoffError(.connectionUnavailable, "cannot connect to \(remote.device.name) (\(error))")
+        }
+        guard link.mtu >= WireProtocol.minimumMTU else {
+            await link.disconnect()
+            throw HandoffError(.radioFailure, "the link's ATT MTU is \(link.mtu); the protocol needs at least "
+                                   + "\(WireProtocol.minimumMTU)")
+        }
+        return link
+    }
+
+    private func sendRequest(on link: any RadioLink, nonce: [UInt8]) async throws {
+        let signed = TransferFrame.requestSignedPart(sequence: remote.sequence, nonce: nonce)
+        let mac = Sodium.genericHash(signed, key: keys.requestKey, length: TransferFrame.macLength)
+        try await write(.request(sequence: remote.sequence, nonce: nonce, mac: mac), on: link)
+    }
+
+    private func write(_ frame: TransferFrame, on link: any RadioLink) async throws {
+        do {
+            try await link.write(frame.encoded())
+        } catch {
+            // A failed write means the link is going down; the notification stream will end and we resume.
+        }
+    }
+
+    private func askAgain(on link: any RadioLink, state: inout State, requestNonce: [UInt8]) async throws {
+        guard let header = state.header else {
+            try await sendRequest(on: link, nonce: requestNonce)
+            return
+        }
+        state.refetchPending = true
+        let from = state.received.count
+        guard from < state.phaseEnd else { return }
+        try await write(.fetch(transferID: header.transferID, from: UInt32(from), to: UInt32(state.phaseEnd)), on: link)
+    }
+
+    private func handle(_ frame: TransferFrame, state: inout State, link: any RadioLink, requestNonce: [UInt8],
+                        approve: @Sendable (String, TransferHeader) throws -> Void) async throws -> Completion? {
+        switch frame {
+        case .open(let header, let nonce):
+            guard nonce == requestNonce, state.header == nil else { return nil }
+            guard header.streamLength >= Int(header.metadataLength) else {
+                throw HandoffError(.corruptPayload, "the transfer header is inconsistent")
+            }
+            state.header = header
+            state.sealer = TransferSealer(header: header, keys: keys, source: remote.device.id)
+            state.progressSinceTick = true
+            state.stalls = 0
+            return nil
+        case .error(let context, let code, let message):
+            guard context == requestNonce || context == state.header?.transferID
+                    || context == [UInt8](repeating: 0, count: TransferFrame.transferIDLength) else { return nil }
+            throw HandoffError(HandoffError.Code(rawValue: code), "the source device refused: \(message)")
+        case .data(let id, let offset, let bytes):
+            guard let header = state.header, id == header.transferID else { return nil }
+            return try await accept(offset: Int(offset), bytes: bytes, state: &state, link: link, approve: approve)
+        case .request, .fetch, .done, .pair:
+            return nil
+        }
+    }
+
+    private func accept(offset: Int, bytes: [UInt8], state: inout State, link: any RadioLink,
+                        approve: @Sendable (String, TransferHeader) throws -> Void) async throws -> Completion? {
+        guard let header = state.header, let sealer = state.sealer else { return nil }
+        let have = state.received.count
+        if offset > have {
+            if !state.refetchPending, have < state.phaseEnd {
+                state.refetchPending = true
+                try await write(.fetch(transferID: header.transferID, from: UInt32(have),
+                                       to: UInt32(state.phaseEnd)), on: link)
+            }
+            return nil
+        }
+        let end = min(offset + bytes.count, state.phaseEnd)
+        guard end > have else { return nil }
+        state.received += bytes[(have - offset)..<(end - offset)]
+        state.refetchPending = false
+        state.progressSinceTick = true
+        state.stalls = 0
+
+        // Open every record that is now complete.
+        while state.nextRecord <= header.recordCount {
+            let range = header.range(ofRecord: state.nextRecord)
+            guard state.received.count >= range.upperBound else { break }
+            let sealed = Array(state.received[range])
+            if state.nextRecord == 0 {
+                guard let type = sealer.openMetadata(sealed) else {
+                    throw HandoffError(.corruptPayload, "the transfer's metadata failed authentication",
+                                       activityType: remote.activityType)
+                }
+                if let expected = remote.activityType, expected != type {
+                    throw HandoffError(.corruptPayload, "the transfer carries type \(type), not the advertised one",
+                                       activityType: expected)
+                }
+                state.activityType = type
+                try approve(type, header)
+                state.approved = true
+                if header.recordCount > 0 {
+                    state.refetchPending = true
+                    try await write(.fetch(transferID: header.transferID, from: header.metadataLength.asUInt32,
+                                           to: UInt32(header.streamLength)), on: link)
+                }
+            } else {
+                guard let plain = sealer.openRecord(state.nextRecord, sealed) else {
+                    throw HandoffError(.corruptPayload, "payload record \(state.nextRecord) of "
+                                           + "\(header.recordCount) failed authentication", activityType: state.activityType)
+                }
+                state.payload += plain
+            }
+            state.nextRecord += 1
+        }
+        if state.approved, state.nextRecord > header.recordCount, let type = state.activityType {
+            return Completion(transferID: header.transferID, mac: sealer.doneMAC(), activityType: type)
+        }
+        return nil
+    }
+}
+
+extension UInt16 {
+    fileprivate var asUInt32: UInt32 { UInt32(self) }
+}

@@ -1,0 +1,32 @@
+import Foundation
+
+/// Keys derived from the group key with keyed BLAKE2b (crypto_generichash), one label per purpose,
+/// so no key is ever used for two jobs.
+struct GroupKeys: Sendable {
+    private let groupKey: [UInt8]
+
+    init(_ group: TrustGroup) { groupKey = Array(group.key) }
+
+    private func derive(_ label: String, _ context: [UInt8] = [], length: Int = 32) -> [UInt8] {
+        Sodium.genericHash(Array("handoff.v1.\(label)".utf8) + [0] + context, key: groupKey, length: length)
+    }
+
+    /// The beacon encryption and MAC keys of `device`.
+    func beaconKeys(for device: UUID) -> (encryption: [UInt8], mac: [UInt8]) {
+        let both = derive("beacon", device.bytes, length: 64)
+        return (Array(both[0..<32]), Array(both[32..<64]))
+    }
+
+    /// The 4-byte tag that stands for `activityType` inside beacons (keyed: strangers cannot test guesses).
+    func typeTag(for activityType: String) -> [UInt8] {
+        Array(Sodium.genericHash(Array(activityType.utf8), key: derive("type"), length: 16).prefix(4))
+    }
+
+    /// Key that authenticates transfer requests.
+    var requestKey: [UInt8] { derive("request") }
+
+    /// Key that seals one transfer's records.
+    func transferKey(source: UUID, transferID: [UInt8]) -> [UInt8] {
+        derive("transfer", source.bytes + transferID)
+    }
+}

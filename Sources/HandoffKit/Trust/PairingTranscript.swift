@@ -1,0 +1,85 @@
+import Foundation
+
+/// What both sides of a pairing agree on: ephemeral keys and nonces, and what follows from them.
+struct PairingTranscript: Sendable {
+    var initiatorKey: [UInt8] = []
+    var responderKey: [UInt8] = []
+    var initiatorNonce: [UInt8] = []
+    var responderNonce: [UInt8] = []
+
+    static let nonceLength = 16
+    static let commitLength = 16
+
+    /// The responder's commitment to its nonce, sent before it sees the initiator's nonce.
+    static func commitment(responderKey: [UInt8], initiatorKey: [UInt8], responderNonce: [UInt8]) -> [UInt8] {
+        Sodium.genericHash(Array("handoff.v1.pair.commit".utf8) + responderKey + initiatorKey + responderNonce,
+                           length: commitLength)
+    }
+
+    /// BLAKE2b of everything exchanged; binds the sealed offers to this exchange.
+    var hash: [UInt8] {
+        Sodium.genericHash(Array("handoff.v1.pair".utf8) + initiatorKey + responderKey + initiatorNonce + responderNonce,
+                           length: 32)
+    }
+
+    /// The six-digit code both screens show.
+    var confirmationCode: String {
+        let h = hash
+        let value = (UInt32(h[0]) << 24 | UInt32(h[1]) << 16 | UInt32(h[2]) << 8 | UInt32(h[3])) % 1_000_000
+        let digits = String(value)
+        return String(repeating: "0", count: 6 - digits.count) + digits
+    }
+}
+
+/// What each side tells the other once the code is confirmed (sealed under the pairing session key).
+struct PairingOffer: Codable, Sendable {
+    var device: TrustedDevice
+    var group: TrustGroup
+    var devices: [TrustedDevice]
+}
+
+/// Encoding of pairing messages: `version ‖ kind ‖ body`.
+enum PairingMessage {
+    static let hello: UInt8 = 0x10
+    static let commit: UInt8 = 0x90
+    static let nonce: UInt8 = 0x11
+    static let reveal: UInt8 = 0x91
+    static let confirm: UInt8 = 0x12
+    static let finish: UInt8 = 0x92
+    /// The initiator's user rejected the code; the responder's state machine refuses it as unexpected.
+    static let abort: UInt8 = 0x1F
+
+    static func make(_ kind: UInt8, _ body: [UInt8]) -> [UInt8] { [WireProtocol.version, kind] + body }
+
+    static func body(_ message: [UInt8], kind: UInt8, length: Int? = nil) throws -> [UInt8] {
+        guard message.count >= 2 else { throw failure("the pairing message is empty") }
+        guard message[0] == WireProtocol.version else {
+            throw HandoffError(.protocolVersionMismatch, "the other device pairs with protocol version \(message[0]); "
+                                   + "this build speaks \(WireProtocol.version)")
+        }
+        guard message[1] == kind else { throw failure("unexpected pairing message (kind \(message[1]))") }
+        let body = Array(message.dropFirst(2))
+        if let length, body.count != length { throw failure("pairing message of the wrong length") }
+        return body
+    }
+
+    static func seal(_ offer: PairingOffer, key: [UInt8], transcript: PairingTranscript, kind: UInt8) throws -> [UInt8] {
+        let nonce = Sodium.randomBytes(Sodium.aeadNonceLength)
+        let plain = [UInt8](try JSONEncoder().encode(offer))
+        return make(kind, nonce + Sodium.seal(plain, additionalData: transcript.hash + [kind], nonce: nonce, key: key))
+    }
+
+    static func open(_ message: [UInt8], key: [UInt8], transcript: PairingTranscript, kind: UInt8) throws -> PairingOffer {
+        let body = try body(message, kind: kind)
+        guard body.count > Sodium.aeadNonceLength,
+              let plain = Sodium.open(Array(body.dropFirst(Sodium.aeadNonceLength)), additionalData: transcript.hash + [kind],
+                                      nonce: Array(body.prefix(Sodium.aeadNonceLength)), key: key),
+              let offer = try? JSONDecoder().decode(PairingOffer.self, from: Data(plain)),
+              offer.group.key.count == 32, offer.device.publicKey.count == 32 else {
+            throw failure("the other device's offer failed authentication (wrong code confirmed, or tampering)")
+        }
+        return offer
+    }
+
+    static func failure(_ message: String) -> HandoffError { HandoffError(.pairingFailed, message) }
+}

@@ -1,0 +1,81 @@
+import Foundation
+
+/// A new group key for one remaining device after a revocation, sealed to that device's public key.
+public struct RekeyMessage: Codable, Sendable, Equatable {
+    /// Sender (the revoking device).
+    public let from: UUID
+    /// Recipient.
+    public let to: UUID
+    /// New epoch.
+    public let epoch: UInt32
+    /// The revoked device.
+    public let revoked: UUID
+    /// XChaCha20-Poly1305 nonce (24 bytes).
+    public let nonce: Data
+    /// The new group key, sealed with a key both ends derive with crypto_kx from their long-term keys.
+    public let sealedKey: Data
+}
+
+extension TrustStore {
+    /// Revokes `deviceID`: removes it and replaces the group key (epoch + 1), so the revoked device can no longer
+    /// read beacons or payloads, request transfers or inject activities. Returns one `RekeyMessage` per remaining
+    /// device; deliver each (any channel will do: it is sealed and authenticated) and call `applyRekey(_:)` there.
+    public mutating func revoke(_ deviceID: UUID) throws -> [RekeyMessage] {
+        guard device(deviceID) != nil else {
+            throw HandoffError(.invalidTrustState, "device \(deviceID) is not in the trust list")
+        }
+        devices.removeAll { $0.id == deviceID }
+        let newGroup = try TrustGroup.generate(epoch: group.epoch &+ 1)
+        group = newGroup
+        return try devices.map { peer in
+            guard let key = pairwiseKey(with: peer, sending: true) else {
+                throw HandoffError(.invalidTrustState, "device \(peer.name) has an unusable public key")
+            }
+            let nonce = Sodium.randomBytes(Sodium.aeadNonceLength)
+            let sealed = Sodium.seal(Array(newGroup.key), additionalData: rekeyAD(from: identity.id, to: peer.id,
+                                                                                    epoch: newGroup.epoch, revoked: deviceID),
+                                     nonce: nonce, key: key)
+            return RekeyMessage(from: identity.id, to: peer.id, epoch: newGroup.epoch, revoked: deviceID,
+                                nonce: Data(nonce), sealedKey: Data(sealed))
+        }
+    }
+
+    /// Applies a rekey sent by a trusted device: adopts the new group key and drops the revoked device.
+    /// Throws `untrustedPeer` for an unknown sender and `corruptPayload` when the message fails authentication.
+    public mutating func applyRekey(_ message: RekeyMessage) throws {
+        guard message.to == identity.id else {
+            throw HandoffError(.invalidTrustState, "the rekey message is addressed to another device")
+        }
+        guard let sender = device(message.from) else {
+            throw HandoffError(.untrustedPeer, "the rekey message comes from a device that is not trusted")
+        }
+        guard message.epoch > group.epoch else {
+            throw HandoffError(.invalidTrustState, "the rekey message is not newer than the current group key")
+        }
+        guard let key = pairwiseKey(with: sender, sending: false),
+              let newKey = Sodium.open(Array(message.sealedKey),
+                                       additionalData: rekeyAD(from: message.from, to: message.to, epoch: message.epoch,
+                                                               revoked: message.revoked),
+                                       nonce: Array(message.nonce), key: key), newKey.count == 32 else {
+            throw HandoffError(.corruptPayload, "the rekey message failed authentication")
+        }
+        devices.removeAll { $0.id == message.revoked }
+        group = TrustGroup(key: Data(newKey), epoch: message.epoch)
+    }
+
+    /// A key shared by this device and `peer` only, from crypto_kx over the long-term keys; the side with the
+    /// smaller id plays the kx client so both derive the same direction keys.
+    private func pairwiseKey(with peer: TrustedDevice, sending: Bool) -> [UInt8]? {
+        let isClient = identity.id.uuidString < peer.id.uuidString
+        guard let keys = Sodium.sessionKeys(isClient: isClient, publicKey: Array(identity.publicKey),
+                                            secretKey: Array(identity.secretKey),
+                                            peerPublicKey: Array(peer.publicKey)) else { return nil }
+        return sending ? keys.transmit : keys.receive
+    }
+
+    private func rekeyAD(from: UUID, to: UUID, epoch: UInt32, revoked: UUID) -> [UInt8] {
+        var w = ByteWriter()
+        w.raw(Array("handoff.v1.rekey".utf8)); w.raw(from.bytes); w.raw(to.bytes); w.u32(epoch); w.raw(revoked.bytes)
+        return w.bytes
+    }
+}

@@ -1,0 +1,202 @@
+import Foundation
+import HandoffKit
+
+/// The shared medium of simulated devices: adverts reach every scanner, connections reach open services.
+/// Create radios with `makeRadio(address:)`; inject faults with `setConditions(_:)`, `disconnectAll()`,
+/// `setReachable(_:_:)` and `setNotificationTamper(_:)`. Deterministic for a given seed.
+public actor InMemoryEther {
+    /// Current fault and limit settings.
+    public private(set) var conditions = LinkConditions()
+    /// Counters.
+    public private(set) var statistics = InMemoryStatistics()
+
+    private var generator: SeededGenerator
+    private var adverts: [PeerAddress: [UInt8]] = [:]
+    private var scanners: [UUID: (owner: PeerAddress, continuation: AsyncStream<ScanEvent>.Continuation)] = [:]
+    private var services: [PeerAddress: AsyncStream<IncomingWrite>.Continuation] = [:]
+    private var unreachable: Set<PeerAddress> = []
+    private var links: [UUID: Link] = [:]
+    private var tamper: (@Sendable ([UInt8]) -> [UInt8]?)?
+    private var advertTap: [UUID: AsyncStream<ScanEvent>.Continuation] = [:]
+
+    struct Link {
+        let central: PeerAddress
+        let peripheral: PeerAddress
+        let mtu: Int
+        let continuation: AsyncStream<[UInt8]>.Continuation
+    }
+
+    /// A medium whose random faults follow `seed`.
+    public init(seed: UInt64 = 0x4841_4E44) {
+        generator = SeededGenerator(seed: seed)
+    }
+
+    /// A new simulated device at `address`.
+    public nonisolated func makeRadio(address: String) -> InMemoryRadio {
+        InMemoryRadio(ether: self, address: PeerAddress(address))
+    }
+
+    /// Replaces the fault and limit settings.
+    public func setConditions(_ conditions: LinkConditions) {
+        self.conditions = conditions
+    }
+
+    /// Makes `address` reachable or not (an unreachable device refuses connections and its links drop).
+    public func setReachable(_ address: PeerAddress, _ reachable: Bool) {
+        if reachable {
+            unreachable.remove(address)
+        } else {
+            unreachable.insert(address)
+            dropLinks { $0.peripheral == address || $0.central == address }
+        }
+    }
+
+    /// Drops every link now (each central's notification stream ends).
+    public func disconnectAll() {
+        dropLinks { _ in true }
+    }
+
+    /// Rewrites (or, returning nil, drops) every later notification; pass nil to stop tampering.
+    public func setNotificationTamper(_ tamper: (@Sendable ([UInt8]) -> [UInt8]?)?) {
+        self.tamper = tamper
+    }
+
+    /// Delivers `beacon` to every scanner as if `address` advertised it (a fixture, an attacker, a replay).
+    public func inject(beacon: [UInt8], from address: PeerAddress, rssi: Int? = -60) {
+        broadcast(ScanEvent(peer: address, beacon: beacon, rssi: rssi))
+    }
+
+    /// Every advertisement broadcast from now on, as a sniffer would see it.
+    public func sniff() -> AsyncStream<ScanEvent> {
+        let (stream, continuation) = AsyncStream<ScanEvent>.makeStream()
+        advertTap[UUID()] = continuation
+        return stream
+    }
+
+    /// The beacon `address` advertises right now, if any.
+    public func currentAdvertisement(of address: PeerAddress) -> [UInt8]? {
+        adverts[address]
+    }
+
+    // MARK: - Radio operations
+
+    func advertise(_ beacon: [UInt8], from address: PeerAddress) throws {
+        guard beacon.count == WireProtocol.beaconLength else {
+            throw RadioError(.failed, "a beacon must be \(WireProtocol.beaconLength) bytes, got \(beacon.count)")
+        }
+        adverts[address] = beacon
+        statistics.advertisements += 1
+        broadcast(ScanEvent(peer: address, beacon: beacon, rssi: -50))
+    }
+
+    func stopAdvertising(from address: PeerAddress) {
+        adverts[address] = nil
+    }
+
+    func scan(for owner: PeerAddress) -> AsyncStream<ScanEvent> {
+        let (stream, continuation) = AsyncStream<ScanEvent>.makeStream()
+        let id = UUID()
+        scanners[id] = (owner, continuation)
+        for (address, beacon) in adverts where address != owner {
+            continuation.yield(ScanEvent(peer: address, beacon: beacon, rssi: -50))
+        }
+        continuation.onTermination = { [weak self] _ in Task { await self?.removeScanner(id) } }
+        return stream
+    }
+
+    private func removeScanner(_ id: UUID) {
+        scanners[id] = nil
+    }
+
+    func openService(at address: PeerAddress) throws -> AsyncStream<IncomingWrite> {
+        guard services[address] == nil else {
+            throw RadioError(.failed, "\(address) already serves the transfer service")
+        }
+        let (stream, continuation) = AsyncStream<IncomingWrite>.makeStream()
+        services[address] = continuation
+        return stream
+    }
+
+    func closeService(at address: PeerAddress) {
+        services.removeValue(forKey: address)?.finish()
+        dropLinks { $0.peripheral == address }
+    }
+
+    func connect(from central: PeerAddress, to peripheral: PeerAddress) throws -> InMemoryLink {
+        guard !unreachable.contains(peripheral), !unreachable.contains(central), services[peripheral] != nil else {
+            throw RadioError(.unreachable, "\(peripheral) is out of range or serves nothing")
+        }
+        let (stream, continuation) = AsyncStream<[UInt8]>.makeStream()
+        let id = UUID()
+        links[id] = Link(central: central, peripheral: peripheral, mtu: conditions.mtu, continuation: continuation)
+        statistics.connections += 1
+        return InMemoryLink(ether: self, id: id, peer: peripheral, mtu: conditions.mtu, notifications: stream)
+    }
+
+    func write(_ value: [UInt8], on id: UUID) throws {
+        guard let link = links[id] else { throw RadioError(.disconnected, "the link is down") }
+        guard value.count <= WireProtocol.maximumValueLength else {
+            throw RadioError(.valueTooLong, "a write of \(value.count) bytes exceeds 512")
+        }
+        guard let service = services[link.peripheral] else { throw RadioError(.disconnected, "the service is gone") }
+        statistics.writesDelivered += 1
+        service.yield(IncomingWrite(central: link.central, value: value, mtu: link.mtu))
+    }
+
+    func notify(_ value: [UInt8], from peripheral: PeerAddress, to central: PeerAddress) throws {
+        let targets = links.filter { $0.value.peripheral == peripheral && $0.value.central == central }
+        guard let mtu = targets.values.first?.mtu else {
+            throw RadioError(.disconnected, "\(central) is not connected")
+        }
+        guard value.count <= WireProtocol.valueLength(forMTU: mtu) else {
+            throw RadioError(.valueTooLong, "a notification of \(value.count) bytes exceeds MTU \(mtu) - 3")
+        }
+        if let remaining = conditions.disconnectAfterNotifications {
+            if remaining <= 0 {
+                conditions.disconnectAfterNotifications = nil
+                statistics.injectedDisconnections += 1
+                if conditions.vanishOnDisconnect { unreachable.insert(peripheral) }
+                dropLinks { $0.peripheral == peripheral }
+                throw RadioError(.disconnected, "the link dropped (injected)")
+            }
+            conditions.disconnectAfterNotifications = remaining - 1
+        }
+        if conditions.dropAllNotifications
+            || (conditions.notificationLossRate > 0
+                && Double.random(in: 0..<1, using: &generator) < conditions.notificationLossRate) {
+            statistics.notificationsLost += 1
+            return
+        }
+        var delivered = value
+        if let tamper {
+            guard let changed = tamper(value) else {
+                statistics.notificationsLost += 1
+                return
+            }
+            delivered = changed
+        }
+        for link in targets.values {
+            link.continuation.yield(delivered)
+        }
+        statistics.notificationsDelivered += 1
+        statistics.notifiedBytes += delivered.count
+    }
+
+    func close(_ id: UUID) {
+        links.removeValue(forKey: id)?.continuation.finish()
+    }
+
+    private func dropLinks(where predicate: (Link) -> Bool) {
+        for (id, link) in links where predicate(link) {
+            link.continuation.finish()
+            links[id] = nil
+        }
+    }
+
+    private func broadcast(_ event: ScanEvent) {
+        for scanner in scanners.values where scanner.owner != event.peer {
+            scanner.continuation.yield(event)
+        }
+        for tap in advertTap.values { tap.yield(event) }
+    }
+}

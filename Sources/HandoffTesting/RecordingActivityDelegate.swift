@@ -1,0 +1,45 @@
+import HandoffKit
+import Synchronization
+
+/// A `UserActivityDelegate` that counts calls and can run a closure in `userActivityWillSave`.
+public final class RecordingActivityDelegate: UserActivityDelegate {
+    private let state = Mutex(State())
+
+    private struct State {
+        var willSaveCount = 0
+        var wasContinuedCount = 0
+        var advertiseFailures: [HandoffError] = []
+        var onWillSave: (@Sendable (UserActivity) -> Void)?
+    }
+
+    /// A delegate that only counts.
+    public init(onWillSave: (@Sendable (UserActivity) -> Void)? = nil) {
+        state.withLock { $0.onWillSave = onWillSave }
+    }
+
+    /// Number of `userActivityWillSave` calls.
+    public var willSaveCount: Int { state.withLock { $0.willSaveCount } }
+    /// Number of `userActivityWasContinued` calls.
+    public var wasContinuedCount: Int { state.withLock { $0.wasContinuedCount } }
+    /// Errors passed to `didFailToAdvertise`.
+    public var advertiseFailures: [HandoffError] { state.withLock { $0.advertiseFailures } }
+
+    /// Counts, then runs the closure (outside the lock).
+    public func userActivityWillSave(_ activity: UserActivity) {
+        let body = state.withLock {
+            $0.willSaveCount += 1
+            return $0.onWillSave
+        }
+        body?(activity)
+    }
+
+    /// Counts.
+    public func userActivityWasContinued(_ activity: UserActivity) {
+        state.withLock { $0.wasContinuedCount += 1 }
+    }
+
+    /// Records.
+    public func userActivity(_ activity: UserActivity, didFailToAdvertise error: HandoffError) {
+        state.withLock { $0.advertiseFailures.append(error) }
+    }
+}

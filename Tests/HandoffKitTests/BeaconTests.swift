@@ -1,0 +1,160 @@
+import Foundation
+@testable import HandoffKit
+import HandoffTesting
+import XCTest
+
+final class BeaconTests: XCTestCase {
+    private var keepAlive: [SimulatedDevice] = []
+
+    func testBeaconFitsTheLegacyAdvertisingBudgetWithFlags() {
+        let flags = 3                                   // length, type 0x01, value
+        let manufacturerData = 1 + 1 + 2 + WireProtocol.beaconLength   // length, type 0xFF, company id, beacon
+        XCTAssertLessThanOrEqual(flags + manufacturerData, 31)
+        let serviceData = 1 + 1 + 2 + WireProtocol.beaconLength        // length, type 0x16, 16-bit UUID, beacon
+        XCTAssertLessThanOrEqual(flags + serviceData, 31)
+    }
+
+    func testTrustedPeerRecoversDeviceTypeAndSequence() throws {
+        let group = try TrustGroup.generate()
+        let device = UUID()
+        let codec = BeaconCodec(group: group, devices: [UUID(), device])
+        let tag = GroupKeys(group).typeTag(for: "org.handoff.note")
+        let beacon = codec.seal(device: device, typeTag: tag, sequence: 0xDEAD_BEEF)
+        XCTAssertEqual(beacon.count, WireProtocol.beaconLength)
+        let opened = try XCTUnwrap(codec.open(beacon))
+        XCTAssertEqual(opened.device, device)
+        XCTAssertEqual(opened.typeTag, tag)
+        XCTAssertEqual(opened.sequence, 0xDEAD_BEEF)
+    }
+
+    func testStrangerCannotDecodeAndSeesNoStableBytes() throws {
+        let group = try TrustGroup.generate()
+        let device = UUID()
+        let codec = BeaconCodec(group: group, devices: [device])
+        let stranger = BeaconCodec(group: try TrustGroup.generate(), devices: [device])
+        let tag = GroupKeys(group).typeTag(for: "org.handoff.note")
+        let a = codec.seal(device: device, typeTag: tag, sequence: 7)
+        let b = codec.seal(device: device, typeTag: tag, sequence: 7)   // a rotation: same content, new nonce
+        XCTAssertNil(stranger.open(a))
+        XCTAssertNil(stranger.open(b))
+        // Apart from the version byte, the two beacons share no structure: about half their bits differ.
+        let differingBits = zip(a.dropFirst(), b.dropFirst()).map { ($0 ^ $1).nonzeroBitCount }.reduce(0, +)
+        XCTAssertGreaterThan(differingBits, 50, "rotated beacons look alike (\(differingBits) of 184 bits differ)")
+        XCTAssertFalse(a.dropFirst().containsSubsequence(tag), "the type tag appears in clear")
+        XCTAssertFalse(a.dropFirst().containsSubsequence([0, 0, 0, 7]), "the sequence appears in clear")
+    }
+
+    func testEverySingleBitFlipIsRejected() throws {
+        let group = try TrustGroup.generate()
+        let device = UUID()
+        let codec = BeaconCodec(group: group, devices: [device])
+        let beacon = codec.seal(device: device, typeTag: [1, 2, 3, 4], sequence: 99)
+        for index in beacon.indices {
+            for bit in 0..<8 {
+                var tampered = beacon
+                tampered[index] ^= UInt8(1 << bit)
+                XCTAssertNil(codec.open(tampered), "flip of bit \(bit) in byte \(index) was accepted")
+            }
+        }
+    }
+
+    func testUntrustedDeviceCannotInjectActivities() async throws {
+        let ether = InMemoryEther()
+        let (source, receiver, _) = try await makePair(ether: ether)
+        keepAlive += [source, receiver]
+        // A stranger with its own group advertises; the receiver never lists it.
+        var configuration = HandoffConfiguration(declaredTypes: try DeclaredActivityTypes([noteType]))
+        configuration.beaconRotationInterval = nil
+        let strangerEngine = try HandoffEngine(configuration: configuration,
+                                               trust: try TrustStore.create(deviceName: "stranger"),
+                                               radio: ether.makeRadio(address: "sim:stranger"))
+        try await strangerEngine.start()
+        let updates = await receiver.engine.availabilityUpdates()
+        try await UserActivity(activityType: noteType).becomeCurrent(in: strangerEngine)
+        // Random bytes and a stranger's beacon: nothing; then a real one arrives first.
+        var generator = SeededGenerator(seed: 7)
+        await ether.inject(beacon: [WireProtocol.version] + generator.bytes(23), from: PeerAddress("sim:noise"))
+        let activity = UserActivity(activityType: otherType)
+        try await activity.becomeCurrent(in: source.engine)
+        let remote = try await first(updates)
+        XCTAssertEqual(remote.device.name, "mac")
+        let listed = await receiver.engine.availableActivities()
+        XCTAssertEqual(listed.map(\.device.name), ["mac"])
+        await strangerEngine.stop()
+    }
+
+    func testUntrustedRequesterReadsNothing() async throws {
+        let ether = InMemoryEther()
+        let (source, receiver, _) = try await makePair(ether: ether)
+        keepAlive += [source, receiver]
+        let activity = UserActivity(activityType: noteType)
+        activity.userInfo = ["secret": "do not leak"]
+        _ = try await offer(activity, from: source, to: receiver)
+        let last = await source.engine.lastSequence
+        let sequence = try XCTUnwrap(last)
+        let link = try await ether.makeRadio(address: "sim:eve").connect(to: source.radio.address)
+        let forged = TransferFrame.request(sequence: sequence, nonce: [1, 2, 3, 4, 5, 6, 7, 8],
+                                           mac: [UInt8](repeating: 0xAA, count: 16))
+        try await link.write(forged.encoded())
+        let reply = try await first(link.notifications)
+        guard case .error(_, let code, _) = try TransferFrame.decode(reply) else {
+            return XCTFail("an untrusted requester got \(reply)")
+        }
+        XCTAssertEqual(code, HandoffError.Code.untrustedPeer.rawValue)
+        let stats = await ether.statistics
+        XCTAssertEqual(stats.notificationsDelivered, 1)
+        await link.disconnect()
+    }
+
+    func testReplayedBeaconIsIgnored() async throws {
+        let ether = InMemoryEther()
+        let (source, receiver, _) = try await makePair(ether: ether)
+        keepAlive += [source, receiver]
+        let sniffed = await ether.sniff()
+        var sniffer = sniffed.makeAsyncIterator()
+        let updates = await receiver.engine.availabilityUpdates()
+        var iterator = updates.makeAsyncIterator()
+        let activity = UserActivity(activityType: noteType)
+        try await activity.becomeCurrent(in: source.engine)
+        let recorded = await sniffer.next()
+        let old = try XCTUnwrap(recorded)
+        let next1 = await iterator.next()
+        let firstSeen = try XCTUnwrap(next1)
+        activity.title = "v2"
+        let next2 = await iterator.next()
+        let second = try XCTUnwrap(next2)
+        XCTAssertGreaterThan(second.sequence, firstSeen.sequence)
+        // Replay the old beacon (and the newest one, verbatim) from another address: neither is news.
+        await ether.inject(beacon: old.beacon, from: PeerAddress("sim:replayer"))
+        let current = await ether.currentAdvertisement(of: source.radio.address)
+        await ether.inject(beacon: try XCTUnwrap(current), from: PeerAddress("sim:replayer"))
+        activity.title = "v3"
+        let next3 = await iterator.next()
+        let third = try XCTUnwrap(next3)
+        XCTAssertGreaterThan(third.sequence, second.sequence, "a replayed beacon surfaced as an availability")
+        XCTAssertEqual(third.peer, source.radio.address)
+    }
+
+    func testRotationKeepsTheSequenceAndChangesTheBytes() async throws {
+        let ether = InMemoryEther()
+        let (source, receiver, _) = try await makePair(ether: ether)
+        keepAlive += [source, receiver]
+        let activity = UserActivity(activityType: noteType)
+        let remote = try await offer(activity, from: source, to: receiver)
+        let before = await ether.currentAdvertisement(of: source.radio.address)
+        try await source.engine.rotateBeacon()
+        let after = await ether.currentAdvertisement(of: source.radio.address)
+        XCTAssertNotEqual(before, after)
+        let listed = await receiver.engine.availableActivities()
+        XCTAssertEqual(listed.first?.sequence, remote.sequence)
+        XCTAssertEqual(listed.count, 1)
+    }
+}
+
+extension Sequence where Element == UInt8 {
+    func containsSubsequence(_ needle: [UInt8]) -> Bool {
+        let haystack = Array(self)
+        guard needle.count <= haystack.count else { return false }
+        return (0...(haystack.count - needle.count)).contains { Array(haystack[$0..<$0 + needle.count]) == needle }
+    }
+}

@@ -1,0 +1,249 @@
+import Foundation
+@testable import HandoffKit
+import HandoffTesting
+import XCTest
+
+final class EngineRoundTripTests: XCTestCase {
+    /// A note editor on the receiving side, restored through the restoration handler.
+    final class NoteEditor: UserActivityRestoring, @unchecked Sendable {
+        private let lock = NSLock()
+        private var _text: String?
+        var text: String? { lock.withLock { _text } }
+        func restoreUserActivityState(_ activity: UserActivity) {
+            lock.withLock { _text = activity.userInfo["content"]?.stringValue }
+        }
+    }
+
+    private func roundTrip(dataBytes: Int, configure: (inout HandoffConfiguration) -> Void = { _ in },
+                           conditions: LinkConditions = LinkConditions()) async throws
+        -> (UserActivity, InMemoryStatistics) {
+        let ether = InMemoryEther()
+        await ether.setConditions(conditions)
+        let (source, receiver, _) = try await makePair(ether: ether, configure: configure)
+        let blob = Data((0..<dataBytes).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
+        let activity = UserActivity(activityType: noteType)
+        activity.title = "Groceries"
+        activity.userInfo = ["content": "milk, eggs", "blob": .data(blob)]
+        let remote = try await offer(activity, from: source, to: receiver)
+        XCTAssertEqual(remote.activityType, noteType)
+        XCTAssertEqual(remote.device.name, "mac")
+        let outcome = await receiver.engine.continueActivity(remote)
+        let received = try XCTUnwrap(outcome.activity, "failed: \(String(describing: outcome.error))")
+        XCTAssertEqual(received.userInfo["blob"], .data(blob))
+        XCTAssertEqual(received.title, "Groceries")
+        return (received, await ether.statistics)
+    }
+
+    func testEmptyPayloadRoundTrip() async throws {
+        let ether = InMemoryEther()
+        let (source, receiver, _) = try await makePair(ether: ether)
+        let activity = UserActivity(activityType: noteType)
+        let remote = try await offer(activity, from: source, to: receiver)
+        let outcome = await receiver.engine.continueActivity(remote)
+        let received = try XCTUnwrap(outcome.activity)
+        XCTAssertEqual(received.userInfo, [:])
+        XCTAssertNil(received.title)
+    }
+
+    func testZeroByteRecordStreamRoundTrip() async throws {
+        // A sealed stream with no payload record at all: only the metadata record travels.
+        let keys = GroupKeys(try TrustGroup.generate())
+        let device = UUID()
+        let (header, stream) = TransferSealer.seal(activityType: noteType, payload: Data(), sequence: 9, recordSize: 4096,
+                                                   keys: keys, source: device)
+        XCTAssertEqual(header.recordCount, 0)
+        XCTAssertEqual(stream.count, header.streamLength)
+        let opener = TransferSealer(header: header, keys: keys, source: device)
+        XCTAssertEqual(opener.openMetadata(Array(stream[header.range(ofRecord: 0)])), noteType)
+    }
+
+    func testThreeKilobytePayload() async throws {
+        _ = try await roundTrip(dataBytes: 3 * 1024)
+    }
+
+    func testSixtyFourKilobytePayload() async throws {
+        _ = try await roundTrip(dataBytes: 64 * 1024)
+    }
+
+    func testOneMebibytePayloadAtTheLimitUsesAboutOnePDUPerMTUMinusThree() async throws {
+        // Find the userInfo data size whose whole payload is exactly the 1 MiB default limit.
+        var snapshot = ActivitySnapshot(activityType: noteType)
+        snapshot.title = "Groceries"
+        snapshot.userInfo = ["content": "milk, eggs", "blob": .data(Data(count: 1 << 20))]
+        let overhead = try snapshot.encodedPayload().count - (1 << 20)
+        let size = (1 << 20) - overhead
+        snapshot.userInfo["blob"] = .data(Data(count: size))
+        XCTAssertEqual(try snapshot.encodedPayload().count, 1 << 20)
+
+        let (_, stats) = try await roundTrip(dataBytes: size, configure: { $0.stallInterval = .seconds(2) })
+        // One notification per MTU-3 (244) bytes, minus 14 bytes of framing and 16 per 4 KiB record.
+        let ideal = Double(1 << 20) / Double(247 - 3)
+        let used = Double(stats.notificationsDelivered)
+        XCTAssertLessThan(used / ideal, 1.07, "used \(used) notifications, ideal \(ideal)")
+        print("measure: 1 MiB payload, MTU 247: \(stats.notificationsDelivered) notifications, "
+              + "\(stats.notifiedBytes) bytes notified, \(stats.writesDelivered) writes; ideal \(Int(ideal.rounded(.up)))")
+    }
+
+    func testFramingCostsOnlyTheDataHeaderAndRecordTagsAtEveryMTU() async throws {
+        for mtu in [64, 185, 247, 517] {
+            var conditions = LinkConditions()
+            conditions.mtu = mtu
+            let (_, stats) = try await roundTrip(dataBytes: 64 * 1024, conditions: conditions)
+            let perPDU = WireProtocol.valueLength(forMTU: mtu)
+            let ideal = Double(64 * 1024) / Double(perPDU)
+            let ratio = Double(stats.notificationsDelivered) / ideal
+            // Expected cost: the 14-byte data header in every PDU, 16 bytes per 4 KiB record, a few header frames.
+            let bound = Double(perPDU) / Double(perPDU - TransferFrame.dataOverhead) * (1 + 16.0 / 4096) + 8 / ideal
+            XCTAssertLessThanOrEqual(ratio, bound + 0.01, "MTU \(mtu)")
+            print("measure: 64 KiB at MTU \(mtu): \(stats.notificationsDelivered) notifications "
+                  + "(ideal \(Int(ideal.rounded(.up))), ratio \(String(format: "%.3f", ratio))), \(stats.writesDelivered) writes")
+        }
+    }
+
+    func testPayloadJustOverTheLimitFailsOnTheSourceBeforeAdvertising() async throws {
+        let ether = InMemoryEther()
+        let (source, _, _) = try await makePair(ether: ether)
+        let activity = UserActivity(activityType: noteType)
+        activity.userInfo = ["blob": .data(Data(count: 1 << 20))]
+        do {
+            try await activity.becomeCurrent(in: source.engine)
+            XCTFail("an oversize activity became current")
+        } catch let error as HandoffError {
+            XCTAssertEqual(error.code, .userInfoTooLarge)
+            XCTAssertEqual(error.code.rawValue, 4611)
+            XCTAssertEqual(error.activityType, noteType)
+        }
+        let advertised = await ether.currentAdvertisement(of: source.radio.address)
+        XCTAssertNil(advertised)
+    }
+
+    func testRestorationHandlerRestoresTheEditorAndSourceHearsItWasContinued() async throws {
+        let (source, receiver, _) = try await makePair()
+        let editor = NoteEditor()
+        receiver.delegate.restore(with: [editor])
+        let sourceDelegate = RecordingActivityDelegate()
+        let activity = UserActivity(activityType: noteType)
+        activity.delegate = sourceDelegate
+        activity.userInfo = ["content": "draft"]
+        let remote = try await offer(activity, from: source, to: receiver)
+        _ = await receiver.engine.continueActivity(remote)
+        XCTAssertEqual(editor.text, "draft")
+        // `done` is written after the payload; wait until the source processed it.
+        for _ in 0..<1000 where sourceDelegate.wasContinuedCount == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        XCTAssertEqual(sourceDelegate.wasContinuedCount, 1)
+    }
+
+    func testWillSaveRunsJustBeforeSendingAndItsChangesTravel() async throws {
+        let (source, receiver, _) = try await makePair()
+        let sourceDelegate = RecordingActivityDelegate { activity in
+            activity.addUserInfoEntries(from: ["content": "saved at send time"])
+        }
+        let activity = UserActivity(activityType: noteType)
+        activity.delegate = sourceDelegate
+        activity.userInfo = ["content": "stale"]
+        let remote = try await offer(activity, from: source, to: receiver)
+        XCTAssertEqual(sourceDelegate.willSaveCount, 0, "willSave ran before anyone asked")
+        activity.needsSave = true
+        XCTAssertEqual(sourceDelegate.willSaveCount, 0)
+        let outcome = await receiver.engine.continueActivity(remote)
+        let received = try XCTUnwrap(outcome.activity)
+        XCTAssertEqual(received.userInfo["content"], "saved at send time")
+        XCTAssertEqual(sourceDelegate.willSaveCount, 1)
+        XCTAssertFalse(activity.needsSave)
+        XCTAssertTrue(source.delegate.calls.contains { if case .didUpdate = $0 { true } else { false } })
+    }
+
+    func testAnUpdateReadvertisesWithAHigherSequence() async throws {
+        let (source, receiver, _) = try await makePair()
+        let activity = UserActivity(activityType: noteType)
+        let updates = await receiver.engine.availabilityUpdates()
+        try await activity.becomeCurrent(in: source.engine)
+        var iterator = updates.makeAsyncIterator()
+        let next1 = await iterator.next()
+        let first = try XCTUnwrap(next1)
+        activity.title = "renamed"
+        let next2 = await iterator.next()
+        let second = try XCTUnwrap(next2)
+        XCTAssertGreaterThan(second.sequence, first.sequence)
+        let outcome = await receiver.engine.continueActivity(second)
+        let received = try XCTUnwrap(outcome.activity)
+        XCTAssertEqual(received.title, "renamed")
+    }
+
+    func testResumesAfterTheLinkDropsMidTransfer() async throws {
+        var conditions = LinkConditions()
+        conditions.disconnectAfterNotifications = 100
+        let (_, stats) = try await roundTrip(dataBytes: 64 * 1024, conditions: conditions)
+        XCTAssertEqual(stats.injectedDisconnections, 1)
+        XCTAssertGreaterThanOrEqual(stats.connections, 2)
+        // Resumption continues from the last byte: far fewer than two full transfers.
+        XCTAssertLessThan(stats.notificationsDelivered, 2 * (64 * 1024 / 233))
+    }
+
+    func testSurvivesNotificationLoss() async throws {
+        var conditions = LinkConditions()
+        conditions.notificationLossRate = 0.05
+        let (_, stats) = try await roundTrip(dataBytes: 64 * 1024, conditions: conditions)
+        XCTAssertGreaterThan(stats.notificationsLost, 0)
+    }
+
+    func testSmallMTUAndDelayStillDeliver() async throws {
+        var conditions = LinkConditions()
+        conditions.mtu = 64
+        conditions.delay = .microseconds(10)
+        _ = try await roundTrip(dataBytes: 3 * 1024, conditions: conditions)
+    }
+
+    func testThreeDevicesSeeTheSameActivity() async throws {
+        let ether = InMemoryEther()
+        let devices = try await HandoffFixtures.devices(["a", "b", "c"], on: ether, declaredTypes: [noteType])
+        let updatesB = await devices[1].engine.availabilityUpdates()
+        let updatesC = await devices[2].engine.availabilityUpdates()
+        let activity = UserActivity(activityType: noteType)
+        activity.userInfo = ["content": "shared"]
+        try await activity.becomeCurrent(in: devices[0].engine)
+        let remoteB = try await first(updatesB)
+        let remoteC = try await first(updatesC)
+        let gotB = await devices[1].engine.continueActivity(remoteB).activity
+        let gotC = await devices[2].engine.continueActivity(remoteC).activity
+        XCTAssertEqual(gotB?.userInfo["content"], "shared")
+        XCTAssertEqual(gotC?.userInfo["content"], "shared")
+    }
+
+    func testResignAndInvalidateStopAdvertising() async throws {
+        let ether = InMemoryEther()
+        let (source, _, _) = try await makePair(ether: ether)
+        let activity = UserActivity(activityType: noteType)
+        try await activity.becomeCurrent(in: source.engine)
+        var advertised = await ether.currentAdvertisement(of: source.radio.address)
+        XCTAssertNotNil(advertised)
+        await activity.resignCurrent(in: source.engine)
+        advertised = await ether.currentAdvertisement(of: source.radio.address)
+        XCTAssertNil(advertised)
+        try await activity.becomeCurrent(in: source.engine)
+        await activity.invalidate(in: source.engine)
+        advertised = await ether.currentAdvertisement(of: source.radio.address)
+        XCTAssertNil(advertised)
+        XCTAssertFalse(activity.isValid)
+        do {
+            try await activity.becomeCurrent(in: source.engine)
+            XCTFail("an invalidated activity became current")
+        } catch let error as HandoffError {
+            XCTAssertEqual(error.code, .invalidActivity)
+        }
+    }
+
+    func testIneligibleActivityIsNotAdvertised() async throws {
+        let ether = InMemoryEther()
+        let (source, _, _) = try await makePair(ether: ether)
+        let activity = UserActivity(activityType: noteType)
+        activity.isEligibleForHandoff = false
+        do {
+            try await activity.becomeCurrent(in: source.engine)
+            XCTFail("an ineligible activity became current")
+        } catch {}
+        let advertised = await ether.currentAdvertisement(of: source.radio.address)
+        XCTAssertNil(advertised)
+    }
+}
+

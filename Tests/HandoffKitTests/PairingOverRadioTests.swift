@@ -1,0 +1,113 @@
+import Foundation
+import HandoffKit
+import HandoffTesting
+import Synchronization
+import XCTest
+
+/// `pair` over the in-memory radio: discovery, the 6-digit code on both sides, then activities flow.
+final class PairingOverRadioTests: XCTestCase {
+    final class Codes: Sendable {
+        private let codes = Mutex<[String]>([])
+        var all: [String] { codes.withLock { $0 } }
+        func add(_ code: String) { codes.withLock { $0.append(code) } }
+    }
+
+    private func freshEngine(_ name: String, ether: InMemoryEther,
+                             delegate: RecordingContinuationDelegate? = nil) async throws -> HandoffEngine {
+        var configuration = HandoffConfiguration(declaredTypes: try DeclaredActivityTypes([noteType]))
+        configuration.beaconRotationInterval = nil
+        configuration.stallInterval = .milliseconds(100)
+        let engine = try HandoffEngine(configuration: configuration, trust: try TrustStore.create(deviceName: name),
+                                       radio: ether.makeRadio(address: "sim:\(name)"), delegate: delegate)
+        try await engine.start()
+        return engine
+    }
+
+    func testNewDeviceFindsPairsAndThenContinuesAnActivity() async throws {
+        let ether = InMemoryEther()
+        let mac = try await freshEngine("mac", ether: ether)
+        let pcDelegate = RecordingContinuationDelegate()
+        let pc = try await freshEngine("pc", ether: ether, delegate: pcDelegate)
+        let codes = Codes()
+        let candidates = await pc.pairingCandidates()
+        let responder = Task {
+            try await mac.acceptPairing { code in codes.add(code); return true }
+        }
+        let candidate = try await first(candidates)
+        XCTAssertEqual(candidate.name, "mac")
+        let pcStore = try await pc.pair(with: candidate.peer) { code in codes.add(code); return true }
+        let macStore = try await responder.value
+        XCTAssertEqual(codes.all.count, 2)
+        XCTAssertEqual(Set(codes.all).count, 1, "the two screens showed different codes: \(codes.all)")
+        XCTAssertEqual(pcStore.group, macStore.group)
+        XCTAssertEqual(pcStore.devices.map(\.name), ["mac"])
+        XCTAssertEqual(macStore.devices.map(\.name), ["pc"])
+        let engineTrust = await pc.trust
+        XCTAssertEqual(engineTrust, pcStore, "the engine did not adopt the new trust state")
+
+        let updates = await pc.availabilityUpdates()
+        let activity = UserActivity(activityType: noteType)
+        activity.userInfo = ["content": "paired"]
+        try await activity.becomeCurrent(in: mac)
+        let remote = try await first(updates)
+        let outcome = await pc.continueActivity(remote)
+        XCTAssertEqual(outcome.activity?.userInfo["content"], "paired")
+    }
+
+    func testRejectingTheCodeOnEitherSideFailsBoth() async throws {
+        for rejectOnResponder in [true, false] {
+            let ether = InMemoryEther()
+            let mac = try await freshEngine("mac", ether: ether)
+            let pc = try await freshEngine("pc", ether: ether)
+            let candidates = await pc.pairingCandidates()
+            let responder = Task { try await mac.acceptPairing { _ in !rejectOnResponder } }
+            let candidate = try await first(candidates)
+            do {
+                _ = try await pc.pair(with: candidate.peer) { _ in rejectOnResponder }
+                XCTFail("pairing succeeded although a code was rejected")
+            } catch let error as HandoffError {
+                XCTAssertEqual(error.code, .pairingFailed, "\(error)")
+            }
+            do {
+                _ = try await responder.value
+                XCTFail("the responder paired although a code was rejected")
+            } catch let error as HandoffError {
+                XCTAssertEqual(error.code, .pairingFailed, "\(error)")
+            }
+            let trust = await pc.trust
+            XCTAssertTrue(trust.devices.isEmpty)
+        }
+    }
+
+    func testPairingWithADeviceNotInPairingModeFails() async throws {
+        let ether = InMemoryEther()
+        let mac = try await freshEngine("mac", ether: ether)
+        let pc = try await freshEngine("pc", ether: ether)
+        do {
+            _ = try await pc.pair(with: PeerAddress("sim:mac")) { _ in true }
+            XCTFail("paired with a device that was not in pairing mode")
+        } catch let error as HandoffError {
+            XCTAssertEqual(error.code, .pairingFailed)
+        }
+        _ = mac
+    }
+
+    func testAThirdDeviceJoinsTheExistingGroup() async throws {
+        let ether = InMemoryEther()
+        let mac = try await freshEngine("mac", ether: ether)
+        let pc = try await freshEngine("pc", ether: ether)
+        let tablet = try await freshEngine("tablet", ether: ether)
+        for newcomer in [pc, tablet] {
+            let candidates = await newcomer.pairingCandidates()
+            let responder = Task { try await mac.acceptPairing { _ in true } }
+            let candidate = try await first(candidates)
+            _ = try await newcomer.pair(with: candidate.peer) { _ in true }
+            _ = try await responder.value
+        }
+        let macTrust = await mac.trust
+        let tabletTrust = await tablet.trust
+        XCTAssertEqual(Set(macTrust.devices.map(\.name)), ["pc", "tablet"])
+        XCTAssertEqual(Set(tabletTrust.devices.map(\.name)), ["mac", "pc"], "the roster travels with the group")
+        XCTAssertEqual(macTrust.group, tabletTrust.group)
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import HandoffKit
+import HandoffTesting
+import XCTest
+
+/// Thrown when an awaited event never comes (a guard against hangs, not a timing assertion).
+struct TimedOut: Error {}
+
+/// The first element of `stream`, or `TimedOut` after a generous guard delay.
+func first<T: Sendable>(_ stream: AsyncStream<T>, guardDelay: Duration = .seconds(20)) async throws -> T {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask {
+            var iterator = stream.makeAsyncIterator()
+            return await iterator.next()
+        }
+        group.addTask {
+            try await Task.sleep(for: guardDelay)
+            return nil
+        }
+        defer { group.cancelAll() }
+        guard let value = try await group.next() ?? nil else { throw TimedOut() }
+        return value
+    }
+}
+
+let noteType = "org.handoff.note"
+let otherType = "org.handoff.browse"
+
+/// Two paired devices, "mac" (source) and "pc" (receiver), with a started engine each. `receiver` adjusts the
+/// receiver's configuration only (declared types, limits).
+func makePair(ether: InMemoryEther = InMemoryEther(), configure: (inout HandoffConfiguration) -> Void = { _ in },
+              receiver adjust: ((inout HandoffConfiguration) -> Void)? = nil) async throws
+    -> (source: SimulatedDevice, receiver: SimulatedDevice, ether: InMemoryEther) {
+    let devices = try await HandoffFixtures.devices(["mac", "pc"], on: ether, declaredTypes: [noteType, otherType],
+                                                    configure: configure)
+    var receiver = devices[1]
+    if let adjust {
+        await receiver.engine.stop()
+        var configuration = receiver.engine.configuration
+        adjust(&configuration)
+        let radio = ether.makeRadio(address: "sim:pc2")
+        let engine = try HandoffEngine(configuration: configuration, trust: receiver.store, radio: radio,
+                                       delegate: receiver.delegate)
+        try await engine.start()
+        receiver = SimulatedDevice(name: "pc", radio: radio, engine: engine, delegate: receiver.delegate,
+                                   store: receiver.store)
+    }
+    return (devices[0], receiver, ether)
+}
+
+/// Makes `activity` current on `source` and returns the availability `receiver` sees.
+func offer(_ activity: UserActivity, from source: SimulatedDevice, to receiver: SimulatedDevice) async throws
+    -> RemoteActivity {
+    let updates = await receiver.engine.availabilityUpdates()
+    try await activity.becomeCurrent(in: source.engine)
+    return try await first(updates)
+}
+
+extension ContinuationOutcome {
+    /// The continued activity, or nil.
+    var activity: UserActivity? {
+        if case .continued(let activity, _) = self { activity } else { nil }
+    }
+
+    /// The failure, or nil.
+    var error: HandoffError? {
+        if case .failed(let error) = self { error } else { nil }
+    }
+}
