@@ -11,6 +11,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         // MARK: products
+        .executable(name: "handoff", targets: ["handoff"]),
     ],
     targets: [
         // MARK: C shims
@@ -32,7 +33,18 @@ let package = Package(
         // MARK: HandoffKit
 
         // MARK: Executables
+        // The CLI's own libraries: a declarative parser, the note store, the daemon-facing protocol.
+        .target(name: "HandoffCommandLine"),
+        .target(name: "HandoffNotes", dependencies: ["CSodium"]),
+        .target(name: "HandoffClient"),
+        .executableTarget(
+            name: "handoff",
+            dependencies: ["HandoffCommandLine", "HandoffNotes", "HandoffClient"]
+        ),
 
         // MARK: Tests
+        .testTarget(name: "HandoffCommandLineTests", dependencies: ["HandoffCommandLine"]),
+        .testTarget(name: "HandoffNotesTests", dependencies: ["HandoffNotes"]),
+        .testTarget(name: "CLITests", dependencies: ["HandoffClient"]),
     ]
 )
