@@ -33,7 +33,10 @@ public struct HelpFormatter: Sendable {
             out.append(contentsOf: TextWrapping.wrap(paragraph, width: width))
         }
         out.append("")
-        out.append(contentsOf: TextWrapping.wrap("USAGE: " + usage(for: command, path: path), width: width))
+        // A hanging indent under the command name keeps a wrapped synopsis readable.
+        var synopsis = TextWrapping.wrap(usage(for: command, path: path), width: width, indent: 7)
+        if !synopsis.isEmpty { synopsis[0] = "USAGE: " + synopsis[0].dropFirst(7) }
+        out.append(contentsOf: synopsis)
         if !command.arguments.isEmpty {
             out.append("")
             out.append("ARGUMENTS:")
