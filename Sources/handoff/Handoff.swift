@@ -9,7 +9,7 @@ enum Handoff {
     static func main() async {
         let context = CommandContext(
             environment: ProcessInfo.processInfo.environment,
-            terminal: Terminal(),
+            terminal: .standard,
             connector: UnavailableServiceConnector(
                 reason: "this build of handoff has no daemon connection yet (no D-Bus client is built in)"))
         let code = await run(Array(CommandLine.arguments.dropFirst()), context: context)

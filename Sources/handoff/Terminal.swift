@@ -4,17 +4,29 @@ import Foundation
 import Glibc
 #endif
 
-/// The process's standard streams.
+/// Where a command's output goes and its input comes from: the process's standard streams, or captures in tests.
 struct Terminal: Sendable {
     /// Writes to standard output.
-    func out(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
-    }
-
+    let out: @Sendable (String) -> Void
     /// Writes to standard error.
-    func err(_ text: String) {
-        FileHandle.standardError.write(Data(text.utf8))
-    }
+    let err: @Sendable (String) -> Void
+    /// Reads all of standard input.
+    let readInput: @Sendable () throws -> Data
+    /// Reads one line of standard input (for interactive questions), nil at end of input.
+    let readLine: @Sendable () -> String?
+    /// Whether standard input is a terminal (questions are only asked then).
+    let inputIsTerminal: Bool
+    /// Whether standard error is a terminal (progress bars go there).
+    let errorIsTerminal: Bool
+
+    /// The process's standard streams.
+    static let standard = Terminal(
+        out: { FileHandle.standardOutput.write(Data($0.utf8)) },
+        err: { FileHandle.standardError.write(Data($0.utf8)) },
+        readInput: { try FileHandle.standardInput.readToEnd() ?? Data() },
+        readLine: { Swift.readLine() },
+        inputIsTerminal: isatty(STDIN_FILENO) == 1,
+        errorIsTerminal: isatty(STDERR_FILENO) == 1)
 
     /// Writes "handoff: error: …" to standard error.
     func error(_ message: String) {
@@ -29,16 +41,5 @@ struct Terminal: Sendable {
     /// Writes "handoff: …" (a status line, not data) to standard error.
     func note(_ message: String) {
         err("handoff: \(message)\n")
-    }
-
-    /// Whether standard input is a terminal.
-    var inputIsTerminal: Bool { isatty(STDIN_FILENO) == 1 }
-
-    /// Whether standard error is a terminal (progress bars go there).
-    var errorIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
-
-    /// Reads all of standard input.
-    func readInput() throws -> Data {
-        try FileHandle.standardInput.readToEnd() ?? Data()
     }
 }

@@ -100,7 +100,7 @@ enum ContinueCommand: HandoffCommand {
                 + "\(Int(activity.age)) s ago\n")
         }
         context.terminal.err("Continue which? [1] ")
-        guard let line = readLine(), !line.trimmingCharacters(in: .whitespaces).isEmpty else { return first }
+        guard let line = context.terminal.readLine(), !line.trimmingCharacters(in: .whitespaces).isEmpty else { return first }
         guard let number = Int(line.trimmingCharacters(in: .whitespaces)), activities.indices.contains(number - 1)
         else {
             throw CLIError(.usage, "'\(line)' is not a number between 1 and \(activities.count)")

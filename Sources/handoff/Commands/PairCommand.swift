@@ -17,7 +17,7 @@ enum PairCommand: HandoffCommand {
         let terminal = context.terminal
         let device = try await service.pair { code in
             terminal.err("Pair with '\(code.deviceName)'? Both screens must show \(code.code). [y/N] ")
-            return readLine()?.lowercased().hasPrefix("y") == true
+            return terminal.readLine()?.lowercased().hasPrefix("y") == true
         }
         context.terminal.note("paired with '\(device.name)' (\(device.id))")
         return .success
