@@ -66,7 +66,8 @@ public struct BashCompletionGenerator: Sendable {
         for (path, command) in commands {
             var words = command.namedParameters.flatMap { spellings($0) } + ["-h", "--help"]
             if path.count == 1, command.version != nil { words.append("--version") }
-            s += "        \(ShellQuoting.double(path.joined(separator: " ")))) echo \(ShellQuoting.single(words.joined(separator: " "))) ;;\n"
+            let pattern = ShellQuoting.double(path.joined(separator: " "))
+            s += "        \(pattern)) echo \(ShellQuoting.single(words.joined(separator: " "))) ;;\n"
         }
         s += """
                 esac

@@ -72,7 +72,8 @@ public struct ZshCompletionGenerator: Sendable {
                 + ":" + firstSentence(sub.abstract)) + "\n"
         }
         s += "            )\n"
-        s += "            _describe -t commands \(ShellQuoting.single(path.joined(separator: " ") + " command")) commands ;;\n"
+        let tag = ShellQuoting.single(path.joined(separator: " ") + " command")
+        s += "            _describe -t commands \(tag) commands ;;\n"
         s += "        argument)\n            case $words[1] in\n"
         for sub in command.subcommands {
             s += "                \(ShellQuoting.single(sub.name))) \(functionName(path + [sub.name])) ;;\n"

@@ -8,7 +8,8 @@ import Glibc
 enum FileSystem {
     /// Writes `data` to a new hidden temporary file in `directory`, flushed to disk, and returns its path.
     static func writeTemporary(_ data: Data, in directory: String, for fileName: String) throws(NoteError) -> String {
-        let path = directory + "/." + fileName + ".tmp-" + String(getpid()) + "-" + String(UInt32.random(in: 0...UInt32.max))
+        let unique = String(getpid()) + "-" + String(UInt32.random(in: 0...UInt32.max))
+        let path = directory + "/." + fileName + ".tmp-" + unique
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         if fd < 0 { throw failure("cannot create \(path)") }
         defer { close(fd) }

@@ -1,12 +1,17 @@
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Opens a note in the user's editor and reports every save while it runs.
 ///
 /// The editor inherits the terminal. While it runs, the note is marked as being edited (so a restore arriving
 /// meanwhile never overwrites it, see ``NoteRestorer``), and each save that changes the text calls `onSave` with
 /// the note as saved: its title (first line) and content. Saves are noticed through inotify (see
 /// ``FileChangeWatcher``), not by polling; the file is read once more after the editor exits, so the last save
-/// is never missed. Callbacks run one at a time, in order.
+/// is never missed. Callbacks run one at a time, in order. While the editor runs, this process catches SIGINT and
+/// SIGQUIT with a handler that does nothing, so Ctrl-C goes to the editor alone instead of killing handoff under it.
 public struct NoteEditor: Sendable {
     /// The editor to run.
     public var command: EditorCommand
@@ -69,10 +74,20 @@ public struct NoteEditor: Sendable {
             exited.yield(finished.terminationStatus)
             exited.finish()
         }
+        // Ctrl-C and Ctrl-\ reach the whole foreground process group; they belong to the editor, so this process
+        // catches them with a no-op handler (as git does) while the editor runs. A caught signal, unlike an
+        // ignored one, is reset to its default in the editor by exec.
+        let previousInterrupt = signal(SIGINT, { _ in })
+        let previousQuit = signal(SIGQUIT, { _ in })
+        defer {
+            signal(SIGINT, previousInterrupt)
+            signal(SIGQUIT, previousQuit)
+        }
         do {
             try process.run()
         } catch {
-            throw NoteError(.editorFailed, "cannot start the editor '\(command.commandLine)': \(error.localizedDescription)")
+            throw NoteError(
+                .editorFailed, "cannot start the editor '\(command.commandLine)': \(error.localizedDescription)")
         }
         for await status in exits { return status }
         return -1

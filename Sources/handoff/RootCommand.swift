@@ -45,6 +45,7 @@ enum RootCommand {
             .init("65", "Bad data, such as a note that is not UTF-8 text."),
             .init("66", "No such note or device."),
             .init("69", "The handoff daemon is not reachable."),
+            .init("70", "Internal error; please report it."),
             .init("74", "Reading or writing a file failed."),
             .init("77", "The daemon refused the request."),
         ])

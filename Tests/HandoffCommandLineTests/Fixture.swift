@@ -13,13 +13,18 @@ enum Fixture {
     static let shape = Option<Shape>("shape", valueName: "shape", help: "The shape to draw.")
     static let tag = Option<String>("tag", valueName: "tag", help: "A tag; repeatable.", repeating: true)
     static let file = Option<String>("file", valueName: "path", help: "A file.", completion: .file)
-    static let target = Argument<String>("target", help: "What to draw on.", completion: .shellCommand("printf 'alpha beta\\ngamma\\n'"))
+    static let target = Argument<String>(
+        "target", help: "What to draw on.", completion: .shellCommand("printf 'alpha beta\\ngamma\\n'"))
     static let extra = Argument<Int>("extra", help: "An optional number.", optional: true)
 
     static let draw = Command(
         name: "draw",
         abstract: "Draw shapes on a target.",
-        discussion: "Draws the shapes.\n\nA second paragraph that is long enough to need wrapping when it is printed at eighty columns wide.",
+        discussion: """
+            Draws the shapes.
+
+            A second paragraph that is long enough to need wrapping when it is printed at eighty columns wide.
+            """,
         parameters: [json, verbose, count, ratio, shape, tag, file, target, extra],
         examples: [Example("tool shapes draw paper", "Draw three circles.")])
     static let list = Command(name: "list", abstract: "List shapes.", parameters: [json])

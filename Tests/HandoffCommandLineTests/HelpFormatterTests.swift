@@ -37,6 +37,10 @@ import Testing
         #expect(root.contains("USAGE: tool <command>"))
         #expect(root.contains("  shapes                  Work with shapes."))
         #expect(root.contains("  --version               Show the version."))
-        #expect(root.contains("EXIT STATUS:\n  0                       Success.\n  64                      Usage error."))
+        #expect(root.contains("""
+            EXIT STATUS:
+              0                       Success.
+              64                      Usage error.
+            """))
     }
 }

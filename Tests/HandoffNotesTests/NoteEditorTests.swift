@@ -99,4 +99,17 @@ actor SaveLog {
             .edit(name, in: store) { _ in }
         #expect(session.note?.content == store.path(of: name) + "\n")
     }
+
+    @Test func theEditorReceivesCtrlCNormally() async throws {
+        // The session catches SIGINT for itself; the editor must still have the default action, not "ignored".
+        let temp = try TemporaryDirectory()
+        let store = try temp.store()
+        let script = try temp.script("editor.sh", "sed -n 's/^SigIgn:[[:space:]]*//p' /proc/self/status > \"$1\"\n")
+        let session = try await NoteEditor(command: EditorCommand(commandLine: "'\(script)'"))
+            .edit(NoteName("signals"), in: store) { _ in }
+        let text = try #require(session.note?.content).trimmingCharacters(in: .whitespacesAndNewlines)
+        let mask = try #require(UInt64(text, radix: 16))
+        #expect(mask & (1 << (UInt64(SIGINT) - 1)) == 0, "SIGINT is ignored in the editor")
+        #expect(mask & (1 << (UInt64(SIGQUIT) - 1)) == 0, "SIGQUIT is ignored in the editor")
+    }
 }

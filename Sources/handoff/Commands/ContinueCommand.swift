@@ -50,7 +50,8 @@ enum ContinueCommand: HandoffCommand {
         }
         available.sort { $0.age < $1.age }
         let chosen = try choose(from: available, context: context, interactive: !invocation[json] && !invocation[print])
-        let bar = ProgressBar(terminal: context.terminal, enabled: context.terminal.errorIsTerminal && chosen.size > 4096)
+        let showsProgress = context.terminal.errorIsTerminal && chosen.size > 4096
+        let bar = ProgressBar(terminal: context.terminal, enabled: showsProgress)
         let continued = try await service.continueActivity(chosen.id) { bar.update($0) }
         bar.finish()
 
@@ -100,9 +101,9 @@ enum ContinueCommand: HandoffCommand {
                 + "\(Int(activity.age)) s ago\n")
         }
         context.terminal.err("Continue which? [1] ")
-        guard let line = context.terminal.readLine(), !line.trimmingCharacters(in: .whitespaces).isEmpty else { return first }
-        guard let number = Int(line.trimmingCharacters(in: .whitespaces)), activities.indices.contains(number - 1)
-        else {
+        let line = context.terminal.readLine()?.trimmingCharacters(in: .whitespaces) ?? ""
+        if line.isEmpty { return first }
+        guard let number = Int(line), activities.indices.contains(number - 1) else {
             throw CLIError(.usage, "'\(line)' is not a number between 1 and \(activities.count)")
         }
         return activities[number - 1]

@@ -4,7 +4,8 @@ import HandoffNotes
 
 /// `handoff note list`: the notes in the store.
 enum NoteListCommand: HandoffCommand {
-    static let json = Flag("json", help: "Print a JSON array of notes (name, title, path, modified, sizeBytes, sha256).")
+    static let json = Flag(
+        "json", help: "Print a JSON array of notes (name, title, path, modified, sizeBytes, sha256).")
     static let names = Flag("names", help: "Print only the names, one per line (used by shell completion).")
 
     static let spec = Command(
