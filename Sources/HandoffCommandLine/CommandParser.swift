@@ -2,7 +2,8 @@
 ///
 /// Accepted syntax: `--name value`, `--name=value`, `-n value`, `-nvalue`, clusters of short flags (`-jp`),
 /// `--` to end options, and `-h`/`--help` (and `--version` on the root) anywhere before `--`.
-/// Negative numbers (`-5`) are values, not options.
+/// Negative numbers (`-5`) are values, not options. `help [COMMAND...]` as the first word asks for help on that
+/// command, unless the root has a subcommand named `help`.
 public struct CommandParser: Sendable {
     /// The root command.
     public let root: Command
@@ -17,6 +18,9 @@ public struct CommandParser: Sendable {
     public func parse(_ words: some Sequence<String>) throws(UsageError) -> ParseOutcome {
         var state = State(command: root, path: [root.name])
         var words = Array(words)[...]
+        if words.first == "help", root.subcommand(named: "help") == nil, !root.subcommands.isEmpty {
+            return try help(for: Array(words.dropFirst()))
+        }
         while let word = words.popFirst() {
             if state.optionsEnded {
                 try state.takePositional(word)
@@ -35,6 +39,24 @@ public struct CommandParser: Sendable {
             }
         }
         return .run(try state.finish())
+    }
+
+    /// The outcome of `help COMMAND...`: help for that command, or an error naming the unknown word.
+    private func help(for names: [String]) throws(UsageError) -> ParseOutcome {
+        var command = root
+        var path = [root.name]
+        for name in names {
+            guard let next = command.subcommand(named: name) else {
+                var message = "unknown command '\(name)' for '\(path.joined(separator: " "))'"
+                if let guess = Suggestion.closest(to: name, among: command.subcommands.map(\.name)) {
+                    message += "; did you mean '\(guess)'?"
+                }
+                throw UsageError(.unknownSubcommand, message, commandPath: path)
+            }
+            command = next
+            path.append(name)
+        }
+        return .help(path: path, command: command)
     }
 }
 

@@ -63,6 +63,8 @@ final class FileChangeWatcher: @unchecked Sendable {
             while offset + header <= count {
                 let event = buffer.load(fromByteOffset: offset, as: inotify_event.self)
                 let nameLength = Int(event.len)
+                // On queue overflow events were lost, one of which may have been a save: report a change.
+                if event.mask & UInt32(IN_Q_OVERFLOW) != 0 { matched = true }
                 if nameLength > 0 {
                     let name = String(cString: (buffer + offset + header).assumingMemoryBound(to: CChar.self))
                     if name == fileName { matched = true }

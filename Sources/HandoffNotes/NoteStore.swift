@@ -42,7 +42,8 @@ public struct NoteStore: Sendable {
         FileManager.default.fileExists(atPath: path(of: name))
     }
 
-    /// All notes, sorted by name. A missing directory is an empty store.
+    /// All notes, sorted by name. A missing directory is an empty store. A note that is not UTF-8 text is still
+    /// listed (its title read leniently), so nothing in the directory is hidden from the user.
     public func list() throws(NoteError) -> [NoteMetadata] {
         let entries: [String]
         do {
@@ -53,8 +54,10 @@ public struct NoteStore: Sendable {
         }
         var notes: [NoteMetadata] = []
         for entry in entries where entry.hasSuffix(".md") && !entry.hasPrefix(".") {
-            guard let name = try? NoteName(entry), let note = try? read(name) else { continue }
-            notes.append(note.metadata)
+            guard let name = try? NoteName(entry), let (_, metadata) = try? load(name, lenient: true) else {
+                continue
+            }
+            notes.append(metadata)
         }
         return notes.sorted { $0.name < $1.name }
     }
@@ -62,6 +65,13 @@ public struct NoteStore: Sendable {
     /// Reads a note.
     /// - Throws: ``NoteError`` `.notFound`, `.notText` (not UTF-8) or `.io`.
     public func read(_ name: NoteName) throws(NoteError) -> Note {
+        let (content, metadata) = try load(name, lenient: false)
+        return Note(metadata: metadata, content: content)
+    }
+
+    /// Reads a note's text and metadata; `lenient` decodes invalid UTF-8 with replacement characters instead of
+    /// throwing `.notText`.
+    private func load(_ name: NoteName, lenient: Bool) throws(NoteError) -> (String, NoteMetadata) {
         let path = path(of: name)
         let data: Data
         let attributes: [FileAttributeKey: Any]
@@ -74,14 +84,15 @@ public struct NoteStore: Sendable {
             }
             throw NoteError(.io, "cannot read \(path): \(error.localizedDescription)")
         }
-        guard let content = String(data: data, encoding: .utf8) else {
+        let strict = String(data: data, encoding: .utf8)
+        guard let content = strict ?? (lenient ? String(decoding: data, as: UTF8.self) : nil) else {
             throw NoteError(.notText, "note '\(name)' is not UTF-8 text (\(path))")
         }
         let metadata = NoteMetadata(
             name: name, title: Note.title(of: content, fallback: name.rawValue), path: path,
             modified: attributes[.modificationDate] as? Date ?? Date(timeIntervalSince1970: 0),
             size: data.count, hash: ContentHash(of: data))
-        return Note(metadata: metadata, content: content)
+        return (content, metadata)
     }
 
     /// Writes a note atomically, replacing any existing one: readers and editors see the old or the new text,

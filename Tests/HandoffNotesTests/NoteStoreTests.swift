@@ -76,6 +76,8 @@ import Testing
         } catch {
             #expect(error.code == .notText)
         }
+        // Listing never hides a file from the user, even one that is not text.
+        #expect(try store.list().map(\.name.rawValue) == ["binary"])
     }
 
     @Test func createRefusesToReplaceAnExistingNote() throws {

@@ -84,7 +84,8 @@ enum ContinueCommand: HandoffCommand {
     static func restore(_ continued: ContinuedActivity, context: CommandContext) throws -> RestoreOutcome {
         let info = continued.content.userInfo
         let content = info[ActivityContent.NoteKey.content] ?? ""
-        let name = try NoteName(info[ActivityContent.NoteKey.name] ?? continued.summary.title)
+        // The name comes from another device: make it valid rather than refuse the note.
+        let name = NoteName.sanitized(info[ActivityContent.NoteKey.name] ?? continued.summary.title)
         let incoming = IncomingNote(name: name, content: content, device: continued.summary.device, receivedAt: Date())
         return try NoteRestorer(store: context.store()).restore(incoming)
     }
