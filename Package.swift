@@ -45,6 +45,6 @@ let package = Package(
         // MARK: Tests
         .testTarget(name: "HandoffCommandLineTests", dependencies: ["HandoffCommandLine"]),
         .testTarget(name: "HandoffNotesTests", dependencies: ["HandoffNotes"]),
-        .testTarget(name: "CLITests", dependencies: ["HandoffNotes", "handoff"]),
+        .testTarget(name: "CLITests", dependencies: ["HandoffNotes", "handoff"], exclude: ["zsh-complete.zsh"]),
     ]
 )

@@ -50,6 +50,36 @@ import Testing
         #expect(process.terminationStatus == 0)
     }
 
+    @Test func zshCompletesInAnInteractiveShell() throws {
+        // Drives a real interactive zsh on a pseudo-terminal (zsh/zpty): type a partial line, press Tab twice,
+        // check the listing. The driver script sits next to this file.
+        let handoff = try HandoffBinary()
+        defer { handoff.removeHome() }
+        try handoff.run(["note", "edit", "shopping list", "--stdin"], input: "x\n")
+        let scriptPath = handoff.home + "/_handoff"
+        try handoff.run(["completions", "zsh"]).output.write(toFile: scriptPath, atomically: true, encoding: .utf8)
+        let driver = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("zsh-complete.zsh")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/zsh")
+        process.arguments = ["-f", driver.path, scriptPath,
+                             "handoff note ", "*edit  --*list  --*show  --*",
+                             "handoff completions ", "*bash*zsh*",
+                             "handoff note edit --", "*--grace*--stdin*",
+                             "handoff note show sh", "*shopping\\\\ list*",
+                             "handoff contin", "*handoff continue*"]
+        let bin = URL(fileURLWithPath: handoff.executable).deletingLastPathComponent().path
+        process.environment = ["PATH": bin + ":/usr/bin:/bin", "HOME": handoff.home,
+                               "XDG_DATA_HOME": handoff.home + "/data", "TERM": "xterm"]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "zsh completion failed:\n\(text)")
+        #expect(text.components(separatedBy: "OK ").count == 6, "\(text)")
+    }
+
     @Test func manualPageRendersCleanly() throws {
         let handoff = try HandoffBinary()
         defer { handoff.removeHome() }
