@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "DBus", targets: ["DBus"]),
         .library(name: "HandoffKit", targets: ["HandoffKit"]),
         .library(name: "HandoffTesting", targets: ["HandoffTesting"]),
+        .executable(name: "handoff", targets: ["handoff"]),
     ],
     targets: [
         // MARK: C shims
@@ -39,9 +40,20 @@ let package = Package(
         .target(name: "HandoffTesting", dependencies: ["HandoffKit"]),
 
         // MARK: Executables
+        // The CLI's own libraries: a declarative parser, the note store, the daemon-facing protocol.
+        .target(name: "HandoffCommandLine"),
+        .target(name: "HandoffNotes", dependencies: ["CSodium"]),
+        .target(name: "HandoffClient"),
+        .executableTarget(
+            name: "handoff",
+            dependencies: ["HandoffCommandLine", "HandoffNotes", "HandoffClient"]
+        ),
 
         // MARK: Tests
         .testTarget(name: "DBusTests", dependencies: ["DBus", "DBusTestSupport"]),
         .testTarget(name: "HandoffKitTests", dependencies: ["HandoffKit", "HandoffTesting"]),
+        .testTarget(name: "HandoffCommandLineTests", dependencies: ["HandoffCommandLine"]),
+        .testTarget(name: "HandoffNotesTests", dependencies: ["HandoffNotes"]),
+        .testTarget(name: "CLITests", dependencies: ["HandoffNotes", "handoff"], exclude: ["zsh-complete.zsh"]),
     ]
 )

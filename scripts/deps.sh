@@ -14,7 +14,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 tier=${1:-test}
 
 build_packages=(pkg-config libdbus-1-dev libsodium-dev libbluetooth-dev)
-test_packages=(dbus dbus-bin systemd libglib2.0-bin python3 python3-venv python3-dbus
+test_packages=(dbus dbus-bin systemd libglib2.0-bin python3 python3-venv python3-dbus zsh groff-base
     bluez bluez-test-tools qemu-system-x86 linux-image-amd64 busybox-static kmod procps)
 bench_packages=(gcc)
 

@@ -1,0 +1,31 @@
+/// The daemon's state, as printed by `handoff status --json`.
+///
+/// JSON: `{"adapter":"hci0","availableActivities":1,"currentActivity":{…ActivitySummary…},"pairedDevices":2,
+/// "powered":true,"version":"0.1.0"}`; `adapter` and `currentActivity` are absent when there is none.
+public struct DaemonStatus: Sendable, Equatable, Codable {
+    /// The daemon's version.
+    public var version: String
+    /// The Bluetooth controller in use (`hci0`), if any.
+    public var adapter: String?
+    /// Whether that controller is powered.
+    public var powered: Bool
+    /// How many paired devices there are.
+    public var pairedDevices: Int
+    /// How many activities nearby devices offer the caller now.
+    public var availableActivities: Int
+    /// The caller's own current activity, if it has one.
+    public var currentActivity: ActivitySummary?
+
+    /// Creates a status.
+    public init(
+        version: String, adapter: String?, powered: Bool, pairedDevices: Int, availableActivities: Int,
+        currentActivity: ActivitySummary?
+    ) {
+        self.version = version
+        self.adapter = adapter
+        self.powered = powered
+        self.pairedDevices = pairedDevices
+        self.availableActivities = availableActivities
+        self.currentActivity = currentActivity
+    }
+}

@@ -1,0 +1,52 @@
+/// An error from the handoff daemon or from reaching it.
+public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The kind of failure; the CLI maps each to an exit code.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Value: String {
+            case unreachable, noActivity, continueFailed, unknownDevice, pairingFailed, permissionDenied, failed
+        }
+
+        private let value: Value
+
+        private init(_ value: Value) {
+            self.value = value
+        }
+
+        /// No daemon answers (not running, no bus, or refused by the bus policy).
+        public static let unreachable = Code(.unreachable)
+        /// No available activity matches (none nearby, or none of the requested type or device).
+        public static let noActivity = Code(.noActivity)
+        /// The activity could not be continued; ``ServiceError/remoteCode`` holds the `didFailToContinue` code.
+        public static let continueFailed = Code(.continueFailed)
+        /// No paired device has that id or name.
+        public static let unknownDevice = Code(.unknownDevice)
+        /// Pairing was refused, timed out or found nobody.
+        public static let pairingFailed = Code(.pairingFailed)
+        /// The daemon refused the caller.
+        public static let permissionDenied = Code(.permissionDenied)
+        /// Any other failure the daemon reported.
+        public static let failed = Code(.failed)
+
+        /// The kind's name, for logs and tests.
+        public var description: String { value.rawValue }
+    }
+
+    /// The kind of failure.
+    public let code: Code
+    /// One line for the user.
+    public let message: String
+    /// The code the remote side reported (`didFailToContinue`'s error code, a D-Bus error name), if any.
+    public let remoteCode: String?
+
+    /// Creates an error.
+    public init(_ code: Code, _ message: String, remoteCode: String? = nil) {
+        self.code = code
+        self.message = message
+        self.remoteCode = remoteCode
+    }
+
+    /// The message, with the remote code when there is one.
+    public var description: String {
+        remoteCode.map { "\(message) [\($0)]" } ?? message
+    }
+}

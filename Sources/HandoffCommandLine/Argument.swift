@@ -1,0 +1,28 @@
+/// A positional argument (`handoff unpair DEVICE`), declared with the type of its value.
+public struct Argument<Value: ArgumentValue>: Sendable {
+    /// The type-erased description the parser and generators read.
+    public let parameter: Parameter
+
+    /// Describes a positional argument.
+    /// - Parameters:
+    ///   - valueName: The placeholder shown in help and errors (`device` prints as `<device>`).
+    ///   - help: What the argument means, in sentences.
+    ///   - optional: Whether the command runs without it.
+    ///   - defaultDescription: What happens when an optional argument is absent, shown in help.
+    ///   - completion: How shells complete the value; by default the closed set of `Value`, if any.
+    public init(
+        _ valueName: String,
+        help: String,
+        optional: Bool = false,
+        defaultDescription: String? = nil,
+        completion: CompletionKind? = nil
+    ) {
+        let choices = Value.allValueStrings
+        parameter = Parameter(
+            kind: .argument, key: valueName, longName: nil, shortName: nil, valueName: valueName, help: help,
+            defaultDescription: defaultDescription, isOptional: optional, isRepeating: false,
+            completion: completion ?? (choices.isEmpty ? .none : .choices(choices)),
+            valueDescription: Value.valueDescription,
+            accepts: { Value(argument: $0) != nil })
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The few POSIX file operations the store needs, with errno turned into ``NoteError``.
+enum FileSystem {
+    /// Writes `data` to a new hidden temporary file in `directory`, flushed to disk, and returns its path.
+    static func writeTemporary(_ data: Data, in directory: String, for fileName: String) throws(NoteError) -> String {
+        let unique = String(getpid()) + "-" + String(UInt32.random(in: 0...UInt32.max))
+        let path = directory + "/." + fileName + ".tmp-" + unique
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        if fd < 0 { throw failure("cannot create \(path)") }
+        defer { close(fd) }
+        var failed: Int32?
+        data.withUnsafeBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let written = write(fd, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    failed = errno
+                    return
+                }
+                offset += written
+            }
+        }
+        if failed == nil, fsync(fd) != 0 { failed = errno }
+        if let failed {
+            unlink(path)
+            throw NoteError(.io, "cannot write \(path): \(String(cString: strerror(failed)))", errno: failed)
+        }
+        return path
+    }
+
+    /// Atomically replaces `destination` with `temporary` (rename(2)); readers see the old or the new file.
+    static func replace(_ destination: String, with temporary: String) throws(NoteError) {
+        if rename(temporary, destination) != 0 {
+            let error = failure("cannot replace \(destination)")
+            unlink(temporary)
+            throw error
+        }
+    }
+
+    /// Atomically moves `temporary` to `destination` only if nothing exists there (link(2) then unlink).
+    /// Returns false, leaving everything untouched, when `destination` exists.
+    static func createExclusively(_ destination: String, from temporary: String) throws(NoteError) -> Bool {
+        defer { unlink(temporary) }
+        if link(temporary, destination) == 0 { return true }
+        if errno == EEXIST { return false }
+        throw failure("cannot create \(destination)")
+    }
+
+    /// Creates a directory and its parents, private to the user (0700) when created.
+    static func makeDirectory(_ path: String) throws(NoteError) {
+        do {
+            try FileManager.default.createDirectory(
+                atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw NoteError(.io, "cannot create directory \(path): \(error.localizedDescription)")
+        }
+    }
+
+    /// The current errno as a ``NoteError``.
+    static func failure(_ what: String) -> NoteError {
+        let code = errno
+        return NoteError(.io, "\(what): \(String(cString: strerror(code)))", errno: code)
+    }
+}

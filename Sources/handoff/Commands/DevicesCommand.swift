@@ -1,0 +1,25 @@
+import HandoffCommandLine
+
+/// `handoff devices`: paired devices.
+enum DevicesCommand: HandoffCommand {
+    static let json = Flag("json", help: "Print a JSON array of devices (id, name, inRange, lastSeenSecondsAgo).")
+
+    static let spec = Command(
+        name: "devices",
+        abstract: "List your paired devices and whether each is in range (daemon).",
+        parameters: [json])
+
+    static func run(_ invocation: Invocation, context: CommandContext) async throws -> ExitCode {
+        let devices = try await context.service().devices()
+        if invocation[json] {
+            context.terminal.out(try JSONOutput.document(devices))
+            return .success
+        }
+        if devices.isEmpty { context.terminal.note("no paired devices; pair one with 'handoff pair'") }
+        for device in devices {
+            let range = device.inRange ? "in range" : "out of range"
+            context.terminal.out("\(device.name)  \(range)  \(device.id)\n")
+        }
+        return .success
+    }
+}

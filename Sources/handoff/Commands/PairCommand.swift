@@ -1,0 +1,25 @@
+import HandoffClient
+import HandoffCommandLine
+
+/// `handoff pair`: pair with a nearby device.
+enum PairCommand: HandoffCommand {
+    static let spec = Command(
+        name: "pair",
+        abstract: "Pair with a nearby device that is also running 'handoff pair' (daemon).",
+        discussion: """
+            Both devices show the same six-digit code; answer y on both if they match. Only paired devices \
+            can see or continue your activities.
+            """)
+
+    static func run(_ invocation: Invocation, context: CommandContext) async throws -> ExitCode {
+        let service = try await context.service()
+        context.terminal.note("waiting for a nearby device running 'handoff pair'…")
+        let terminal = context.terminal
+        let device = try await service.pair { code in
+            terminal.err("Pair with '\(code.deviceName)'? Both screens must show \(code.code). [y/N] ")
+            return terminal.readLine()?.lowercased().hasPrefix("y") == true
+        }
+        context.terminal.note("paired with '\(device.name)' (\(device.id))")
+        return .success
+    }
+}

@@ -1,0 +1,26 @@
+import HandoffCommandLine
+
+/// `handoff status`: the daemon's state.
+enum StatusCommand: HandoffCommand {
+    static let json = Flag("json", help: "Print the status as a JSON object.")
+
+    static let spec = Command(
+        name: "status",
+        abstract: "Show the daemon's state: adapter, paired devices, available and current activities (daemon).",
+        parameters: [json])
+
+    static func run(_ invocation: Invocation, context: CommandContext) async throws -> ExitCode {
+        let status = try await context.service().status()
+        if invocation[json] {
+            context.terminal.out(try JSONOutput.document(status))
+            return .success
+        }
+        var lines = ["daemon: handoffd \(status.version)"]
+        lines.append("adapter: " + (status.adapter.map { "\($0) (\(status.powered ? "on" : "off"))" } ?? "none"))
+        lines.append("paired devices: \(status.pairedDevices)")
+        lines.append("available activities: \(status.availableActivities)")
+        lines.append("current activity: " + (status.currentActivity.map { "\($0.title) (\($0.type))" } ?? "none"))
+        context.terminal.out(lines.joined(separator: "\n") + "\n")
+        return .success
+    }
+}

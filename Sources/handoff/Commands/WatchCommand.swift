@@ -1,0 +1,30 @@
+import HandoffClient
+import HandoffCommandLine
+
+/// `handoff watch`: a line for each activity appearing or disappearing.
+enum WatchCommand: HandoffCommand {
+    static let json = Flag("json", help: "Print one JSON object per line: {\"event\":…,\"activity\":{…}}.")
+
+    static let spec = Command(
+        name: "watch",
+        abstract: "Print a line whenever a nearby device starts or stops offering an activity (daemon).",
+        discussion: """
+            Runs until interrupted. Each line reads 'available: TITLE (TYPE) from DEVICE' or \
+            'gone: TITLE (TYPE) from DEVICE'. With --json each line is one JSON object (JSON Lines).
+            """,
+        parameters: [json])
+
+    static func run(_ invocation: Invocation, context: CommandContext) async throws -> ExitCode {
+        let events = try await context.service().activityEvents()
+        for try await event in events {
+            if invocation[json] {
+                context.terminal.out(try JSONOutput.line(event))
+            } else {
+                let verb = event.event == .appeared ? "available" : "gone"
+                let activity = event.activity
+                context.terminal.out("\(verb): \(activity.title) (\(activity.type)) from \(activity.device)\n")
+            }
+        }
+        return .success
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import HandoffClient
+import HandoffNotes
+import Testing
+
+/// The daemon commands' behaviour against an in-memory service: what users will see once the daemon is wired.
+@Suite struct DaemonCommandsWithAServiceTests {
+    static let groceries = ActivityContent.note(name: "groceries", title: "Groceries", content: "Groceries\nmilk\n")
+    static let older = ActivityContent.note(name: "old", title: "Old", content: "Old\n")
+
+    func harness() async throws -> InProcessHarness {
+        let harness = try InProcessHarness()
+        await harness.service.offer(Self.older, from: "desktop", age: 90, id: "a1")
+        await harness.service.offer(Self.groceries, from: "laptop", age: 5, id: "a2")
+        return harness
+    }
+
+    @Test func stdinNoteIsOfferedWithTitleAndContentThenResignedAfterTheGrace() async throws {
+        let harness = try await harness()
+        let status = await harness.run(["note", "edit", "todo", "--stdin", "--grace", "42"], input: "# Todo\ncall\n")
+        #expect(status == 0)
+        #expect(await harness.service.offered == [.note(name: "todo", title: "Todo", content: "# Todo\ncall\n")])
+        let resigned = await harness.service.resigned
+        #expect(resigned.map(\.1) == [.seconds(42)])
+        #expect(harness.error.contains("offered to your nearby devices for 42 more seconds"))
+    }
+
+    @Test func continuePrintTakesTheFreshestActivity() async throws {
+        let harness = try await harness()
+        #expect(await harness.run(["continue", "--print"]) == 0)
+        #expect(harness.output == "Groceries\nmilk\n")
+        #expect(try harness.store.list().isEmpty, "--print must not write notes")
+    }
+
+    @Test func continueFiltersByDeviceAndType() async throws {
+        let harness = try await harness()
+        #expect(await harness.run(["continue", "--from", "desktop", "--print"]) == 0)
+        #expect(harness.output == "Old\n")
+        #expect(await harness.run(["continue", "--type", "org.example.other"]) == 3)
+        #expect(harness.error == "handoff: error: no activity is available of type 'org.example.other'\n")
+    }
+
+    @Test func continuePrintJSONIsTheContinuedActivity() async throws {
+        let harness = try await harness()
+        #expect(await harness.run(["continue", "--print", "--json"]) == 0)
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(harness.output.utf8)) as? [String: Any])
+        let summary = try #require(object["summary"] as? [String: Any])
+        #expect(Set(summary.keys) == ["ageSeconds", "device", "id", "sizeBytes", "title", "type"])
+        #expect(summary["device"] as? String == "laptop")
+        let content = try #require(object["content"] as? [String: Any])
+        #expect(Set(content.keys) == ["title", "type", "userInfo"])
+    }
+
+    @Test func continueRestoresTheNoteAndReportsTheOutcome() async throws {
+        let harness = try await harness()
+        #expect(await harness.run(["continue"]) == 0)
+        #expect(harness.error.contains("restored note 'groceries'"))
+        #expect(try harness.store.read(NoteName("groceries")).content == "Groceries\nmilk\n")
+    }
+
+    @Test func continueKeepsALocalNoteAndExits5() async throws {
+        let harness = try await harness()
+        try harness.store.write("my own groceries\n", to: NoteName("groceries"))
+        #expect(await harness.run(["continue", "--json"]) == 5)
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(harness.output.utf8)) as? [String: Any])
+        #expect(object["outcome"] as? String == "kept-both")
+        #expect(object["reason"] as? String == "local-changes")
+        let note = try #require(object["note"] as? [String: Any])
+        #expect((note["name"] as? String)?.hasPrefix("groceries (from laptop, ") == true)
+        #expect(try harness.store.read(NoteName("groceries")).content == "my own groceries\n")
+        #expect(try harness.store.list().count == 2)
+    }
+
+    @Test func continueFailurePrintsTheRemoteCodeAndExits4() async throws {
+        let harness = try await harness()
+        await harness.service.failContinue(with: ServiceError(
+            .continueFailed, "the sender refused: payload too large", remoteCode: "HandoffError.tooLarge"))
+        #expect(await harness.run(["continue"]) == 4)
+        #expect(harness.error
+            == "handoff: error: the sender refused: payload too large [HandoffError.tooLarge]\n")
+    }
+
+    @Test func nothingAvailableExits3() async throws {
+        let harness = try InProcessHarness()
+        #expect(await harness.run(["continue"]) == 3)
+        #expect(await harness.run(["prompt"]) == 0)
+        #expect(harness.output.isEmpty)
+    }
+
+    @Test func promptPrintsTheMarkerWhileSomethingIsAvailable() async throws {
+        let harness = try await harness()
+        #expect(await harness.run(["prompt"]) == 0)
+        #expect(harness.output == "⇄ ")
+        #expect(await harness.run(["prompt", "--marker", "[H]"]) == 0)
+        #expect(harness.output == "[H] ")
+    }
+
+    @Test func watchPrintsALinePerEvent() async throws {
+        let harness = try await harness()
+        let summary = try #require(await harness.service.activities.last)
+        await harness.service.setEvents([ActivityEvent(.appeared, summary), ActivityEvent(.disappeared, summary)])
+        #expect(await harness.run(["watch"]) == 0)
+        #expect(harness.output == "available: Groceries (org.handoff.note) from laptop\n"
+            + "gone: Groceries (org.handoff.note) from laptop\n")
+        #expect(await harness.run(["watch", "--json"]) == 0)
+        let lines = harness.output.split(separator: "\n")
+        #expect(lines.count == 2)
+        #expect(lines[0].hasPrefix("{\"activity\":{\"ageSeconds\":5,\"device\":\"laptop\",\"id\":\"a2\""))
+        #expect(lines[0].hasSuffix("\"event\":\"appeared\"}"))
+    }
+
+    @Test func devicesStatusPairAndUnpair() async throws {
+        let harness = try await harness()
+        await harness.service.setDevices([DeviceInfo(id: "fp1", name: "laptop", inRange: true, lastSeenSecondsAgo: 2)])
+        #expect(await harness.run(["devices"]) == 0)
+        #expect(harness.output == "laptop  in range  fp1\n")
+        #expect(await harness.run(["devices", "--json"]) == 0)
+        #expect(harness.output.contains("\"lastSeenSecondsAgo\" : 2"))
+        #expect(await harness.run(["status", "--json"]) == 0)
+        #expect(harness.output.contains("\"availableActivities\" : 2"))
+        #expect(await harness.run(["status"]) == 0)
+        #expect(harness.output.contains("adapter: hci0 (on)"))
+        #expect(await harness.run(["pair"], answer: "y") == 0)
+        #expect(harness.error.contains("Both screens must show 123456"))
+        #expect(await harness.run(["pair"], answer: "n") == 1)
+        #expect(await harness.run(["unpair", "laptop"]) == 0)
+        #expect(await harness.run(["unpair", "phone"]) == 66)
+    }
+}

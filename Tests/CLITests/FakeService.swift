@@ -1,0 +1,103 @@
+import Foundation
+import HandoffClient
+
+/// An in-memory daemon for driving the CLI's daemon commands in-process.
+actor FakeService: HandoffService {
+    var activities: [ActivitySummary] = []
+    var contents: [ActivityID: ActivityContent] = [:]
+    var continueError: ServiceError?
+    var deviceList: [DeviceInfo] = []
+    var events: [ActivityEvent] = []
+    private(set) var offered: [ActivityContent] = []
+    private(set) var resigned: [(ActivityID, Duration)] = []
+    private(set) var unpaired: [String] = []
+
+    func offer(_ content: ActivityContent, from device: String, age: Double, id: String) {
+        let summary = ActivitySummary(
+            id: ActivityID(rawValue: id), type: content.type, title: content.title, device: device, age: age,
+            size: content.userInfo.values.reduce(0) { $0 + $1.utf8.count })
+        activities.append(summary)
+        contents[summary.id] = content
+    }
+
+    func failContinue(with error: ServiceError) {
+        continueError = error
+    }
+
+    func setDevices(_ devices: [DeviceInfo]) {
+        deviceList = devices
+    }
+
+    func setEvents(_ events: [ActivityEvent]) {
+        self.events = events
+    }
+
+    func status() async throws -> DaemonStatus {
+        DaemonStatus(
+            version: "9.9", adapter: "hci0", powered: true, pairedDevices: deviceList.count,
+            availableActivities: activities.count, currentActivity: nil)
+    }
+
+    func setCurrentActivity(_ activity: ActivityContent) async throws -> ActivityID {
+        offered.append(activity)
+        return ActivityID(rawValue: "current")
+    }
+
+    func updateCurrentActivity(_ id: ActivityID, with content: ActivityContent) async throws {
+        offered.append(content)
+    }
+
+    func resignCurrentActivity(_ id: ActivityID, after grace: Duration) async throws {
+        resigned.append((id, grace))
+    }
+
+    func availableActivities() async throws -> [ActivitySummary] {
+        activities
+    }
+
+    func continueActivity(
+        _ id: ActivityID, progress: @escaping @Sendable (ContinueProgress) -> Void
+    ) async throws -> ContinuedActivity {
+        if let continueError { throw continueError }
+        guard let summary = activities.first(where: { $0.id == id }), let content = contents[id] else {
+            throw ServiceError(.noActivity, "gone")
+        }
+        progress(ContinueProgress(phase: .requesting, receivedBytes: 0, totalBytes: summary.size))
+        progress(ContinueProgress(phase: .finishing, receivedBytes: summary.size, totalBytes: summary.size))
+        return ContinuedActivity(summary: summary, content: content)
+    }
+
+    func devices() async throws -> [DeviceInfo] {
+        deviceList
+    }
+
+    func pair(confirm: @escaping @Sendable (PairingCode) async -> Bool) async throws -> DeviceInfo {
+        let code = PairingCode(deviceName: "laptop", code: "123456")
+        guard await confirm(code) else { throw ServiceError(.pairingFailed, "pairing was declined") }
+        return DeviceInfo(id: "fp-laptop", name: "laptop", inRange: true, lastSeenSecondsAgo: 0)
+    }
+
+    func unpair(_ device: String) async throws {
+        guard deviceList.contains(where: { $0.name == device || $0.id == device }) else {
+            throw ServiceError(.unknownDevice, "no paired device '\(device)'")
+        }
+        unpaired.append(device)
+    }
+
+    func activityEvents() async throws -> AsyncThrowingStream<ActivityEvent, any Error> {
+        let events = self.events
+        return AsyncThrowingStream { continuation in
+            for event in events { continuation.yield(event) }
+            continuation.finish()
+        }
+    }
+}
+
+/// Always connects to the same fake.
+struct FakeConnector: HandoffServiceConnector {
+    let service: FakeService
+
+    func connect() async throws -> any HandoffService {
+        service
+    }
+}

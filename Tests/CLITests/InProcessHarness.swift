@@ -1,0 +1,49 @@
+import Foundation
+import HandoffClient
+import HandoffCommandLine
+import HandoffNotes
+@testable import handoff
+
+/// Runs `handoff` command lines in-process against a ``FakeService``, capturing output.
+final class InProcessHarness: @unchecked Sendable {
+    let service = FakeService()
+    let home: String
+    private let lock = NSLock()
+    private var outText = ""
+    private var errText = ""
+
+    init() throws {
+        var template = Array((NSTemporaryDirectory() + "/handoff-inprocess-XXXXXX").utf8CString)
+        guard let made = mkdtemp(&template) else { throw CocoaError(.fileWriteUnknown) }
+        home = String(cString: made)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: home)
+    }
+
+    var output: String { lock.withLock { outText } }
+    var error: String { lock.withLock { errText } }
+
+    var store: NoteStore {
+        NoteStore(directory: home + "/data/handoff/notes")
+    }
+
+    func run(_ arguments: [String], input: String = "", answer: String? = nil) async -> Int32 {
+        lock.withLock {
+            outText = ""
+            errText = ""
+        }
+        let terminal = Terminal(
+            out: { [self] text in lock.withLock { outText += text } },
+            err: { [self] text in lock.withLock { errText += text } },
+            readInput: { Data(input.utf8) },
+            readLine: { answer },
+            inputIsTerminal: false,
+            errorIsTerminal: false)
+        let context = CommandContext(
+            environment: ["HOME": home, "XDG_DATA_HOME": home + "/data"], terminal: terminal,
+            connector: FakeConnector(service: service))
+        return await Handoff.run(arguments, context: context).rawValue
+    }
+}

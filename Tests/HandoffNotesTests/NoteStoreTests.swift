@@ -1,0 +1,112 @@
+import Foundation
+import HandoffNotes
+import Testing
+
+@Suite struct NoteStoreTests {
+    @Test func defaultDirectoryFollowsXDG() throws {
+        #expect(try NoteStore.defaultDirectory(environment: ["XDG_DATA_HOME": "/x/data", "HOME": "/home/u"])
+            == "/x/data/handoff/notes")
+        #expect(try NoteStore.defaultDirectory(environment: ["HOME": "/home/u"])
+            == "/home/u/.local/share/handoff/notes")
+        // The XDG specification says relative paths are invalid and must be ignored.
+        #expect(try NoteStore.defaultDirectory(environment: ["XDG_DATA_HOME": "rel", "HOME": "/home/u"])
+            == "/home/u/.local/share/handoff/notes")
+        #expect(throws: NoteError.self) { try NoteStore.defaultDirectory(environment: [:]) }
+    }
+
+    @Test func writesAndReadsBackWithMetadata() throws {
+        let temp = try TemporaryDirectory()
+        let store = try temp.store()
+        let name = try NoteName("groceries")
+        let written = try store.write("# Groceries\nmilk\n", to: name)
+        #expect(written.path == temp.path + "/data/handoff/notes/groceries.md")
+        #expect(written.title == "Groceries")
+        #expect(written.size == 17)
+        let note = try store.read(name)
+        #expect(note.content == "# Groceries\nmilk\n")
+        #expect(note.metadata == written)
+        #expect(abs(note.metadata.modified.timeIntervalSinceNow) < 600)
+    }
+
+    @Test func hashIsSHA256OfTheBytes() {
+        #expect(ContentHash(of: "abc").hex == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(ContentHash(of: "").hex == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+    }
+
+    @Test func overwritingLeavesNoTemporaryFiles() throws {
+        let temp = try TemporaryDirectory()
+        let store = try temp.store()
+        let name = try NoteName("n")
+        try store.write("one", to: name)
+        try store.write("two", to: name)
+        #expect(try store.read(name).content == "two")
+        let entries = try FileManager.default.contentsOfDirectory(atPath: store.directory)
+        #expect(entries == ["n.md"])
+    }
+
+    @Test func listsNotesByNameIgnoringHiddenAndOtherFiles() throws {
+        let temp = try TemporaryDirectory()
+        let store = try temp.store()
+        try store.write("B", to: NoteName("beta"))
+        try store.write("A", to: NoteName("alpha"))
+        try "x".write(toFile: store.directory + "/.hidden.md", atomically: true, encoding: .utf8)
+        try "x".write(toFile: store.directory + "/readme.txt", atomically: true, encoding: .utf8)
+        #expect(try store.list().map(\.name.rawValue) == ["alpha", "beta"])
+    }
+
+    @Test func missingDirectoryIsAnEmptyStore() throws {
+        let temp = try TemporaryDirectory()
+        #expect(try temp.store().list().isEmpty)
+    }
+
+    @Test func readingReportsMissingAndNonTextNotes() throws {
+        let temp = try TemporaryDirectory()
+        let store = try temp.store()
+        #expect(throws: NoteError.self) { try store.read(NoteName("absent")) }
+        do {
+            _ = try store.read(NoteName("absent"))
+        } catch {
+            #expect(error.code == .notFound)
+        }
+        try store.write("", to: NoteName("binary"))
+        try Data([0xFF, 0xFE, 0x00]).write(to: URL(fileURLWithPath: store.path(of: NoteName("binary"))))
+        do {
+            _ = try store.read(NoteName("binary"))
+            Issue.record("expected notText")
+        } catch {
+            #expect(error.code == .notText)
+        }
+        // Listing never hides a file from the user, even one that is not text.
+        #expect(try store.list().map(\.name.rawValue) == ["binary"])
+    }
+
+    @Test func createRefusesToReplaceAnExistingNote() throws {
+        let temp = try TemporaryDirectory()
+        let store = try temp.store()
+        let name = try NoteName("n")
+        #expect(try store.create("first", as: name) != nil)
+        #expect(try store.create("second", as: name) == nil)
+        #expect(try store.read(name).content == "first")
+    }
+
+    @Test func titleIsTheFirstLine() {
+        #expect(Note.title(of: "Groceries\nmilk", fallback: "n") == "Groceries")
+        #expect(Note.title(of: "## Plan  \nx", fallback: "n") == "Plan")
+        #expect(Note.title(of: "", fallback: "n") == "n")
+        #expect(Note.title(of: "\nsecond", fallback: "n") == "n")
+    }
+
+    @Test func editingMarksAreVisibleOnlyWhileTheProcessLives() throws {
+        let temp = try TemporaryDirectory()
+        let store = try temp.store()
+        let name = try NoteName("n")
+        #expect(!store.isBeingEdited(name))
+        try store.beginEditing(name)
+        #expect(store.isBeingEdited(name))
+        store.endEditing(name)
+        #expect(!store.isBeingEdited(name))
+        // A mark left by a process that has exited does not count.
+        try "999999999".write(toFile: store.directory + "/.n.md.editing", atomically: true, encoding: .utf8)
+        #expect(!store.isBeingEdited(name))
+    }
+}
