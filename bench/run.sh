@@ -10,6 +10,7 @@
 # CPU, which takes cross-core wake-up noise out of the ratios; BENCH_PIN=none: no pinning, the scheduler decides).
 # Every process it starts is stopped on exit, also on failure or Ctrl-C.
 set -euo pipefail
+export PYTHONDONTWRITEBYTECODE=1   # no __pycache__ in bench/python
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 bench="$root/bench"
