@@ -19,6 +19,7 @@ warmup=${BENCH_WARMUP:-0.25}
 reps=${BENCH_REPS:-5}
 size=${BENCH_SIZE:-1048576}
 tests=${BENCH_TESTS:-ping,echo,sink,source}
+test_count=$(tr ',' '\n' <<<"$tests" | grep -c .)
 IFS=, read -r -a clients <<<"${BENCH_CLIENTS:-c,dbus-python,dbus-fast,dbus-fast-proxy,swift}"
 python_system=/usr/bin/python3
 python_venv="$root/.venv/bin/python"
@@ -127,9 +128,12 @@ wait_for_line "$work/service.out" 5 '^ready' "$service_pid" || { cat "$work/serv
 # Runs client $1 once into $2 (for $3 seconds a test, default $seconds); returns the client's status.
 # The client runs as a child we can stop from the trap.
 run_client() {
-    local name=$1 out=$2 duration=${3:-$seconds} pid status=0
+    local name=$1 out=$2 duration=${3:-$seconds} pid status=0 limit
+    # A client that hangs is stopped: a minute on top of the time its tests should take.
+    limit=$(awk -v d="$duration" -v w="$warmup" -v n="$test_count" 'BEGIN { printf "%d", (d + w) * n + 60 }')
     # shellcheck disable=SC2046  # the command is a word list on purpose
-    $pin $(client_command "$name") "$address" "$duration" "$warmup" "$size" "$tests" >"$out" 2>"$work/$name.err" &
+    timeout --kill-after=5 "$limit" $pin $(client_command "$name") "$address" "$duration" "$warmup" "$size" "$tests" \
+        >"$out" 2>"$work/$name.err" &
     pid=$!
     started+=("$pid")
     wait "$pid" || status=$?
