@@ -11,6 +11,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         // MARK: products
+        .library(name: "DBus", targets: ["DBus"]),
     ],
     targets: [
         // MARK: C shims
@@ -26,6 +27,8 @@ let package = Package(
         ),
 
         // MARK: D-Bus layer
+        .target(name: "DBus", dependencies: ["CDBus"]),
+        .target(name: "DBusTestSupport", dependencies: ["DBus"]),
 
         // MARK: BlueZ layer
 
@@ -34,5 +37,6 @@ let package = Package(
         // MARK: Executables
 
         // MARK: Tests
+        .testTarget(name: "DBusTests", dependencies: ["DBus", "DBusTestSupport"]),
     ]
 )
