@@ -11,6 +11,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         // MARK: products
+        .library(name: "BlueZ", targets: ["BlueZ"]),
     ],
     targets: [
         // MARK: C shims
@@ -28,11 +29,14 @@ let package = Package(
         // MARK: D-Bus layer
 
         // MARK: BlueZ layer
+        .target(name: "BlueZ", dependencies: ["DBus"]),
 
         // MARK: HandoffKit
 
         // MARK: Executables
+        .executableTarget(name: "bluez-vm-scenarios", dependencies: ["BlueZ", "DBus"]),
 
         // MARK: Tests
+        .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "DBus", "DBusTestSupport"]),
     ]
 )
