@@ -11,6 +11,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         // MARK: products
+        .library(name: "DBus", targets: ["DBus"]),
         .library(name: "BlueZ", targets: ["BlueZ"]),
     ],
     targets: [
@@ -27,6 +28,8 @@ let package = Package(
         ),
 
         // MARK: D-Bus layer
+        .target(name: "DBus", dependencies: ["CDBus"]),
+        .target(name: "DBusTestSupport", dependencies: ["DBus"]),
 
         // MARK: BlueZ layer
         .target(name: "BlueZ", dependencies: ["DBus"]),
@@ -37,6 +40,7 @@ let package = Package(
         .executableTarget(name: "bluez-vm-scenarios", dependencies: ["BlueZ", "DBus"]),
 
         // MARK: Tests
+        .testTarget(name: "DBusTests", dependencies: ["DBus", "DBusTestSupport"]),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "DBus", "DBusTestSupport"]),
     ]
 )

@@ -1,0 +1,122 @@
+import CDBus
+import Dispatch
+
+/// Maps one libdbus `DBusWatch` (a socket libdbus wants to read or write) onto Dispatch read/write sources on the
+/// connection's serial queue. Enabled watches are resumed sources; disabled ones are suspended, so an idle
+/// connection has no timer and no polling, only a kernel wait on its socket.
+///
+/// libdbus calls add/remove/toggle with its connection lock held and from any thread; the lock here keeps the
+/// suspend/resume bookkeeping consistent. `@unchecked Sendable` is true: mutable state is only touched under
+/// `state`'s lock, and `watch` is used only on the queue while not cancelled.
+final class DispatchWatch: @unchecked Sendable {
+    private struct State {
+        var sources: [any DispatchSourceProtocol] = []
+        var resumed = false
+        var cancelled = false
+    }
+
+    private let watch: OpaquePointer
+    private let state = Locked(State())
+
+    init(watch: OpaquePointer, queue: DispatchQueue, onEvent: @escaping @Sendable () -> Void) {
+        self.watch = watch
+        let descriptor = dbus_watch_get_unix_fd(watch)
+        let flags = dbus_watch_get_flags(watch)
+        var sources: [any DispatchSourceProtocol] = []
+        if flags & DBUS_WATCH_READABLE.rawValue != 0 {
+            let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
+            source.setEventHandler { [weak self] in self?.handle(DBUS_WATCH_READABLE.rawValue, onEvent) }
+            sources.append(source)
+        }
+        if flags & DBUS_WATCH_WRITABLE.rawValue != 0 {
+            let source = DispatchSource.makeWriteSource(fileDescriptor: descriptor, queue: queue)
+            source.setEventHandler { [weak self] in self?.handle(DBUS_WATCH_WRITABLE.rawValue, onEvent) }
+            sources.append(source)
+        }
+        state.withLock { $0.sources = sources }
+        setEnabled(dbus_watch_get_enabled(watch) != 0)
+    }
+
+    /// Runs on the queue when the socket is ready.
+    private func handle(_ flag: UInt32, _ onEvent: @Sendable () -> Void) {
+        guard !state.withLock({ $0.cancelled }) else { return }
+        dbus_watch_handle(watch, flag)
+        onEvent()
+    }
+
+    /// Resumes or suspends the sources to follow libdbus's enabled flag.
+    func setEnabled(_ enabled: Bool) {
+        state.withLock { state in
+            guard !state.cancelled, state.resumed != enabled else { return }
+            state.resumed = enabled
+            for source in state.sources {
+                if enabled { source.resume() } else { source.suspend() }
+            }
+        }
+    }
+
+    /// Stops watching for good. A source must be resumed once more before release, or Dispatch traps.
+    func cancel() {
+        state.withLock { state in
+            guard !state.cancelled else { return }
+            state.cancelled = true
+            for source in state.sources {
+                source.cancel()
+                if !state.resumed { source.resume() }
+            }
+            state.sources = []
+        }
+    }
+}
+
+/// Maps one libdbus `DBusTimeout` (e.g. a method call's reply deadline) onto a Dispatch timer on the
+/// connection's queue, armed only while libdbus has the timeout enabled.
+final class DispatchTimeout: @unchecked Sendable {
+    private struct State {
+        var timer: (any DispatchSourceTimer)?
+        var cancelled = false
+    }
+
+    private let timeout: OpaquePointer
+    private let queue: DispatchQueue
+    private let onEvent: @Sendable () -> Void
+    private let state = Locked(State())
+
+    init(timeout: OpaquePointer, queue: DispatchQueue, onEvent: @escaping @Sendable () -> Void) {
+        self.timeout = timeout
+        self.queue = queue
+        self.onEvent = onEvent
+        setEnabled(dbus_timeout_get_enabled(timeout) != 0)
+    }
+
+    /// Arms a fresh timer for the current interval, or disarms it.
+    func setEnabled(_ enabled: Bool) {
+        let interval = Int(dbus_timeout_get_interval(timeout))
+        state.withLock { state in
+            guard !state.cancelled else { return }
+            state.timer?.cancel()
+            state.timer = nil
+            guard enabled else { return }
+            let timer = DispatchSource.makeTimerSource(queue: queue)
+            timer.schedule(deadline: .now() + .milliseconds(interval), repeating: .milliseconds(max(interval, 1)))
+            timer.setEventHandler { [weak self] in self?.fire() }
+            timer.resume()
+            state.timer = timer
+        }
+    }
+
+    private func fire() {
+        guard !state.withLock({ $0.cancelled }) else { return }
+        dbus_timeout_handle(timeout)
+        onEvent()
+    }
+
+    /// Stops the timer for good.
+    func cancel() {
+        state.withLock { state in
+            state.cancelled = true
+            state.timer?.cancel()
+            state.timer = nil
+        }
+    }
+}

@@ -1,0 +1,190 @@
+/// The object server: answers method calls to exported objects, including the standard Properties,
+/// Introspectable and ObjectManager interfaces (libdbus itself answers org.freedesktop.DBus.Peer).
+extension ConnectionCore {
+    /// Called on the queue for every incoming method call; the answer is produced in a task so a slow handler
+    /// never blocks dispatching.
+    func handleMethodCall(_ message: Message) {
+        Task { await self.serve(message) }
+    }
+
+    private func serve(_ message: Message) async {
+        let outcome: Result<[Value], DBusError>
+        var noReply = message.noReplyExpected
+        do {
+            let (values, handlerNoReply) = try await route(message)
+            noReply = noReply || handlerNoReply
+            outcome = .success(values)
+        } catch let error as DBusError {
+            outcome = .failure(error)
+        } catch {
+            outcome = .failure(DBusError(.remote, String(describing: error), name: .failed))
+        }
+        guard !noReply else { return }
+        switch outcome {
+        case .success(let values):
+            do {
+                try send(message.makeReturn(values))
+            } catch {
+                if let reply = message.makeError(.failed, "cannot send the reply: \(error.message)") {
+                    try? send(reply)
+                }
+            }
+        case .failure(let error):
+            if let reply = message.makeError(error.replyName, error.message) { try? send(reply) }
+        }
+    }
+
+    private func lookup(_ path: ObjectPath) -> (ExportedObject?, [String]) {
+        state.withLock { ($0.objects.objects[path], $0.objects.children(of: path)) }
+    }
+
+    /// Finds the method and runs it. Returns the reply values and whether the method is a no-reply one.
+    private func route(_ message: Message) async throws -> ([Value], Bool) {
+        guard let path = message.path, let member = message.member else {
+            throw DBusError(name: .unknownMethod, message: "method call without a path or member")
+        }
+        let (object, children) = lookup(path)
+        let interfaceName = message.interface
+
+        if interfaceName == StandardInterfaces.introspectable || (interfaceName == nil && member == "Introspect") {
+            guard member == "Introspect" else { throw unknownMethod(member, StandardInterfaces.introspectable) }
+            guard object != nil || !children.isEmpty || path == .root else { throw unknownObject(path) }
+            try checkSignature(message, "", member)
+            return ([.string(Introspection.xml(for: object, children: children))], false)
+        }
+        guard let object else { throw unknownObject(path) }
+
+        switch interfaceName {
+        case StandardInterfaces.properties?:
+            return (try await serveProperties(message, member: member, path: path, object: object), false)
+        case StandardInterfaces.objectManager? where object.isObjectManager:
+            guard member == "GetManagedObjects" else { throw unknownMethod(member, StandardInterfaces.objectManager) }
+            try checkSignature(message, "", member)
+            return ([try await managedObjects(below: path).dbusValue], false)
+        case nil:
+            for interface in object.interfaces {
+                if let method = interface.method(named: member) { return try await invoke(method, message) }
+            }
+            if ["Get", "GetAll", "Set"].contains(member.rawValue) {
+                return (try await serveProperties(message, member: member, path: path, object: object), false)
+            }
+            if object.isObjectManager, member == "GetManagedObjects" {
+                return ([try await managedObjects(below: path).dbusValue], false)
+            }
+            throw DBusError(name: .unknownMethod, message: "no method '\(member)' on object \(path)")
+        case let name?:
+            guard let interface = object.interface(named: name) else {
+                throw DBusError(name: .unknownInterface, message: "object \(path) has no interface '\(name)'")
+            }
+            guard let method = interface.method(named: member) else { throw unknownMethod(member, name) }
+            return try await invoke(method, message)
+        }
+    }
+
+    private func unknownObject(_ path: ObjectPath) -> DBusError {
+        DBusError(name: .unknownObject, message: "no object at path \(path)")
+    }
+
+    private func unknownMethod(_ member: MemberName, _ interface: InterfaceName) -> DBusError {
+        DBusError(name: .unknownMethod, message: "no method '\(member)' in interface '\(interface)'")
+    }
+
+    private func checkSignature(_ message: Message, _ expected: String, _ member: MemberName) throws(DBusError) {
+        let actual = message.signatureText
+        guard actual == expected else {
+            throw DBusError(
+                name: .invalidArgs,
+                message: "method '\(member)' takes arguments of signature '\(expected)', got '\(actual)'")
+        }
+    }
+
+    private func invoke(_ method: ExportedInterface.Method, _ message: Message) async throws -> ([Value], Bool) {
+        try checkSignature(message, method.input.rawValue, method.name)
+        let arguments: [Value]
+        do {
+            arguments = try message.arguments()
+        } catch {
+            throw DBusError(name: .invalidArgs, message: "cannot read the arguments: \(error.message)")
+        }
+        let result = try await method.handler(MethodCall(message: message, arguments: arguments))
+        if method.noReply { return ([], true) }
+        let produced = Signature(types: result.map(\.type))
+        guard produced == method.output else {
+            throw DBusError(
+                name: .failed,
+                message: "method '\(method.name)' produced signature '\(produced)' instead of '\(method.output)'")
+        }
+        return (result, false)
+    }
+
+    // MARK: org.freedesktop.DBus.Properties
+
+    private func serveProperties(
+        _ message: Message, member: MemberName, path: ObjectPath, object: ExportedObject
+    ) async throws -> [Value] {
+        let expected = ["Get": "ss", "GetAll": "s", "Set": "ssv"]
+        guard let signature = expected[member.rawValue] else {
+            throw unknownMethod(member, StandardInterfaces.properties)
+        }
+        try checkSignature(message, signature, member)
+        let arguments = try message.arguments()
+        guard case .string(let interfaceText) = arguments[0] else { throw DBusError(name: .invalidArgs, message: "") }
+        guard let interfaceName = InterfaceName(rawValue: interfaceText), let interface = object.interface(named: interfaceName)
+        else {
+            throw DBusError(name: .unknownInterface, message: "object \(path) has no interface '\(interfaceText)'")
+        }
+        if member == "GetAll" {
+            return [try await interface.allProperties().dbusValue]
+        }
+        guard case .string(let propertyText) = arguments[1], let propertyName = MemberName(rawValue: propertyText),
+            let property = interface.property(named: propertyName)
+        else {
+            throw DBusError(
+                name: .unknownProperty, message: "interface '\(interfaceName)' has no property '\(arguments[1])'")
+        }
+        if member == "Get" {
+            return [.variant(Variant(try await property.get()))]
+        }
+        guard let set = property.set else {
+            throw DBusError(name: .propertyReadOnly, message: "property '\(propertyName)' is read-only")
+        }
+        guard case .variant(let variant) = arguments[2], variant.type == property.type else {
+            throw DBusError(
+                name: .invalidArgs,
+                message: "property '\(propertyName)' has type '\(property.type)', got '\(arguments[2])'")
+        }
+        try await set(variant.value)
+        let newValue = try await property.get()
+        try? emitPropertiesChanged(
+            path: path, interface: interfaceName, changed: [propertyName.rawValue: Variant(newValue)], invalidated: [])
+        return []
+    }
+
+    func emitPropertiesChanged(
+        path: ObjectPath, interface: InterfaceName, changed: [String: Variant], invalidated: [String]
+    ) throws(DBusError) {
+        try send(
+            Message.signal(
+                path: path, interface: StandardInterfaces.properties, member: "PropertiesChanged",
+                arguments: [.string(interface.rawValue), changed.dbusValue, invalidated.dbusValue]))
+    }
+
+    // MARK: org.freedesktop.DBus.ObjectManager
+
+    func managedObjects(below root: ObjectPath) async throws -> [ObjectPath: [String: [String: Variant]]] {
+        let descendants = state.withLock { $0.objects.descendants(of: root) }
+        var result: [ObjectPath: [String: [String: Variant]]] = [:]
+        for (path, object) in descendants {
+            result[path] = try await interfacesAndProperties(object)
+        }
+        return result
+    }
+
+    func interfacesAndProperties(_ object: ExportedObject) async throws -> [String: [String: Variant]] {
+        var interfaces: [String: [String: Variant]] = [:]
+        for interface in object.interfaces {
+            interfaces[interface.name.rawValue] = try await interface.allProperties()
+        }
+        return interfaces
+    }
+}

@@ -1,0 +1,49 @@
+import DBus
+import DBusTestSupport
+import XCTest
+
+/// One private bus per test class: started by the first test that asks for it, stopped in `tearDown()` of the
+/// class. A missing dbus-daemon fails the test with the reason; it never skips.
+final class SharedBus: @unchecked Sendable {
+    private let lock = NSLock()
+    private var bus: PrivateBus?
+    private let extraPolicy: String
+
+    init(extraPolicy: String = "") {
+        self.extraPolicy = extraPolicy
+    }
+
+    func get() throws -> PrivateBus {
+        lock.lock()
+        defer { lock.unlock() }
+        if let bus { return bus }
+        let started = try PrivateBus(extraPolicy: extraPolicy)
+        bus = started
+        return started
+    }
+
+    func stop() {
+        lock.lock()
+        defer { lock.unlock() }
+        bus?.stop()
+        bus = nil
+    }
+}
+
+/// An object that echoes its arguments back, exported by the tests' service connections.
+enum Echo {
+    static let interface: InterfaceName = "org.handoff.Test.Echo"
+    static let path: ObjectPath = "/org/handoff/test/echo"
+
+    /// An interface whose `Echo<sig>` methods return their arguments unchanged.
+    static func make(signatures: [String]) -> ExportedInterface {
+        var echo = ExportedInterface(interface)
+        for (index, text) in signatures.enumerated() {
+            let signature = Signature(stringLiteral: text)
+            echo.method(MemberName(stringLiteral: "Echo\(index)"), in: signature, out: signature) { call in
+                call.arguments
+            }
+        }
+        return echo
+    }
+}
