@@ -60,8 +60,8 @@ final class ConnectionCore: @unchecked Sendable {
     /// Closes the connection: pending calls fail with `.disconnected`, signal streams finish, the libdbus
     /// connection is closed and released. Safe to call more than once and from any thread.
     func close() {
-        let (subscriptions, waiters) = state.withLock { state in
-            guard !state.closed else { return ([SignalSubscription](), [ReplyWaiter]()) }
+        let taken: ([SignalSubscription], [ReplyWaiter])? = state.withLock { state in
+            guard !state.closed else { return nil }
             state.closed = true
             defer {
                 state.subscriptions = [:]
@@ -70,6 +70,7 @@ final class ConnectionCore: @unchecked Sendable {
             }
             return (Array(state.subscriptions.values), Array(state.waiters.values))
         }
+        guard let (subscriptions, waiters) = taken else { return }
         for subscription in subscriptions { subscription.finish() }
         queue.async {
             for waiter in waiters { waiter.cancelPending(with: DBusError(.disconnected, "the connection was closed")) }

@@ -1,0 +1,295 @@
+import DBus
+import DBusTestSupport
+import Foundation
+import XCTest
+
+/// Failures a user would notice: standard error names, readable InvalidArgs, peers that vanish, bad values.
+final class ErrorTests: XCTestCase {
+    static let bus = SharedBus()
+    override class func tearDown() { bus.stop() }
+
+    private var connections: [Connection] = []
+
+    override func tearDown() {
+        for connection in connections { connection.close() }
+    }
+
+    private func pair() async throws -> (service: Connection, client: Connection) {
+        let bus = try Self.bus.get()
+        let service = try bus.connect()
+        let client = try bus.connect()
+        connections += [service, client]
+        try await service.export([NoteService.make(title: Box("t"), pings: Box(0))], at: NoteService.path)
+        return (service, client)
+    }
+
+    private func expectError(
+        _ name: ErrorName, file: StaticString = #filePath, line: UInt = #line,
+        _ body: () async throws -> Void
+    ) async -> DBusError? {
+        do {
+            try await body()
+            XCTFail("expected \(name)", file: file, line: line)
+            return nil
+        } catch let error as DBusError {
+            XCTAssertEqual(error.name, name, "\(error)", file: file, line: line)
+            return error
+        } catch {
+            XCTFail("unexpected \(error)", file: file, line: line)
+            return nil
+        }
+    }
+
+    func testUnknownObjectInterfaceAndMethodGetStandardErrors() async throws {
+        let (service, client) = try await pair()
+        let destination = service.uniqueName
+        _ = await expectError(.unknownObject) {
+            _ = try await client.call(
+                destination: destination, path: "/nothing/here", interface: NoteService.interface, member: "Describe")
+        }
+        _ = await expectError(.unknownInterface) {
+            _ = try await client.call(
+                destination: destination, path: NoteService.path, interface: "org.handoff.Nope", member: "Describe")
+        }
+        _ = await expectError(.unknownMethod) {
+            _ = try await client.call(
+                destination: destination, path: NoteService.path, interface: NoteService.interface, member: "Nope")
+        }
+        _ = await expectError(.unknownProperty) {
+            _ = try await Proxy(connection: client, destination: destination, path: NoteService.path,
+                                interface: NoteService.interface).property("Nope")
+        }
+        _ = await expectError(.propertyReadOnly) {
+            try await Proxy(connection: client, destination: destination, path: NoteService.path,
+                            interface: NoteService.interface).setProperty("Length", UInt32(3))
+        }
+    }
+
+    func testWrongSignatureGetsInvalidArgsAndServiceKeepsServing() async throws {
+        let (service, client) = try await pair()
+        let proxy = Proxy(
+            connection: client, destination: service.uniqueName, path: NoteService.path,
+            interface: NoteService.interface)
+        let error = await expectError(.invalidArgs) {
+            try await proxy.call("Describe", .int32(1), .string("swapped"))
+        }
+        XCTAssertTrue(error?.message.contains("'su'") ?? false, error?.message ?? "")
+        XCTAssertTrue(error?.message.contains("'is'") ?? false, error?.message ?? "")
+        _ = await expectError(.invalidArgs) {
+            try await proxy.setProperty("Title", UInt32(5))
+        }
+        let reply = try await proxy.call("Describe", .string("still"), .uint32(1))
+        XCTAssertEqual(reply, [.string("still:1:t")])
+    }
+
+    func testHandlerErrorsBecomeErrorReplies() async throws {
+        let (service, client) = try await pair()
+        let proxy = Proxy(
+            connection: client, destination: service.uniqueName, path: NoteService.path,
+            interface: NoteService.interface)
+        let custom = await expectError("org.handoff.Error.NotPermitted") { try await proxy.call("Fail") }
+        XCTAssertEqual(custom?.message, "no, thank you")
+        XCTAssertEqual(custom?.code, .remote)
+        _ = await expectError(.failed) { try await proxy.call("Crash") }
+        let sum = try await proxy.call("Sum", .array(.int32, [.int32(2)]))
+        XCTAssertEqual(sum, [.int64(2)])
+    }
+
+    func testPeerThatExitsMidCallYieldsNoReply() async throws {
+        let bus = try Self.bus.get()
+        let service = try bus.connect()
+        let client = try bus.connect()
+        connections += [service, client]
+        let started = Box(false)
+        var slow = ExportedInterface("org.handoff.Test.Slow")
+        slow.method("Hang") { _ in
+            started.value = true
+            try await Task.sleep(for: .seconds(60))
+            return []
+        }
+        try await service.export([slow], at: "/org/handoff/test/slow")
+        let destination = service.uniqueName
+        let call = Task {
+            try await client.call(
+                destination: destination, path: "/org/handoff/test/slow", interface: "org.handoff.Test.Slow",
+                member: "Hang")
+        }
+        while !started.value { try await Task.sleep(for: .milliseconds(5)) }
+        service.close()
+        do {
+            _ = try await call.value
+            XCTFail("the call should fail")
+        } catch let error as DBusError {
+            XCTAssertEqual(error.code, .noReply, "\(error)")
+            XCTAssertEqual(error.name, .noReply)
+        }
+    }
+
+    func testPeerProcessKilledMidCallYieldsNoReply() async throws {
+        let bus = try Self.bus.get()
+        let client = try bus.connect()
+        connections.append(client)
+        // A real peer process (dbus-python without a main loop): it is on the bus but never answers.
+        let peer = Process()
+        peer.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        peer.arguments = [
+            "-c",
+            "import dbus, sys, time; b = dbus.bus.BusConnection(sys.argv[1]); print(b.get_unique_name(), flush=True); "
+                + "time.sleep(60)",
+            bus.address,
+        ]
+        let output = Pipe()
+        peer.standardOutput = output
+        try peer.run()
+        defer { if peer.isRunning { peer.terminate() } }
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line.append(chunk)
+        }
+        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let peerName = try BusName(text)
+        let call = Task {
+            try await client.call(destination: peerName, path: "/", interface: "org.handoff.X", member: "Y")
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        kill(peer.processIdentifier, SIGKILL)
+        do {
+            _ = try await call.value
+            XCTFail("the call should fail")
+        } catch let error as DBusError {
+            XCTAssertEqual(error.code, .noReply, "\(error)")
+        }
+    }
+
+    func testCallingAnAbsentNameFailsAtOnce() async throws {
+        let bus = try Self.bus.get()
+        let client = try bus.connect()
+        connections.append(client)
+        do {
+            _ = try await client.call(
+                destination: "org.handoff.Absent", path: "/", interface: "org.handoff.X", member: "Y")
+            XCTFail("expected ServiceUnknown")
+        } catch {
+            XCTAssertEqual(error.name, .serviceUnknown)
+        }
+    }
+
+    func testTimeoutYieldsNoReply() async throws {
+        let bus = try Self.bus.get()
+        let service = try bus.connect()
+        let client = try bus.connect()
+        connections += [service, client]
+        var slow = ExportedInterface("org.handoff.Test.Slow")
+        slow.method("Hang") { _ in
+            try await Task.sleep(for: .seconds(60))
+            return []
+        }
+        try await service.export([slow], at: "/org/handoff/test/slow")
+        do {
+            _ = try await client.call(
+                destination: service.uniqueName, path: "/org/handoff/test/slow", interface: "org.handoff.Test.Slow",
+                member: "Hang", timeout: .milliseconds(100))
+            XCTFail("expected a timeout")
+        } catch {
+            XCTAssertEqual(error.code, .noReply, "\(error)")
+        }
+    }
+
+    func testCancellingTheTaskCancelsTheCall() async throws {
+        let (service, client) = try await pair()
+        var slow = ExportedInterface("org.handoff.Test.Slow")
+        slow.method("Hang") { _ in
+            try await Task.sleep(for: .seconds(60))
+            return []
+        }
+        try await service.export([slow], at: "/org/handoff/test/slow")
+        let destination = service.uniqueName
+        let call = Task {
+            try await client.call(
+                destination: destination, path: "/org/handoff/test/slow", interface: "org.handoff.Test.Slow",
+                member: "Hang")
+        }
+        try await Task.sleep(for: .milliseconds(20))
+        call.cancel()
+        do {
+            _ = try await call.value
+            XCTFail("expected cancellation")
+        } catch let error as DBusError {
+            XCTAssertEqual(error.code, .cancelled)
+        }
+        // The connection still works.
+        let reply = try await client.call(
+            destination: destination, path: NoteService.path, interface: NoteService.interface, member: "Sum",
+            arguments: [.array(.int32, [])])
+        XCTAssertEqual(reply, [.int64(0)])
+    }
+
+    func testClosedConnectionFailsCleanly() async throws {
+        let bus = try Self.bus.get()
+        let client = try bus.connect()
+        client.close()
+        client.close()
+        XCTAssertTrue(client.isClosed)
+        do {
+            _ = try await client.call(
+                destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                member: "ListNames")
+            XCTFail("expected disconnected")
+        } catch {
+            XCTAssertEqual(error.code, .disconnected)
+        }
+        XCTAssertThrowsError(try client.emitSignal(path: "/a", interface: "org.a.B", member: "C"))
+    }
+
+    func testBusGoingAwayFailsPendingCallsAndEndsStreams() async throws {
+        let bus = try PrivateBus()
+        let client = try bus.connect()
+        defer { client.close() }
+        let stream = try await client.signals(matching: .signal(interface: "org.handoff.Never"))
+        bus.stop()
+        for await _ in stream {}
+        do {
+            _ = try await client.call(
+                destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                member: "ListNames")
+            XCTFail("expected disconnected")
+        } catch {
+            XCTAssertEqual(error.code, .disconnected, "\(error)")
+        }
+    }
+
+    func testUnexpectedValuesFromThirdPartyClientsDoNotCrashTheService() async throws {
+        let bus = try Self.bus.get()
+        let (service, client) = try await pair()
+        let name = service.uniqueName.rawValue
+        let attempts: [[String]] = [
+            ["Describe", "variant:int32:3"],
+            ["Describe", "array:string:a,b", "uint32:1"],
+            ["Sum", "dict:string:int32:a,1"],
+            ["Sum"],
+            ["Describe", "string:" + String(repeating: "x", count: 10_000), "uint32:4294967295"],
+        ]
+        for attempt in attempts {
+            let result = try await bus.dbusSend(
+                ["--print-reply", "--dest=\(name)", NoteService.path.rawValue, "org.handoff.Test.Note1." + attempt[0]]
+                    + attempt.dropFirst())
+            if attempt.count == 3, attempt[0] == "Describe", attempt[1].hasPrefix("string:") {
+                XCTAssertTrue(result.succeeded, result.error)
+            } else {
+                XCTAssertFalse(result.succeeded, "\(attempt)")
+                XCTAssertTrue(result.error.contains("InvalidArgs"), result.error)
+            }
+        }
+        // Typed reading of an unexpected reply shape is an error on the client side, not a crash.
+        let proxy = Proxy(connection: client, destination: service.uniqueName, path: NoteService.path,
+                          interface: NoteService.interface)
+        do {
+            _ = try await proxy.call("Sum", arguments: [.array(.int32, [])], returning: String.self)
+            XCTFail("expected a type mismatch")
+        } catch {
+            XCTAssertEqual(error.code, .typeMismatch)
+        }
+    }
+}

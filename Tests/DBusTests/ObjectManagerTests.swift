@@ -1,0 +1,89 @@
+import DBus
+import DBusTestSupport
+import XCTest
+
+/// org.freedesktop.DBus.ObjectManager as BlueZ expects of a GATT application root.
+final class ObjectManagerTests: XCTestCase {
+    static let bus = SharedBus()
+    override class func tearDown() { bus.stop() }
+
+    private func characteristic(_ value: [UInt8]) -> ExportedInterface {
+        var chrc = ExportedInterface("org.bluez.GattCharacteristic1")
+        chrc.property("UUID", get: { "2a37" })
+        chrc.property("Value", get: { value })
+        chrc.property("Flags", get: { ["read", "notify"] })
+        return chrc
+    }
+
+    func testManagedObjectsAndAddedRemovedSignals() async throws {
+        let bus = try Self.bus.get()
+        let service = try bus.connect()
+        let client = try bus.connect()
+        defer {
+            service.close()
+            client.close()
+        }
+        let root: ObjectPath = "/org/handoff/app"
+        try await service.export([], at: root, objectManager: true)
+        let rule = MatchRule.signal(interface: "org.freedesktop.DBus.ObjectManager", path: root)
+            .sender(service.uniqueName)
+        let signals = try await client.signals(matching: rule)
+        var iterator = signals.makeAsyncIterator()
+
+        var gattService = ExportedInterface("org.bluez.GattService1")
+        gattService.property("UUID", get: { "180d" })
+        gattService.property("Primary", get: { true })
+        try await service.export([gattService], at: "/org/handoff/app/service0")
+        try await service.export([characteristic([1, 2])], at: "/org/handoff/app/service0/char0")
+
+        let added = await iterator.next()
+        XCTAssertEqual(added?.member, "InterfacesAdded")
+        let addedArguments = try XCTUnwrap(added).arguments()
+        XCTAssertEqual(addedArguments.first, .objectPath("/org/handoff/app/service0"))
+        let addedInterfaces = try [String: [String: Variant]](dbusValue: addedArguments[1])
+        XCTAssertEqual(try addedInterfaces["org.bluez.GattService1"]?["Primary"]?.get(Bool.self), true)
+        _ = await iterator.next()
+
+        let manager = Proxy(
+            connection: client, destination: service.uniqueName, path: root,
+            interface: "org.freedesktop.DBus.ObjectManager")
+        let objects = try await manager.call(
+            "GetManagedObjects", returning: [ObjectPath: [String: [String: Variant]]].self)
+        XCTAssertEqual(Set(objects.keys), ["/org/handoff/app/service0", "/org/handoff/app/service0/char0"])
+        let value = try objects["/org/handoff/app/service0/char0"]?["org.bluez.GattCharacteristic1"]?["Value"]?
+            .get([UInt8].self)
+        XCTAssertEqual(value, [1, 2])
+
+        XCTAssertTrue(try service.unexport("/org/handoff/app/service0/char0"))
+        XCTAssertFalse(try service.unexport("/org/handoff/app/service0/char0"))
+        let removed = await iterator.next()
+        XCTAssertEqual(removed?.member, "InterfacesRemoved")
+        let removedArguments = try XCTUnwrap(removed).arguments()
+        XCTAssertEqual(removedArguments.first, .objectPath("/org/handoff/app/service0/char0"))
+        XCTAssertEqual(try [String](dbusValue: removedArguments[1]), ["org.bluez.GattCharacteristic1"])
+
+        let after = try await manager.call(
+            "GetManagedObjects", returning: [ObjectPath: [String: [String: Variant]]].self)
+        XCTAssertEqual(Set(after.keys), ["/org/handoff/app/service0"])
+
+        let busctl = try await bus.busctl([
+            "call", service.uniqueName.rawValue, root.rawValue, "org.freedesktop.DBus.ObjectManager",
+            "GetManagedObjects",
+        ])
+        XCTAssertTrue(busctl.succeeded, busctl.error)
+        XCTAssertTrue(busctl.output.hasPrefix("a{oa{sa{sv}}} 1 "), busctl.output)
+    }
+
+    func testExportingTwiceAtOnePathIsAnError() async throws {
+        let bus = try Self.bus.get()
+        let service = try bus.connect()
+        defer { service.close() }
+        try await service.export([characteristic([])], at: "/org/handoff/x")
+        do {
+            try await service.export([characteristic([])], at: "/org/handoff/x")
+            XCTFail("expected an error")
+        } catch {
+            XCTAssertEqual(error.code, .invalidValue)
+        }
+    }
+}
