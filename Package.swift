@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "HandoffKit", targets: ["HandoffKit"]),
         .library(name: "HandoffTesting", targets: ["HandoffTesting"]),
         .executable(name: "handoff", targets: ["handoff"]),
+        .library(name: "BlueZ", targets: ["BlueZ"]),
     ],
     targets: [
         // MARK: C shims
@@ -34,6 +35,7 @@ let package = Package(
         .target(name: "DBusTestSupport", dependencies: ["DBus"]),
 
         // MARK: BlueZ layer
+        .target(name: "BlueZ", dependencies: ["DBus"]),
 
         // MARK: HandoffKit
         .target(name: "HandoffKit", dependencies: ["CSodium"]),
@@ -55,5 +57,10 @@ let package = Package(
         .testTarget(name: "HandoffCommandLineTests", dependencies: ["HandoffCommandLine"]),
         .testTarget(name: "HandoffNotesTests", dependencies: ["HandoffNotes"]),
         .testTarget(name: "CLITests", dependencies: ["HandoffNotes", "handoff"], exclude: ["zsh-complete.zsh"]),
+        .executableTarget(name: "bluez-vm-scenarios", dependencies: ["BlueZ", "DBus"]),
+
+        // MARK: Tests
+        .testTarget(name: "DBusTests", dependencies: ["DBus", "DBusTestSupport"]),
+        .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "DBus", "DBusTestSupport"]),
     ]
 )

@@ -1,0 +1,87 @@
+import DBus
+
+extension Adapter1 {
+    /// Sets the discovery filter, starts discovery and delivers matching devices as events.
+    ///
+    /// Devices already known (and matching) come first as `.appeared`. Every device is re-checked with
+    /// ``DiscoveryFilter/matches(_:)``, since bluetoothd merges all clients' filters.
+    /// - Throws: ``BlueZError`` from SetDiscoveryFilter or StartDiscovery (`.notReady` when powered off).
+    public func scan(filter: DiscoveryFilter = DiscoveryFilter()) async throws(BlueZError) -> DeviceScan {
+        try await bluez.scan(on: self, filter: filter)
+    }
+
+    /// Removes a device from bluetoothd (forgetting its bond), so the next advertisement makes a fresh object.
+    public func removeDevice(_ device: Device1) async throws(BlueZError) {
+        _ = try await bluez.call(path, BlueZNames.adapter1, "RemoveDevice", [.objectPath(device.path)])
+    }
+
+    /// The devices under this adapter in the mirror.
+    public func devices() async -> [Device1.Properties] {
+        await bluez.devices(under: path)
+    }
+}
+
+extension BlueZ {
+    func devices(under adapter: ObjectPath) -> [Device1.Properties] {
+        tree.paths(with: BlueZNames.device1).filter { adapter.isAncestor(of: $0) }.compactMap { path in
+            Device1.Properties(path: path, tree.properties(path, BlueZNames.device1) ?? [:])
+        }
+    }
+
+    func scan(on adapter: Adapter1, filter: DiscoveryFilter) async throws(BlueZError) -> DeviceScan {
+        let stream = changes()
+        var options: [String: Variant] = [
+            "Transport": Variant(filter.transport), "DuplicateData": Variant(filter.duplicateData),
+        ]
+        if !filter.uuids.isEmpty { options["UUIDs"] = Variant(filter.uuids.map(\.string)) }
+        if let rssi = filter.rssi { options["RSSI"] = Variant(rssi) }
+        if let pattern = filter.pattern { options["Pattern"] = Variant(pattern) }
+        _ = try await call(adapter.path, BlueZNames.adapter1, "SetDiscoveryFilter", [options.dbusValue])
+        _ = try await call(adapter.path, BlueZNames.adapter1, "StartDiscovery")
+        let initial = devices(under: adapter.path).filter(filter.matches)
+        let adapterPath = adapter.path
+        let (events, continuation) = AsyncStream<DeviceEvent>.makeStream(bufferingPolicy: .unbounded)
+        let pump = Task { [weak self] in
+            var seen = Set(initial.map(\.path))
+            for device in initial { continuation.yield(.appeared(device)) }
+            for await batch in stream {
+                for change in batch where change.interface == BlueZNames.device1 && adapterPath.isAncestor(of: change.path) {
+                    guard let self else { break }
+                    switch change.kind {
+                    case .removed(let last):
+                        if seen.remove(change.path) != nil, let props = Device1.Properties(path: change.path, last) {
+                            continuation.yield(.gone(props))
+                        }
+                    case .added, .changed:
+                        guard let props = await self.deviceProperties(change.path), filter.matches(props) else {
+                            continue
+                        }
+                        if seen.insert(change.path).inserted {
+                            continuation.yield(.appeared(props))
+                        } else if case .changed(let names) = change.kind {
+                            continuation.yield(.updated(props, changed: names))
+                        }
+                    }
+                }
+            }
+            continuation.finish()
+        }
+        let connection = self.connection
+        continuation.onTermination = { _ in
+            pump.cancel()
+            Task {
+                _ = try? await connection.call(
+                    destination: Self.bluezName, path: adapterPath, interface: InterfaceName(stringLiteral: BlueZNames.adapter1),
+                    member: "StopDiscovery")
+            }
+        }
+        return DeviceScan(events: events, finish: { continuation.finish() })
+    }
+
+    func deviceProperties(_ path: ObjectPath) -> Device1.Properties? {
+        tree.properties(path, BlueZNames.device1).flatMap { Device1.Properties(path: path, $0) }
+    }
+
+    /// A handle on a device object.
+    public func device(at path: ObjectPath) -> Device1 { Device1(path: path, bluez: self) }
+}

@@ -1,0 +1,109 @@
+import DBus
+
+extension BlueZ {
+    /// Every adapter in the mirror, sorted by path.
+    public func adapters() -> [Adapter1.Properties] {
+        tree.paths(with: BlueZNames.adapter1).compactMap { path in
+            tree.objects[path].flatMap { Adapter1.Properties(path: path, interfaces: $0) }
+        }
+    }
+
+    /// The adapter called `name` (`hci0`) or with address `name` (`00:AA:01:00:00:23`).
+    ///
+    /// - Throws: ``BlueZError`` `.unavailable(.noBlueZ)` when bluetoothd is not running,
+    ///   `.unavailable(.noAdapter)` when no adapter matches.
+    public func adapter(named name: String) throws(BlueZError) -> Adapter1 {
+        guard owner != nil else { throw BlueZError(.unavailable(.noBlueZ), "bluetoothd (org.bluez) is not running") }
+        let wantedAddress = BluetoothAddress(name)
+        for adapter in adapters() where adapter.name == name || (wantedAddress != nil && adapter.address == wantedAddress) {
+            return Adapter1(path: adapter.path, bluez: self)
+        }
+        let known = adapters().map(\.name).joined(separator: ", ")
+        throw BlueZError(.unavailable(.noAdapter), "no adapter '\(name)' (known: \(known.isEmpty ? "none" : known))")
+    }
+
+    /// The first adapter, for machines with one.
+    public func defaultAdapter() throws(BlueZError) -> Adapter1 {
+        guard owner != nil else { throw BlueZError(.unavailable(.noBlueZ), "bluetoothd (org.bluez) is not running") }
+        guard let first = adapters().first else { throw BlueZError(.unavailable(.noAdapter), "no adapter") }
+        return Adapter1(path: first.path, bluez: self)
+    }
+
+    /// Waits until an adapter called `name` exists (bluetoothd adds adapters shortly after it starts).
+    public func waitForAdapter(named name: String, timeout: Duration = .seconds(10)) async throws(BlueZError)
+        -> Adapter1
+    {
+        try await wait(timeout: timeout, "adapter \(name)") { tree in
+            tree.paths(with: BlueZNames.adapter1).contains { $0.elements.last.map(String.init) == name }
+        }
+        return try adapter(named: name)
+    }
+
+    /// Adapters appearing and disappearing, from now on (current ones first, as `.added`).
+    public func adapterEvents() -> AsyncStream<AdapterEvent> {
+        let stream = changes()
+        let current = adapters()
+        return AsyncStream { continuation in
+            for adapter in current { continuation.yield(.added(adapter)) }
+            let task = Task { [weak self] in
+                for await batch in stream {
+                    for change in batch where change.interface == BlueZNames.adapter1 {
+                        switch change.kind {
+                        case .added:
+                            if let props = await self?.adapterProperties(change.path) { continuation.yield(.added(props)) }
+                        case .removed:
+                            continuation.yield(.removed(change.path))
+                        case .changed:
+                            break
+                        }
+                    }
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    func adapterProperties(_ path: ObjectPath) -> Adapter1.Properties? {
+        tree.objects[path].flatMap { Adapter1.Properties(path: path, interfaces: $0) }
+    }
+}
+
+/// An adapter came or went (see ``BlueZ/adapterEvents()``).
+public enum AdapterEvent: Sendable, Equatable {
+    /// An adapter appeared (or existed when the stream started).
+    case added(Adapter1.Properties)
+    /// The adapter at this path went away.
+    case removed(ObjectPath)
+}
+
+extension Adapter1 {
+    /// The adapter's properties from the mirror (no bus traffic).
+    /// - Throws: ``BlueZError`` `.unavailable(.noAdapter)` when the adapter is gone.
+    public func properties() async throws(BlueZError) -> Properties {
+        guard let props = await bluez.adapterProperties(path) else {
+            throw BlueZError(.unavailable(.noAdapter), "adapter \(path) is gone")
+        }
+        return props
+    }
+
+    /// Powers the adapter on (or off) and waits until `Powered` says so.
+    public func setPowered(_ on: Bool, timeout: Duration = .seconds(5)) async throws(BlueZError) {
+        if (try? await properties().powered) == on { return }
+        try await bluez.setProperty(path, BlueZNames.adapter1, "Powered", .boolean(on))
+        let path = self.path
+        try await bluez.wait(timeout: timeout, "\(name) Powered=\(on)") { tree in
+            PropertyBag(tree.properties(path, BlueZNames.adapter1) ?? [:]).bool("Powered") == on
+        }
+    }
+
+    /// Reads the LEAdvertisingManager1 counters fresh from bluetoothd (the mirror follows PropertiesChanged too).
+    public func advertisingInstances() async throws(BlueZError) -> (supported: Int, active: Int) {
+        let supported = try await bluez.getProperty(path, BlueZNames.leAdvertisingManager1, "SupportedInstances")
+        let active = try await bluez.getProperty(path, BlueZNames.leAdvertisingManager1, "ActiveInstances")
+        guard let s = try? supported.get(UInt8.self), let a = try? active.get(UInt8.self) else {
+            throw BlueZError(.malformedReply, "advertising instance counters are not bytes")
+        }
+        return (Int(s), Int(a))
+    }
+}

@@ -1,0 +1,84 @@
+import DBus
+import Foundation
+
+/// Registering again what bluetoothd forgot when it went away.
+extension BlueZ {
+    func markRegistrationsLost() {
+        for id in registrations.keys { registrations[id]?.active = false }
+    }
+
+    /// Registers every lost registration whose adapter (with the needed manager) is back.
+    func restoreRegistrations() async {
+        guard !resynchronising else { return }
+        resynchronising = true
+        defer { resynchronising = false }
+        for (id, registration) in registrations.sorted(by: { $0.key < $1.key })
+        where !registration.active && !registration.released {
+            do {
+                try await registerWithBlueZ(registration)
+                registrations[id]?.active = true
+                registrations[id]?.registeredAt = .now
+                registrations[id]?.restoreCount += 1
+                debug("restored \(registration.kind) \(registration.path) on \(registration.adapterName)")
+            } catch {
+                debug("cannot restore \(registration.path) yet: \(error)")
+            }
+        }
+    }
+
+    /// The Register… call for a registration, on its adapter as it is now in the mirror.
+    func registerWithBlueZ(_ registration: Registration) async throws(BlueZError) {
+        switch registration.kind {
+        case .advertisement:
+            let adapter = try adapterPath(registration.adapterName, needing: BlueZNames.leAdvertisingManager1)
+            _ = try await call(
+                adapter, BlueZNames.leAdvertisingManager1, "RegisterAdvertisement",
+                [.objectPath(registration.path), [String: Variant]().dbusValue])
+        case .application:
+            let adapter = try adapterPath(registration.adapterName, needing: BlueZNames.gattManager1)
+            _ = try await call(
+                adapter, BlueZNames.gattManager1, "RegisterApplication",
+                [.objectPath(registration.path), [String: Variant]().dbusValue], timeout: .seconds(10))
+        case .agent(let capability):
+            guard owner != nil else { throw BlueZError(.unavailable(.noBlueZ), "bluetoothd is not running") }
+            _ = try await call(
+                ObjectPath(stringLiteral: BlueZNames.rootPath), BlueZNames.agentManager1, "RegisterAgent",
+                [.objectPath(registration.path), .string(capability)])
+            _ = try? await call(
+                ObjectPath(stringLiteral: BlueZNames.rootPath), BlueZNames.agentManager1, "RequestDefaultAgent",
+                [.objectPath(registration.path)])
+        }
+    }
+
+    func adapterPath(_ name: String, needing interface: String) throws(BlueZError) -> ObjectPath {
+        guard owner != nil else { throw BlueZError(.unavailable(.noBlueZ), "bluetoothd is not running") }
+        guard let path = tree.paths(with: BlueZNames.adapter1).first(where: { $0.elements.last.map(String.init) == name })
+        else { throw BlueZError(.unavailable(.noAdapter), "no adapter \(name)") }
+        guard tree.properties(path, interface) != nil else {
+            throw BlueZError(.unavailable(.noLESupport), "\(name) has no \(interface)")
+        }
+        return path
+    }
+
+    /// Whether a registration is currently registered with bluetoothd, and how often it was restored.
+    public func registrationState(_ path: ObjectPath) -> (active: Bool, restoreCount: Int)? {
+        registrations.values.first { $0.path == path }.map { ($0.active, $0.restoreCount) }
+    }
+
+    func addRegistration(_ registration: Registration) -> UInt64 {
+        let id = makeID()
+        registrations[id] = registration
+        return id
+    }
+
+    func removeRegistration(_ path: ObjectPath) -> Registration? {
+        guard let id = registrations.first(where: { $0.value.path == path })?.key else { return nil }
+        return registrations.removeValue(forKey: id)
+    }
+
+    func markReleased(_ path: ObjectPath) {
+        guard let id = registrations.first(where: { $0.value.path == path })?.key else { return }
+        registrations[id]?.released = true
+        registrations[id]?.active = false
+    }
+}

@@ -1,0 +1,77 @@
+import DBus
+import Foundation
+
+/// The entry point of the BlueZ layer: one connection to the bus bluetoothd is on, a live mirror of its object
+/// tree, and everything we registered with it (advertisements, GATT applications, agents).
+///
+/// ```swift
+/// let bluez = try await BlueZ.connect(bus: .system)
+/// let adapter = try await bluez.adapter(named: "hci0")
+/// try await adapter.setPowered(true)
+/// ```
+///
+/// When bluetoothd leaves the bus and comes back (NameOwnerChanged on `org.bluez`), the mirror is rebuilt and
+/// every live advertisement and GATT application is registered again, without the caller doing anything.
+public actor BlueZ {
+    /// The connection every call and export goes through.
+    public nonisolated let connection: Connection
+    /// Where diagnostics go (nil: nowhere). Libraries accept a logger, they never build one.
+    nonisolated let log: BlueZLog?
+
+    /// The mirrored object tree of bluetoothd.
+    public internal(set) var tree = ObjectTree()
+    /// bluetoothd's unique name, nil while `org.bluez` has no owner.
+    public internal(set) var owner: BusName?
+    /// How many times bluetoothd (re)appeared since we connected; 1 after a normal start.
+    public internal(set) var generation = 0
+
+    var changeWatchers: [UInt64: AsyncStream<[ObjectTree.Change]>.Continuation] = [:]
+    var registrations: [UInt64: Registration] = [:]
+    var nextID: UInt64 = 0
+    var pumps: [Task<Void, Never>] = []
+    var resynchronising = false
+
+    init(connection: Connection, log: BlueZLog?) {
+        self.connection = connection
+        self.log = log
+    }
+
+    /// Connects to the bus, subscribes to bluetoothd's signals, then mirrors its objects.
+    ///
+    /// It does not fail when bluetoothd is not running: the mirror stays empty and fills when it starts.
+    /// - Throws: ``BlueZError`` `.bus` when the bus itself cannot be reached.
+    public static func connect(bus: Connection.Bus = .system, log: BlueZLog? = nil) async throws(BlueZError)
+        -> BlueZ
+    {
+        let connection: Connection
+        do {
+            connection = try Connection(bus)
+        } catch {
+            throw BlueZError(.bus, "cannot connect to the D-Bus bus: \(error.message)", cause: error)
+        }
+        let bluez = BlueZ(connection: connection, log: log)
+        try await bluez.start()
+        return bluez
+    }
+
+    /// Stops mirroring and closes the connection; our exported objects leave the bus with it.
+    public func close() {
+        for pump in pumps { pump.cancel() }
+        pumps.removeAll()
+        for watcher in changeWatchers.values { watcher.finish() }
+        changeWatchers.removeAll()
+        connection.close()
+    }
+
+    func makeID() -> UInt64 {
+        nextID += 1
+        return nextID
+    }
+
+    func debug(_ text: @autoclosure () -> String) {
+        log?(text())
+    }
+}
+
+/// Receives the BlueZ layer's diagnostic lines.
+public typealias BlueZLog = @Sendable (String) -> Void

@@ -1,0 +1,33 @@
+import Foundation
+
+extension BlueZError {
+    /// Translates a D-Bus error reply from bluetoothd into a typed error.
+    ///
+    /// `org.bluez.Error.Failed` with "Operation failed with ATT error: 0x0e" becomes `.att(0x0e)`; every other
+    /// `org.bluez.Error.X` becomes `.bluez("X")`; a foreign name becomes ``Code/bus``.
+    public init(remoteName: String, message: String, cause: (any Error & Sendable)? = nil) {
+        guard remoteName.hasPrefix(BlueZNames.errorPrefix) else {
+            self.init(.bus, message.isEmpty ? remoteName : message, name: remoteName, cause: cause)
+            return
+        }
+        let short = String(remoteName.dropFirst(BlueZNames.errorPrefix.count))
+        if let att = Self.attCode(in: message) {
+            self.init(.att(att), message, name: remoteName, cause: cause)
+        } else {
+            self.init(.bluez(short), message.isEmpty ? short : message, name: remoteName, cause: cause)
+        }
+    }
+
+    /// Finds "ATT error: 0xNN" in bluetoothd's message text.
+    static func attCode(in message: String) -> ATTErrorCode? {
+        guard let range = message.range(of: "ATT error: 0x") else { return nil }
+        let hex = message[range.upperBound...].prefix(while: \.isHexDigit)
+        guard let raw = UInt8(hex, radix: 16) else { return nil }
+        return ATTErrorCode(rawValue: raw)
+    }
+
+    /// Whether a Connect failure is the transient `le-connection-abort-by-local` one that deserves a retry.
+    public var isConnectionAbortByLocal: Bool {
+        message.contains(BlueZNames.leConnectionAbortByLocal)
+    }
+}

@@ -1,0 +1,129 @@
+import DBus
+import Foundation
+
+/// A characteristic of a connected remote device (`org.bluez.GattCharacteristic1`, client side).
+public struct GattCharacteristic1: Sendable, Hashable {
+    /// The object path, e.g. `/org/bluez/hci1/dev_…/service0001/char0002`.
+    public let path: ObjectPath
+    let bluez: BlueZ
+
+    /// Two handles are equal when they name the same object.
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.path == rhs.path }
+    /// Hashes the path.
+    public func hash(into hasher: inout Hasher) { hasher.combine(path) }
+
+    /// The kind of a write.
+    public struct WriteType: RawRepresentable, Sendable, Hashable {
+        /// The `type` option string.
+        public let rawValue: String
+        /// Wraps a type string.
+        public init(rawValue: String) { self.rawValue = rawValue }
+        /// Write Request: acknowledged; up to 512 bytes (long writes are split by bluetoothd).
+        public static let request = WriteType(rawValue: "request")
+        /// Write Command: unacknowledged; at most MTU − 3 bytes.
+        public static let command = WriteType(rawValue: "command")
+        /// Reliable (prepared) write.
+        public static let reliable = WriteType(rawValue: "reliable")
+    }
+
+    /// Reads the value; bluetoothd performs the long read (Read Blob) itself, up to 512 bytes.
+    public func read(offset: Int = 0) async throws(BlueZError) -> Data {
+        var options: [String: Variant] = [:]
+        if offset > 0 { options["offset"] = Variant(UInt16(clamping: offset)) }
+        let reply = try await bluez.call(path, BlueZNames.gattCharacteristic1, "ReadValue", [options.dbusValue])
+        guard let first = reply.first, let bytes = try? [UInt8](dbusValue: first) else {
+            throw BlueZError(.malformedReply, "ReadValue on \(path) did not return bytes")
+        }
+        return Data(bytes)
+    }
+
+    /// Writes `value` (at most 512 bytes; use ``writeChunked(_:type:)`` for more).
+    public func write(_ value: Data, type: WriteType = .request) async throws(BlueZError) {
+        guard value.count <= 512 else {
+            throw BlueZError(.invalidInput, "a GATT value holds at most 512 bytes, not \(value.count)")
+        }
+        let options: [String: Variant] = ["type": Variant(type.rawValue)]
+        _ = try await bluez.call(path, BlueZNames.gattCharacteristic1, "WriteValue",
+                                 [.bytes([UInt8](value)), options.dbusValue])
+    }
+
+    /// The negotiated ATT MTU (`MTU`, BlueZ 5.62+), read fresh from bluetoothd.
+    public func mtu() async throws(BlueZError) -> Int {
+        let variant = try await bluez.getProperty(path, BlueZNames.gattCharacteristic1, "MTU")
+        guard let mtu = try? variant.get(UInt16.self) else {
+            throw BlueZError(.malformedReply, "MTU of \(path) is not a uint16")
+        }
+        return Int(mtu)
+    }
+
+    /// Subscribes (StartNotify) and delivers each notified value, in order. Unsubscribes (StopNotify) when
+    /// iteration ends or the task is cancelled. The signal subscription is in place before StartNotify.
+    public func notifications() async throws(BlueZError) -> AsyncStream<Data> {
+        let messages: AsyncStream<Message>
+        do {
+            messages = try await bluez.connection.signals(
+                matching: MatchRule.signal(
+                    interface: BlueZ.propertiesInterface, member: "PropertiesChanged", path: path))
+        } catch {
+            throw BlueZError(.bus, "cannot subscribe to \(path): \(error.message)", cause: error)
+        }
+        let path = self.path
+        let (values, continuation) = AsyncStream<Data>.makeStream(bufferingPolicy: .unbounded)
+        let pump = Task {
+            for await message in messages {
+                guard let arguments = try? message.arguments(), arguments.count >= 2,
+                      (try? String(dbusValue: arguments[0])) == BlueZNames.gattCharacteristic1,
+                      let changed = try? [String: Variant](dbusValue: arguments[1]),
+                      let bytes = try? changed["Value"]?.get([UInt8].self) else { continue }
+                continuation.yield(Data(bytes))
+            }
+            continuation.finish()
+        }
+        let bluez = self.bluez
+        continuation.onTermination = { _ in
+            pump.cancel()
+            Task { _ = try? await bluez.call(path, BlueZNames.gattCharacteristic1, "StopNotify") }
+        }
+        do {
+            _ = try await bluez.call(path, BlueZNames.gattCharacteristic1, "StartNotify")
+        } catch {
+            continuation.finish()
+            throw error
+        }
+        return values
+    }
+}
+
+extension GattCharacteristic1 {
+    /// Writes a value of any size as ``ChunkedValue`` chunks, each one ATT PDU at the negotiated MTU.
+    /// - Returns: how many writes it took.
+    @discardableResult
+    public func writeChunked(_ value: Data, type: WriteType = .request, mtu: Int? = nil) async throws(BlueZError)
+        -> Int
+    {
+        let effective: Int
+        if let mtu { effective = mtu } else { effective = (try? await self.mtu()) ?? 23 }
+        let chunks = ChunkedValue.chunks(of: value, chunkSize: ChunkedValue.chunkSize(mtu: effective))
+        for chunk in chunks { try await write(chunk, type: type) }
+        return chunks.count
+    }
+
+    /// Notifications reassembled into whole ``ChunkedValue`` values.
+    public func chunkedNotifications(limit: Int = 16 << 20) async throws(BlueZError) -> AsyncThrowingStream<Data, Error> {
+        let raw = try await notifications()
+        return AsyncThrowingStream { continuation in
+            let task = Task {
+                var reassembler = ChunkedValue.Reassembler(limit: limit)
+                do {
+                    for await chunk in raw {
+                        if let value = try reassembler.append(chunk) { continuation.yield(value) }
+                    }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+}

@@ -1,0 +1,178 @@
+import DBus
+import Foundation
+
+/// `org.bluez.LEAdvertisingManager1` (doc/org.bluez.LEAdvertisingManager.rst): registering advertisements.
+extension BlueZ {
+    /// Exports `advertisement` under `/org/handoff/adv<N>` and registers it on `adapter`.
+    ///
+    /// The registration survives bluetoothd restarts: it is registered again when bluetoothd returns.
+    /// - Throws: ``BlueZError`` `.invalidLength` when the data does not fit (31 bytes legacy, see
+    ///   ``Adapter1/Properties/maxAdvertisingLength``), `.notPermitted` when no advertising instance is left,
+    ///   `.failed` ("Failed to parse advertisement") for a field bluetoothd cannot encode at all.
+    public func register(_ advertisement: LEAdvertisement, on adapter: Adapter1) async throws(BlueZError)
+        -> AdvertisementRegistration
+    {
+        let path = try exportPath("adv")
+        let box = LockedBox(advertisement)
+        try await exportAdvertisement(box, at: path)
+        var registration = Registration(kind: .advertisement, path: path, adapterName: adapter.name, active: false)
+        do {
+            try await registerWithBlueZ(registration)
+        } catch {
+            _ = try? connection.unexport(path)
+            throw Self.explainAdvertisingError(error)
+        }
+        registration.active = true
+        registration.registeredAt = .now
+        _ = addRegistration(registration)
+        return AdvertisementRegistration(path: path, adapter: adapter, bluez: self, box: box)
+    }
+
+    static func explainAdvertisingError(_ error: BlueZError) -> BlueZError {
+        switch error.code {
+        case .invalidLength:
+            BlueZError(.invalidLength, "the advertisement does not fit in the advertising data (\(error.message))",
+                       name: error.name, cause: error.cause)
+        case .notPermitted:
+            BlueZError(.notPermitted, "no advertising instance left on the adapter (\(error.message))",
+                       name: error.name, cause: error.cause)
+        default: error
+        }
+    }
+
+    /// A fresh path under ``BlueZNames/exportRoot`` for one of our objects.
+    func exportPath(_ kind: String) throws(BlueZError) -> ObjectPath {
+        let text = "\(BlueZNames.exportRoot)/\(kind)\(makeID())"
+        guard let path = ObjectPath(rawValue: text) else { throw BlueZError(.invalidInput, "bad path \(text)") }
+        return path
+    }
+
+    func exportAdvertisement(_ box: LockedBox<LEAdvertisement>, at path: ObjectPath) async throws(BlueZError) {
+        var interface = ExportedInterface(InterfaceName(stringLiteral: BlueZNames.leAdvertisement1))
+        for (name, value) in box.get().properties.sorted(by: { $0.key < $1.key }) {
+            interface.property(
+                MemberName(stringLiteral: name), type: value.type,
+                get: { box.get().properties[name]?.value ?? value.value })
+        }
+        interface.method("Release", noReply: true) { [weak self] _ in
+            await self?.markReleased(path)
+            return []
+        }
+        do {
+            try await connection.export([interface], at: path)
+        } catch {
+            throw BlueZError(.bus, "cannot export the advertisement: \(error.message)", cause: error)
+        }
+    }
+
+    /// Unregisters (when still registered) and unexports.
+    func unregisterAdvertisement(_ path: ObjectPath, adapterName: String) async {
+        if let registration = removeRegistration(path), registration.active,
+           let adapter = try? adapterPath(adapterName, needing: BlueZNames.leAdvertisingManager1)
+        {
+            _ = try? await call(adapter, BlueZNames.leAdvertisingManager1, "UnregisterAdvertisement", [.objectPath(path)])
+        }
+        _ = try? connection.unexport(path)
+    }
+}
+
+/// A registered advertisement: update it, or cancel it to stop advertising.
+public struct AdvertisementRegistration: Sendable {
+    /// Our exported LEAdvertisement1 object.
+    public let path: ObjectPath
+    /// The adapter it advertises on.
+    public let adapter: Adapter1
+    let bluez: BlueZ
+    let box: LockedBox<LEAdvertisement>
+
+    /// How an update reaches bluetoothd.
+    public struct UpdateMethod: Sendable, Equatable {
+        let reregister: Bool
+        /// Emit PropertiesChanged for the changed properties; bluetoothd 5.66 re-reads them and updates the
+        /// advertising data in place (measured in the VM tier; see Docs/bluez-api.md).
+        public static let propertiesChanged = UpdateMethod(reregister: false)
+        /// UnregisterAdvertisement + RegisterAdvertisement.
+        public static let reregister = UpdateMethod(reregister: true)
+    }
+
+    /// The advertisement as currently exported.
+    public var advertisement: LEAdvertisement { box.get() }
+
+    /// Changes what is advertised. When the set of exported properties changes (a field appears or goes away),
+    /// the object is re-exported and re-registered whatever `method` says.
+    public func update(_ advertisement: LEAdvertisement, method: UpdateMethod = .propertiesChanged)
+        async throws(BlueZError)
+    {
+        let old = box.get().properties
+        let new = advertisement.properties
+        box.update { $0 = advertisement }
+        if Set(old.keys) != Set(new.keys) || old.mapValues(\.type) != new.mapValues(\.type) {
+            try await bluez.reexportAdvertisement(path, box: box, adapterName: adapter.name)
+            return
+        }
+        if method.reregister {
+            try await bluez.reregisterAdvertisement(path, adapterName: adapter.name)
+            return
+        }
+        let changed = new.filter { old[$0.key] != $0.value }
+        guard !changed.isEmpty else { return }
+        do {
+            try bluez.connection.emitPropertiesChanged(
+                path: path, interface: InterfaceName(stringLiteral: BlueZNames.leAdvertisement1), changed: changed)
+        } catch {
+            throw BlueZError(.bus, "cannot emit PropertiesChanged: \(error.message)", cause: error)
+        }
+    }
+
+    /// Stops advertising: unregisters and unexports the object. Calling it again does nothing.
+    public func cancel() async {
+        await bluez.unregisterAdvertisement(path, adapterName: adapter.name)
+    }
+
+    /// Whether bluetoothd currently has it registered (false while bluetoothd is away, or after Release).
+    public func isActive() async -> Bool {
+        await bluez.registrationState(path)?.active ?? false
+    }
+}
+
+extension BlueZ {
+    func reregisterAdvertisement(_ path: ObjectPath, adapterName: String) async throws(BlueZError) {
+        guard let id = registrations.first(where: { $0.value.path == path })?.key,
+              let registration = registrations[id] else {
+            throw BlueZError(.doesNotExist, "advertisement \(path) is not registered")
+        }
+        if registration.active, let adapter = try? adapterPath(adapterName, needing: BlueZNames.leAdvertisingManager1) {
+            _ = try? await call(adapter, BlueZNames.leAdvertisingManager1, "UnregisterAdvertisement", [.objectPath(path)])
+        }
+        registrations[id]?.active = false
+        do {
+            try await registerWithBlueZ(registration)
+        } catch {
+            throw Self.explainAdvertisingError(error)
+        }
+        registrations[id]?.active = true
+        registrations[id]?.registeredAt = .now
+    }
+
+    func reexportAdvertisement(_ path: ObjectPath, box: LockedBox<LEAdvertisement>, adapterName: String)
+        async throws(BlueZError)
+    {
+        guard let id = registrations.first(where: { $0.value.path == path })?.key,
+              let registration = registrations[id] else {
+            throw BlueZError(.doesNotExist, "advertisement \(path) is not registered")
+        }
+        if registration.active, let adapter = try? adapterPath(adapterName, needing: BlueZNames.leAdvertisingManager1) {
+            _ = try? await call(adapter, BlueZNames.leAdvertisingManager1, "UnregisterAdvertisement", [.objectPath(path)])
+        }
+        registrations[id]?.active = false
+        _ = try? connection.unexport(path)
+        try await exportAdvertisement(box, at: path)
+        do {
+            try await registerWithBlueZ(registration)
+        } catch {
+            throw Self.explainAdvertisingError(error)
+        }
+        registrations[id]?.active = true
+        registrations[id]?.registeredAt = .now
+    }
+}
