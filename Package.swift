@@ -50,17 +50,14 @@ let package = Package(
             name: "handoff",
             dependencies: ["HandoffCommandLine", "HandoffNotes", "HandoffClient"]
         ),
-
-        // MARK: Tests
-        .testTarget(name: "DBusTests", dependencies: ["DBus", "DBusTestSupport"]),
-        .testTarget(name: "HandoffKitTests", dependencies: ["HandoffKit", "HandoffTesting"]),
-        .testTarget(name: "HandoffCommandLineTests", dependencies: ["HandoffCommandLine"]),
-        .testTarget(name: "HandoffNotesTests", dependencies: ["HandoffNotes"]),
-        .testTarget(name: "CLITests", dependencies: ["HandoffNotes", "handoff"], exclude: ["zsh-complete.zsh"]),
-        .executableTarget(name: "bluez-vm-scenarios", dependencies: ["BlueZ", "DBus"]),
+        .executableTarget(name: "dbus-bench", dependencies: ["DBus"], path: "bench/swift"),
 
         // MARK: Tests
         .testTarget(name: "DBusTests", dependencies: ["DBus", "DBusTestSupport"]),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "DBus", "DBusTestSupport"]),
+        .testTarget(name: "HandoffKitTests", dependencies: ["HandoffKit", "HandoffTesting"]),
+        .testTarget(name: "HandoffCommandLineTests", dependencies: ["HandoffCommandLine"]),
+        .testTarget(name: "HandoffNotesTests", dependencies: ["HandoffNotes"]),
+        .testTarget(name: "CLITests", dependencies: ["HandoffNotes", "handoff"], exclude: ["zsh-complete.zsh"]),
     ]
 )
