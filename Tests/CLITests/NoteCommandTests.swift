@@ -76,5 +76,7 @@ import Testing
         #expect(try handoff.run(["note", "show", "e"]).output == "From the editor\nline\n")
         let failing = try handoff.run(["note", "edit", "f"], environment: ["VISUAL": "false", "EDITOR": script])
         #expect(failing.error.contains("the editor exited with status 1"))
+        #expect(failing.error.contains("note 'f' was not saved"))
+        #expect(!failing.error.contains("saved locally"), "nothing was saved, so nothing may be claimed")
     }
 }
