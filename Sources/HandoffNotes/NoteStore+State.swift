@@ -10,29 +10,35 @@ extension NoteStore {
         directory + "/." + name.fileName + "." + kind
     }
 
-    /// Marks a note as open in an editor by this process, until ``endEditing(_:)``.
+    /// Marks a note as open in an editor by this process, until ``endEditing(_:)``. Each process has its own mark
+    /// (`.NAME.md.editing.PID`), so two sessions on one note never clear each other's.
     public func beginEditing(_ name: NoteName) throws(NoteError) {
         try FileSystem.makeDirectory(directory)
-        let temporary = try FileSystem.writeTemporary(Data(String(getpid()).utf8), in: directory, for: name.fileName)
-        try FileSystem.replace(statePath(name, "editing"), with: temporary)
+        let temporary = try FileSystem.writeTemporary(Data(), in: directory, for: name.fileName)
+        try FileSystem.replace(editingMarkPrefix(name) + String(getpid()), with: temporary)
     }
 
     /// Removes this process's editing mark.
     public func endEditing(_ name: NoteName) {
-        let path = statePath(name, "editing")
-        if editorProcess(name) == getpid() { unlink(path) }
+        unlink(editingMarkPrefix(name) + String(getpid()))
     }
 
-    /// Whether a live process has the note open in an editor (`handoff note edit`). A mark left by a process
-    /// that no longer exists does not count.
+    /// Whether a live process has the note open in an editor (`handoff note edit`). Marks left by processes that
+    /// no longer exist do not count. (A recycled process id can only make this answer "yes" wrongly, which
+    /// errs on the safe side: a conflict copy instead of an overwrite.)
     public func isBeingEdited(_ name: NoteName) -> Bool {
-        guard let pid = editorProcess(name) else { return false }
-        return kill(pid, 0) == 0 || errno == EPERM
+        let prefix = "." + name.fileName + ".editing."
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return false }
+        return entries.contains { entry in
+            guard entry.hasPrefix(prefix), let pid = pid_t(entry.dropFirst(prefix.count)), pid > 0 else {
+                return false
+            }
+            return kill(pid, 0) == 0 || errno == EPERM
+        }
     }
 
-    private func editorProcess(_ name: NoteName) -> pid_t? {
-        guard let text = try? String(contentsOfFile: statePath(name, "editing"), encoding: .utf8) else { return nil }
-        return pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines))
+    private func editingMarkPrefix(_ name: NoteName) -> String {
+        directory + "/." + name.fileName + ".editing."
     }
 
     /// The hash of the content the last restore wrote to this note, if a restore wrote it.

@@ -73,6 +73,27 @@ import Testing
         #expect(try harness.store.list().count == 2)
     }
 
+    @Test func onATerminalTheUserChoosesAmongSeveralActivities() async throws {
+        let harness = try await harness()
+        #expect(await harness.run(["continue"], answer: "2", onTerminal: true) == 0)
+        #expect(harness.error.contains("  1) Groceries — org.handoff.note from laptop, 5 s ago\n"))
+        #expect(harness.error.contains("  2) Old — org.handoff.note from desktop, 90 s ago\n"))
+        #expect(try harness.store.read(NoteName("old")).content == "Old\n")
+        #expect(await harness.run(["continue"], answer: "9", onTerminal: true) == 64)
+        #expect(harness.error.contains("'9' is not a number between 1 and 2"))
+    }
+
+    @Test func largePayloadsShowAProgressBarOnATerminal() async throws {
+        let harness = try InProcessHarness()
+        let big = ActivityContent.note(name: "big", title: "Big", content: String(repeating: "x", count: 10_000))
+        await harness.service.offer(big, from: "laptop", age: 1, id: "b")
+        #expect(await harness.run(["continue", "--print"], onTerminal: true) == 0)
+        #expect(harness.error.contains("] 100%"))
+        #expect(harness.output.count == 10_000)
+        #expect(await harness.run(["continue", "--print"], onTerminal: false) == 0)
+        #expect(!harness.error.contains("%"), "no progress bar when standard error is not a terminal")
+    }
+
     @Test func continueFailurePrintsTheRemoteCodeAndExits4() async throws {
         let harness = try await harness()
         await harness.service.failContinue(with: ServiceError(

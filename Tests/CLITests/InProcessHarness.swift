@@ -29,7 +29,11 @@ final class InProcessHarness: @unchecked Sendable {
         NoteStore(directory: home + "/data/handoff/notes")
     }
 
-    func run(_ arguments: [String], input: String = "", answer: String? = nil) async -> Int32 {
+    /// Runs a command line; `onTerminal` makes standard input and error look like a terminal (questions are asked,
+    /// progress bars drawn). The editor is `true`, so a restore never opens a real one.
+    func run(_ arguments: [String], input: String = "", answer: String? = nil, onTerminal: Bool = false) async
+        -> Int32
+    {
         lock.withLock {
             outText = ""
             errText = ""
@@ -39,10 +43,10 @@ final class InProcessHarness: @unchecked Sendable {
             err: { [self] text in lock.withLock { errText += text } },
             readInput: { Data(input.utf8) },
             readLine: { answer },
-            inputIsTerminal: false,
-            errorIsTerminal: false)
+            inputIsTerminal: onTerminal,
+            errorIsTerminal: onTerminal)
         let context = CommandContext(
-            environment: ["HOME": home, "XDG_DATA_HOME": home + "/data"], terminal: terminal,
+            environment: ["HOME": home, "XDG_DATA_HOME": home + "/data", "EDITOR": "true"], terminal: terminal,
             connector: FakeConnector(service: service))
         return await Handoff.run(arguments, context: context).rawValue
     }

@@ -45,6 +45,17 @@ import Testing
         #expect(notes[0].path == handoff.notesDirectory + "/a.md")
     }
 
+    @Test func anEmptyStoreSaysSoOnStandardErrorOnly() throws {
+        let handoff = try HandoffBinary()
+        defer { handoff.removeHome() }
+        let list = try handoff.run(["note", "list"])
+        #expect(list.status == 0)
+        #expect(list.output.isEmpty)
+        #expect(list.error.contains("no notes yet in \(handoff.notesDirectory)"))
+        let json = try handoff.run(["note", "list", "--json"]).output
+        #expect((try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [Any])?.isEmpty == true)
+    }
+
     @Test func missingNoteExits66() throws {
         let handoff = try HandoffBinary()
         defer { handoff.removeHome() }
@@ -76,5 +87,7 @@ import Testing
         #expect(try handoff.run(["note", "show", "e"]).output == "From the editor\nline\n")
         let failing = try handoff.run(["note", "edit", "f"], environment: ["VISUAL": "false", "EDITOR": script])
         #expect(failing.error.contains("the editor exited with status 1"))
+        #expect(failing.error.contains("note 'f' was not saved"))
+        #expect(!failing.error.contains("saved locally"), "nothing was saved, so nothing may be claimed")
     }
 }

@@ -106,7 +106,19 @@ import Testing
         store.endEditing(name)
         #expect(!store.isBeingEdited(name))
         // A mark left by a process that has exited does not count.
-        try "999999999".write(toFile: store.directory + "/.n.md.editing", atomically: true, encoding: .utf8)
+        try "".write(toFile: store.directory + "/.n.md.editing.999999999", atomically: true, encoding: .utf8)
         #expect(!store.isBeingEdited(name))
+        // Another live session's mark counts, and ending ours leaves it in place.
+        let other = Process()
+        other.executableURL = URL(fileURLWithPath: "/bin/sleep")
+        other.arguments = ["60"]
+        try other.run()
+        defer { other.terminate() }
+        try "".write(toFile: store.directory + "/.n.md.editing.\(other.processIdentifier)", atomically: true,
+                     encoding: .utf8)
+        try store.beginEditing(name)
+        store.endEditing(name)
+        #expect(store.isBeingEdited(name))
+        #expect(!store.isBeingEdited(try NoteName("other note")))
     }
 }

@@ -48,6 +48,7 @@ enum NoteEditCommand: HandoffCommand {
             offer = nil
         }
         var status = ExitCode.success
+        var saved = true
         if invocation[stdin] {
             let data = try context.terminal.readInput()
             guard let text = String(data: data, encoding: .utf8) else {
@@ -64,6 +65,7 @@ enum NoteEditCommand: HandoffCommand {
                 context.terminal.note("saved note '\(noteName)' (\(note.metadata.path)), \(session.saves) save(s)")
             } else {
                 context.terminal.note("note '\(noteName)' was not saved")
+                saved = false
             }
             if session.editorStatus != 0 {
                 context.terminal.warning("the editor exited with status \(session.editorStatus)")
@@ -71,7 +73,8 @@ enum NoteEditCommand: HandoffCommand {
             }
         }
         if let unreachable {
-            throw CLIError(.daemonUnreachable, unreachable.message + "; the note is saved locally but not offered")
+            let consequence = saved ? "; the note is saved locally but not offered" : ""
+            throw CLIError(.daemonUnreachable, unreachable.message + consequence)
         }
         if let offer {
             if let error = await offer.firstError {

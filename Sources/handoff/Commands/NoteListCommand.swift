@@ -16,11 +16,14 @@ enum NoteListCommand: HandoffCommand {
         examples: [Example("handoff note list --json", "List notes as JSON, for scripts.")])
 
     static func run(_ invocation: Invocation, context: CommandContext) async throws -> ExitCode {
-        let notes = try context.store().list()
+        let store = try context.store()
+        let notes = try store.list()
         if invocation[json] {
             context.terminal.out(try JSONOutput.document(notes))
         } else if invocation[names] {
             context.terminal.out(notes.map { $0.name.rawValue + "\n" }.joined())
+        } else if notes.isEmpty {
+            context.terminal.note("no notes yet in \(store.directory); create one with 'handoff note edit NAME'")
         } else {
             context.terminal.out(table(notes.sorted { $0.modified > $1.modified }))
         }
