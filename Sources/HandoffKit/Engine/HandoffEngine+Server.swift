@@ -45,7 +45,9 @@ extension HandoffEngine {
         case .pair(let session, let index, let count, let chunk, false):
             await handlePairingWrite(PairingWrite(central: write.central, session: session, index: index, count: count,
                                                   chunk: chunk, mtu: write.mtu))
-        case .open, .data, .error, .pair:
+        case .rekey(let session, let index, let count, let chunk):
+            await handleRekeyFragment(session: session, index: index, count: count, chunk: chunk, from: write)
+        case .open, .data, .error, .pair, .rekeyApplied:
             return
         }
     }

@@ -43,6 +43,14 @@ public actor HandoffEngine {
     var pairingInbox: AsyncStream<PairingWrite>.Continuation?
     var pairingWatchers: [UUID: AsyncStream<PairingCandidate>.Continuation] = [:]
 
+    // Revocation.
+    var pendingRekeys: [UUID: RekeyMessage] = [:]
+    var previousGroup: TrustGroup?
+    var previousCodec: BeaconCodec?
+    var rekeysInFlight: Set<UUID> = []
+    var rekeyFragments: [PeerAddress: PairingFragments] = [:]
+    var trustWatchers: [UUID: AsyncStream<TrustStore>.Continuation] = [:]
+
     /// A source-side transfer kept for resumption.
     struct CachedTransfer {
         let activity: UserActivity
@@ -112,6 +120,8 @@ public actor HandoffEngine {
         watchers = [:]
         for watcher in pairingWatchers.values { watcher.finish() }
         pairingWatchers = [:]
+        for watcher in trustWatchers.values { watcher.finish() }
+        trustWatchers = [:]
         pairingInbox?.finish()
     }
 
@@ -129,6 +139,9 @@ public actor HandoffEngine {
         let trusted = Set(store.devices.map(\.id))
         available = available.filter { trusted.contains($0.key) }
         seen = seen.filter { trusted.contains($0.key) }
+        pendingRekeys = pendingRekeys.filter { trusted.contains($0.key) }
+        refreshPreviousCodec()
+        for watcher in trustWatchers.values { watcher.yield(store) }
         if let current {
             currentTag = keys.typeTag(for: current.activityType)
             try? await advertiseCurrent()
