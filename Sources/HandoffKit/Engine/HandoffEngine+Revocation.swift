@@ -106,6 +106,9 @@ extension HandoffEngine {
 
     /// Handles a rekey fragment written by a peer: once complete, applies it and acknowledges.
     func handleRekeyFragment(session: [UInt8], index: UInt8, count: UInt8, chunk: [UInt8], from write: IncomingWrite) async {
+        if rekeyFragments[write.central] == nil, rekeyFragments.count >= 8 {
+            rekeyFragments = [:]   // bound the memory unfinished messages from many addresses can take
+        }
         var fragments = rekeyFragments[write.central] ?? PairingFragments()
         let message: [UInt8]?
         do {

@@ -68,7 +68,7 @@ extension HandoffEngine {
         try checkAdvertisable(snapshot)
         let payload = try snapshot.encodedPayload()
         let (header, stream) = TransferSealer.seal(activityType: type, payload: payload, sequence: lastSequence ?? sequence,
-                                                   recordSize: min(max(configuration.recordSize, 1), 65535),
+                                                   recordSize: min(max(configuration.recordSize, 256), 65535),
                                                    keys: keys, source: trust.identity.id)
         let transfer = CachedTransfer(activity: activity, header: header, stream: stream,
                                       sealer: TransferSealer(header: header, keys: keys, source: trust.identity.id))
