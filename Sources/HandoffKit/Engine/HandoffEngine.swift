@@ -89,17 +89,28 @@ public actor HandoffEngine {
         self.delegate = delegate
     }
 
-    /// Publishes the transfer service and starts scanning.
+    /// Publishes the transfer service and starts scanning. Throws `radioFailure` when the radio refuses either.
     public func start() async throws {
         guard service == nil else { return }
-        let service = try await radio.openTransferService()
+        let service: any TransferService
+        let events: AsyncStream<ScanEvent>
+        do {
+            service = try await radio.openTransferService()
+        } catch {
+            throw HandoffError(.radioFailure, "the radio could not publish the transfer service: \(error)")
+        }
+        do {
+            events = try await radio.scan()
+        } catch {
+            await service.close()
+            throw HandoffError(.radioFailure, "the radio could not start scanning: \(error)")
+        }
         self.service = service
         serviceTask = Task { [weak self] in
             for await write in service.writes {
                 await self?.handle(write)
             }
         }
-        let events = try await radio.scan()
         scanTask = Task { [weak self] in
             for await event in events {
                 await self?.handle(event)
