@@ -245,7 +245,7 @@ case "$cmd" in
         done
         ;;
     *)
-        sed -n '2,19p' "$0" >&2
+        sed -n '2,21p' "$0" >&2
         exit 2
         ;;
 esac
