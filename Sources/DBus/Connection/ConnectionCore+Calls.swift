@@ -35,7 +35,7 @@ extension ConnectionCore {
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 guard waiter.install(continuation) else { return }
-                queue.async { self.start(message, waiter: waiter, timeout: milliseconds) }
+                self.start(message, waiter: waiter, timeout: milliseconds)
             }
         } onCancel: {
             waiter.cancel()
@@ -43,8 +43,9 @@ extension ConnectionCore {
         return try waiter.outcome().get()
     }
 
-    /// Sends the call and arms the reply notification. Runs on the queue, so no reply can be dispatched before
-    /// the notification is in place.
+    /// Sends the call and arms the reply notification, on the caller's thread (libdbus writes the message out
+    /// at once). The reply may be dispatched on the queue before the notification is armed; then the pending call
+    /// is already complete and the reply is taken here. The waiter lets only one side take it.
     private func start(_ message: Message, waiter: ReplyWaiter, timeout: Int32) {
         guard !isClosed else {
             waiter.complete(.failure(DBusError(.disconnected, "the connection is closed")))
