@@ -22,8 +22,17 @@ extension ConnectionCore {
         return Int32(clamping: max(total, 1))
     }
 
+    /// Refuses a message carrying file descriptors on a transport that cannot pass them (TCP, or a peer that
+    /// did not negotiate fd passing), which libdbus would otherwise report as an allocation failure.
+    func checkCanSend(_ message: Message) throws(DBusError) {
+        if dbus_message_contains_unix_fds(message.raw) != 0, dbus_connection_can_send_type(raw, TypeCode.unixFD) == 0 {
+            throw DBusError(.invalidValue, "this connection cannot pass file descriptors")
+        }
+    }
+
     /// Sends a method call and waits for its reply. Error replies throw ``DBusError`` with the remote name.
     func call(_ message: Message, timeout: Duration?) async throws(DBusError) -> Message {
+        try checkCanSend(message)
         let waiter = ReplyWaiter(core: self)
         let registered = state.withLock { state in
             guard !state.closed else { return false }
@@ -82,6 +91,7 @@ extension ConnectionCore {
     /// Queues a message without waiting for any reply. Any thread.
     func send(_ message: Message) throws(DBusError) {
         guard !isClosed else { throw DBusError(.disconnected, "the connection is closed") }
+        try checkCanSend(message)
         guard dbus_connection_send(raw, message.raw, nil) != 0 else {
             throw DBusError(.outOfMemory, "cannot queue the message")
         }

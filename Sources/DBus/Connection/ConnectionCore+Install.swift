@@ -91,7 +91,8 @@ extension ConnectionCore {
         dbus_connection_set_dispatch_status_function(raw, nil, nil, nil)
         dbus_connection_set_timeout_functions(raw, nil, nil, nil, nil, nil)
         // This releases the reference libdbus held on `self`; the enclosing queue block still holds another.
+        // The connection itself stays allocated (closed) until `deinit`, so a task still holding the core can
+        // call libdbus on it safely: calls on a closed connection fail cleanly.
         dbus_connection_set_watch_functions(raw, nil, nil, nil, nil, nil)
-        dbus_connection_unref(raw)
     }
 }
