@@ -55,7 +55,10 @@ final class ThirdPartyClientTests: XCTestCase {
         let (bus, service) = try await start()
         let result = try await bus.busctl(["introspect", service.uniqueName.rawValue, NoteService.path.rawValue])
         XCTAssertTrue(result.succeeded, result.error)
-        for expected in ["org.handoff.Test.Note1", ".Describe", ".Title", ".Edited", "org.freedesktop.DBus.Properties"] {
+        let expectations = [
+            "org.handoff.Test.Note1", ".Describe", ".Title", ".Edited", "org.freedesktop.DBus.Properties",
+        ]
+        for expected in expectations {
             XCTAssertTrue(result.output.contains(expected), "busctl introspect lacks \(expected):\n\(result.output)")
         }
         let tree = try await bus.busctl(["tree", service.uniqueName.rawValue])
@@ -74,8 +77,10 @@ final class ThirdPartyClientTests: XCTestCase {
         let introspect = try await bus.gdbus(
             "introspect", ["--dest", name, "--object-path", NoteService.path.rawValue, "--xml"])
         XCTAssertTrue(introspect.succeeded, introspect.error)
-        XCTAssertTrue(introspect.output.contains(#"<node name="child_a">"#) || introspect.output.contains(#"<node name="child_a"/>"#),
-                      introspect.output)
+        XCTAssertTrue(
+            introspect.output.contains(#"<node name="child_a">"#)
+                || introspect.output.contains(#"<node name="child_a"/>"#),
+            introspect.output)
 
         let parsed = try await bus.gdbus("introspect", ["--dest", name, "--object-path", NoteService.path.rawValue])
         XCTAssertTrue(parsed.succeeded, parsed.error)
@@ -105,7 +110,8 @@ final class ThirdPartyClientTests: XCTestCase {
         XCTAssertTrue(set.succeeded, set.error)
         XCTAssertEqual(title.value, "milk")
 
-        let noReply = try await bus.dbusSend(["--dest=\(name)", NoteService.path.rawValue, "org.handoff.Test.Note1.Ping"])
+        let noReply = try await bus.dbusSend(
+            ["--dest=\(name)", NoteService.path.rawValue, "org.handoff.Test.Note1.Ping"])
         XCTAssertTrue(noReply.succeeded, noReply.error)
         // The service keeps serving after the no-reply call, and has seen it by the time it answers the next one.
         let after = try await bus.dbusSend([

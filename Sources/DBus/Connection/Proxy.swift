@@ -54,7 +54,8 @@ public struct Proxy: Sendable {
     ) async throws(DBusError) -> R {
         let reply = try await call(member, arguments: arguments)
         guard reply.count == 1, let only = reply.first else {
-            throw DBusError(.typeMismatch, "'\(member)' returned \(reply.count) values where one \(R.dbusType) was expected")
+            throw DBusError(
+                .typeMismatch, "'\(member)' returned \(reply.count) values where one \(R.dbusType) was expected")
         }
         return try R(dbusValue: only)
     }

@@ -138,7 +138,8 @@ extension ConnectionCore {
         try checkSignature(message, signature, member)
         let arguments = try message.arguments()
         guard case .string(let interfaceText) = arguments[0] else { throw DBusError(name: .invalidArgs, message: "") }
-        guard let interfaceName = InterfaceName(rawValue: interfaceText), let interface = object.interface(named: interfaceName)
+        guard let interfaceName = InterfaceName(rawValue: interfaceText),
+            let interface = object.interface(named: interfaceName)
         else {
             throw DBusError(name: .unknownInterface, message: "object \(path) has no interface '\(interfaceText)'")
         }
