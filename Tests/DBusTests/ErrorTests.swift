@@ -262,6 +262,15 @@ final class ErrorTests: XCTestCase {
         XCTAssertEqual(reply, [.int64(0)])
     }
 
+    func testUnreachableOrMalformedAddressesFailToConnect() {
+        for address in ["unix:path=/nonexistent/handoff-bus", "bogus", ""] {
+            XCTAssertThrowsError(try Connection(.address(address)), address) { error in
+                XCTAssertEqual((error as? DBusError)?.code, .connectionFailed, "\(error)")
+                XCTAssertFalse((error as? DBusError)?.message.isEmpty ?? true)
+            }
+        }
+    }
+
     func testClosedConnectionFailsCleanly() async throws {
         let bus = try Self.bus.get()
         let client = try bus.connect()
