@@ -127,8 +127,7 @@ final class ThirdPartyClientTests: XCTestCase {
         let proxy = Proxy(
             connection: client, destination: service.uniqueName, path: NoteService.path,
             interface: NoteService.interface)
-        let changes = try await client.signals(
-            matching: .signal(interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged"))
+        let changes = try await proxy.propertyChanges()
         let before = try await proxy.property("Title", as: String.self)
         XCTAssertEqual(before, "groceries")
         try await proxy.setProperty("Title", "tea")
@@ -140,9 +139,10 @@ final class ThirdPartyClientTests: XCTestCase {
 
         var iterator = changes.makeAsyncIterator()
         let next = await iterator.next()
-        let changed = try XCTUnwrap(next)
-        let arguments = try changed.arguments()
-        XCTAssertEqual(arguments.first, .string("org.handoff.Test.Note1"))
-        XCTAssertEqual(try [String: Variant](dbusValue: arguments[1])["Title"], Variant("tea"))
+        let change = try XCTUnwrap(next)
+        XCTAssertEqual(change.path, NoteService.path)
+        XCTAssertEqual(change.interface, NoteService.interface)
+        XCTAssertEqual(change.changed, ["Title": Variant("tea")])
+        XCTAssertEqual(change.invalidated, [])
     }
 }

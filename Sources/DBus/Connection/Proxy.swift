@@ -104,4 +104,22 @@ public struct Proxy: Sendable {
         try await connection.signals(
             matching: .signal(sender: destination, interface: interface, member: member, path: path))
     }
+
+    /// Subscribes to `PropertiesChanged` of this object's interface (from `destination`); the match rule is in
+    /// place when this returns, so read the current values after subscribing to miss nothing.
+    public func propertyChanges() async throws(DBusError) -> AsyncStream<PropertiesChange> {
+        let rule = MatchRule.signal(
+            sender: destination, interface: StandardInterfaces.properties, member: "PropertiesChanged", path: path
+        ).argument(0, interface.rawValue)
+        let messages = try await connection.signals(matching: rule)
+        return AsyncStream { continuation in
+            let task = Task {
+                for await message in messages {
+                    if let change = PropertiesChange(message) { continuation.yield(change) }
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
 }
