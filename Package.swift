@@ -35,6 +35,7 @@ let package = Package(
         // MARK: HandoffKit
 
         // MARK: Executables
+        .executableTarget(name: "dbus-bench", dependencies: ["DBus"], path: "bench/swift"),
 
         // MARK: Tests
         .testTarget(name: "DBusTests", dependencies: ["DBus", "DBusTestSupport"]),
