@@ -22,8 +22,17 @@ extension ConnectionCore {
         return Int32(clamping: max(total, 1))
     }
 
+    /// Refuses a message carrying file descriptors on a transport that cannot pass them (TCP, or a peer that
+    /// did not negotiate fd passing), which libdbus would otherwise report as an allocation failure.
+    func checkCanSend(_ message: Message) throws(DBusError) {
+        if dbus_message_contains_unix_fds(message.raw) != 0, dbus_connection_can_send_type(raw, TypeCode.unixFD) == 0 {
+            throw DBusError(.invalidValue, "this connection cannot pass file descriptors")
+        }
+    }
+
     /// Sends a method call and waits for its reply. Error replies throw ``DBusError`` with the remote name.
     func call(_ message: Message, timeout: Duration?) async throws(DBusError) -> Message {
+        try checkCanSend(message)
         let waiter = ReplyWaiter(core: self)
         let registered = state.withLock { state in
             guard !state.closed else { return false }
@@ -35,7 +44,7 @@ extension ConnectionCore {
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 guard waiter.install(continuation) else { return }
-                queue.async { self.start(message, waiter: waiter, timeout: milliseconds) }
+                self.start(message, waiter: waiter, timeout: milliseconds)
             }
         } onCancel: {
             waiter.cancel()
@@ -43,8 +52,9 @@ extension ConnectionCore {
         return try waiter.outcome().get()
     }
 
-    /// Sends the call and arms the reply notification. Runs on the queue, so no reply can be dispatched before
-    /// the notification is in place.
+    /// Sends the call and arms the reply notification, on the caller's thread (libdbus writes the message out
+    /// at once). The reply may be dispatched on the queue before the notification is armed; then the pending call
+    /// is already complete and the reply is taken here. The waiter lets only one side take it.
     private func start(_ message: Message, waiter: ReplyWaiter, timeout: Int32) {
         guard !isClosed else {
             waiter.complete(.failure(DBusError(.disconnected, "the connection is closed")))
@@ -81,6 +91,7 @@ extension ConnectionCore {
     /// Queues a message without waiting for any reply. Any thread.
     func send(_ message: Message) throws(DBusError) {
         guard !isClosed else { throw DBusError(.disconnected, "the connection is closed") }
+        try checkCanSend(message)
         guard dbus_connection_send(raw, message.raw, nil) != 0 else {
             throw DBusError(.outOfMemory, "cannot queue the message")
         }

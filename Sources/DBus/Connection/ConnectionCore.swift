@@ -36,6 +36,10 @@ final class ConnectionCore: @unchecked Sendable {
         install()
     }
 
+    deinit {
+        dbus_connection_unref(raw)
+    }
+
     /// Schedules a drain of libdbus's incoming queue on the connection queue.
     func scheduleDispatch() {
         queue.async { self.drain() }

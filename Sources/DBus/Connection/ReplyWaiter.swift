@@ -15,6 +15,7 @@ final class ReplyWaiter: @unchecked Sendable {
         var continuation: CheckedContinuation<Void, Never>?
         var pending: OpaquePointer?
         var outcome: Result<Message, DBusError>?
+        var replyTaken = false
     }
 
     private let state = Locked(State())
@@ -53,9 +54,16 @@ final class ReplyWaiter: @unchecked Sendable {
         }
     }
 
-    /// Takes the reply from a completed pending call. Runs on the connection queue.
+    /// Takes the reply from a completed pending call: from libdbus's notification on the queue, or from the
+    /// sender when the call completed before the notification was armed. Only the first caller takes it.
     func completeFromPending(_ pending: OpaquePointer) {
-        guard let reply = dbus_pending_call_steal_reply(pending) else {
+        let stolen: OpaquePointer?? = state.withLock { state in
+            guard !state.replyTaken, state.outcome == nil else { return .none }
+            state.replyTaken = true
+            return .some(dbus_pending_call_steal_reply(pending))
+        }
+        guard let stolen else { return }
+        guard let reply = stolen else {
             complete(.failure(DBusError(.disconnected, "the connection closed before the reply arrived")))
             return
         }
