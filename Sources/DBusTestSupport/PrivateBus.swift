@@ -45,7 +45,8 @@ public final class PrivateBus: Sendable {
             daemon, "--config-file=\(config.path)", "--nofork", "--nopidfile", "--print-address=1",
         ]
         let output = Pipe()
-        // A socket pair rather than a pipe: both ends close-on-exec from birth, so no other child (a second bus, busctl…) inherits the write end
+        // A socket pair rather than a pipe: both ends close-on-exec from birth, so no other child (a second bus,
+        // busctl…) inherits the write end
         // and keeps this guard waiting; the guard gets the read end as its standard input.
         var ends: [Int32] = [0, 0]
         let kind = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)

@@ -14,12 +14,20 @@ extension ConnectionCore {
         Unmanaged<ReplyWaiter>.fromOpaque(data).release()
     }
 
-    /// Converts a timeout to libdbus milliseconds; nil means libdbus's default (25 s).
-    static func milliseconds(_ timeout: Duration?) -> Int32 {
-        guard let timeout else { return -1 }
-        let (seconds, attoseconds) = timeout.components
-        let total = seconds * 1000 + attoseconds / 1_000_000_000_000_000
-        return Int32(clamping: max(total, 1))
+    /// libdbus's "no timeout" (`DBUS_TIMEOUT_INFINITE`): reply deadlines are kept by the connection's one timer
+    /// instead, because a libdbus timeout per call would create and cancel a Dispatch timer per call.
+    static let noLibdbusTimeout: Int32 = 0x7fff_ffff
+
+    /// The default reply timeout, libdbus's own default.
+    static let defaultTimeout = Duration.seconds(25)
+
+    /// The moment a call sent now with `timeout` gives up.
+    static func deadline(after timeout: Duration?) -> DispatchTime {
+        let (seconds, attoseconds) = (timeout ?? defaultTimeout).components
+        let nanoseconds = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        guard !nanoseconds.overflow, seconds < Int64(Int32.max) else { return .distantFuture }
+        let total = max(nanoseconds.partialValue + attoseconds / 1_000_000_000, 1)
+        return .now() + .nanoseconds(Int(total))
     }
 
     /// Refuses a message carrying file descriptors on a transport that cannot pass them (TCP, or a peer that
@@ -34,17 +42,21 @@ extension ConnectionCore {
     func call(_ message: Message, timeout: Duration?) async throws(DBusError) -> Message {
         try checkCanSend(message)
         let waiter = ReplyWaiter(core: self)
+        let deadline = Self.deadline(after: timeout)
         let registered = state.withLock { state in
             guard !state.closed else { return false }
-            state.waiters[ObjectIdentifier(waiter)] = waiter
+            state.waiters[ObjectIdentifier(waiter)] = PendingReply(waiter: waiter, deadline: deadline)
+            if state.armedDeadline.map({ deadline < $0 }) ?? true {
+                state.armedDeadline = deadline
+                replyTimer.schedule(deadline: deadline, leeway: .milliseconds(5))
+            }
             return true
         }
         guard registered else { throw DBusError(.disconnected, "the connection is closed") }
-        let milliseconds = Self.milliseconds(timeout)
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 guard waiter.install(continuation) else { return }
-                self.start(message, waiter: waiter, timeout: milliseconds)
+                self.start(message, waiter: waiter, timeout: Self.noLibdbusTimeout)
             }
         } onCancel: {
             waiter.cancel()
@@ -80,6 +92,25 @@ extension ConnectionCore {
         waiter.attach(pending)
         if dbus_pending_call_get_completed(pending) != 0 {
             waiter.completeFromPending(pending)
+        }
+    }
+
+    /// Fails the calls whose deadline has passed with `NoReply`, then re-arms the timer for the next deadline.
+    /// Runs on the queue when the reply timer fires.
+    func expireReplies() {
+        let now = DispatchTime.now()
+        let expired: [ReplyWaiter] = state.withLock { state in
+            let expired = state.waiters.values.filter { $0.deadline <= now }.map(\.waiter)
+            let next = state.waiters.values.lazy.filter { $0.deadline > now }.map(\.deadline).min()
+            state.armedDeadline = next
+            replyTimer.schedule(deadline: next ?? .distantFuture, leeway: .milliseconds(5))
+            return expired
+        }
+        for waiter in expired {
+            waiter.cancelPending(
+                with: DBusError(
+                    name: .noReply,
+                    message: "Did not receive a reply: the reply timeout expired or the peer did not answer"))
         }
     }
 

@@ -85,15 +85,20 @@ final class ReplyWaiter: @unchecked Sendable {
     /// Ends the wait because the task was cancelled. Any thread.
     func cancel() {
         let cancelled = DBusError(.cancelled, "the call was cancelled")
-        let queue: DispatchQueue? = state.withLock { state in
-            if state.outcome != nil { return nil }
+        enum Action { case none, forget, cancelOnQueue(DispatchQueue) }
+        let action: Action = state.withLock { state in
+            if state.outcome != nil { return .none }
             if state.continuation == nil {
                 state.outcome = .failure(cancelled)
-                return nil
+                return .forget
             }
-            return core?.queue
+            return core.map { .cancelOnQueue($0.queue) } ?? .none
         }
-        queue?.async { self.cancelPending(with: cancelled) }
+        switch action {
+        case .none: break
+        case .forget: core?.forget(self)
+        case .cancelOnQueue(let queue): queue.async { self.cancelPending(with: cancelled) }
+        }
     }
 
     /// Records the outcome once, resumes the waiting task and releases the pending call.
