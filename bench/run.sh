@@ -7,7 +7,8 @@
 # BENCH_SIZE (bytes per Sink/Source call, 1048576), BENCH_TESTS (ping,echo,sink,source),
 # BENCH_CLIENTS (c,dbus-python,dbus-fast,dbus-fast-proxy,swift),
 # BENCH_PIN (a CPU list for taskset: the bus, the service and every client share those CPUs; default: the last
-# CPU, which takes cross-core wake-up noise out of the ratios; BENCH_PIN=none: no pinning, the scheduler decides).
+# CPU, which takes cross-core wake-up noise out of the ratios; BENCH_PIN=none: no pinning, the scheduler decides),
+# BENCH_NICE (a nice value for every process, e.g. -10 as root on a machine busy with builds; unset: unchanged).
 # Every process it starts is stopped on exit, also on failure or Ctrl-C.
 set -euo pipefail
 export PYTHONDONTWRITEBYTECODE=1   # no __pycache__ in bench/python
@@ -27,6 +28,7 @@ bin="$root/.build/bench"
 pinned=${BENCH_PIN:-$(($(nproc) - 1))}
 pin=""
 [[ $pinned == none ]] || pin="taskset -c $pinned"
+[[ -z ${BENCH_NICE:-} ]] || pin="nice -n $BENCH_NICE $pin"
 
 say() { printf 'bench: %s\n' "$*" >&2; }
 die() { say "$*"; exit 1; }
@@ -182,7 +184,8 @@ version_of() { "$@" 2>/dev/null | head -n 1 || echo unknown; }
     echo "reps=$reps"
     echo "size=$size"
     echo "tests=$tests"
-    echo "pinned=$([[ $pinned == none ]] && echo 'none' || echo "every process on CPU $pinned")"
+    echo "pinned=$([[ $pinned == none ]] && echo 'none' || echo "every process on CPU $pinned")$(
+        [[ -z ${BENCH_NICE:-} ]] || echo ", nice $BENCH_NICE")"
     echo "daemon_version=$(version_of dbus-daemon --version)"
     echo "libdbus_version=$(pkg-config --modversion dbus-1)"
     echo "python=$(version_of $python_system --version)"
