@@ -129,5 +129,8 @@ final class ValueRoundTripTests: XCTestCase {
         XCTAssertEqual([String: [String: Variant]].dbusType.description, "a{sa{sv}}")
         XCTAssertEqual([ObjectPath: [String: [String: Variant]]].dbusType.description, "a{oa{sa{sv}}}")
         XCTAssertEqual([UInt8]([1, 2]).dbusValue, .bytes([1, 2]))
+        XCTAssertEqual([UInt32]().dbusValue, .array(.uint32, []))
+        XCTAssertEqual([UInt8]().dbusValue, .bytes([]))
+        XCTAssertThrowsError(try [String](dbusValue: .bytes([])))
     }
 }

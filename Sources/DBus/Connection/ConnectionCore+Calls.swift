@@ -32,20 +32,15 @@ extension ConnectionCore {
         }
         guard registered else { throw DBusError(.disconnected, "the connection is closed") }
         let milliseconds = Self.milliseconds(timeout)
-        do {
-            return try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation { continuation in
-                    guard waiter.install(continuation) else { return }
-                    queue.async { self.start(message, waiter: waiter, timeout: milliseconds) }
-                }
-            } onCancel: {
-                waiter.cancel()
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                guard waiter.install(continuation) else { return }
+                queue.async { self.start(message, waiter: waiter, timeout: milliseconds) }
             }
-        } catch let error as DBusError {
-            throw error
-        } catch {
-            throw DBusError(.cancelled, "the call was cancelled", cause: error)
+        } onCancel: {
+            waiter.cancel()
         }
+        return try waiter.outcome().get()
     }
 
     /// Sends the call and arms the reply notification. Runs on the queue, so no reply can be dispatched before

@@ -1,17 +1,20 @@
 import CDBus
+import Dispatch
 
 /// One awaited method reply: the bridge between libdbus's `DBusPendingCall` notification and a Swift
-/// continuation. It resumes the continuation exactly once, whichever comes first of the reply, the timeout error
-/// libdbus synthesises, task cancellation, or the connection closing.
+/// continuation. It ends the wait exactly once, whichever comes first of the reply, the timeout error libdbus
+/// synthesises, task cancellation, or the connection closing.
 ///
-/// `@unchecked Sendable` is true: the continuation and pending call are only touched under `state`'s lock, and
-/// the pending call is only cancelled on the connection queue.
+/// The outcome is stored under the lock and read back under it by the awaiting task, so the hand-over from the
+/// connection queue to the task is ordered by the mutex, not only by the continuation.
+///
+/// `@unchecked Sendable` is true: every mutable field lives in `state` behind its lock, and the pending call is
+/// only cancelled on the connection queue.
 final class ReplyWaiter: @unchecked Sendable {
     private struct State {
-        var continuation: CheckedContinuation<Message, any Error>?
+        var continuation: CheckedContinuation<Void, Never>?
         var pending: OpaquePointer?
-        var early: DBusError?
-        var done = false
+        var outcome: Result<Message, DBusError>?
     }
 
     private let state = Locked(State())
@@ -22,23 +25,25 @@ final class ReplyWaiter: @unchecked Sendable {
     }
 
     /// Stores the continuation; returns false (after resuming it) if the wait already ended.
-    func install(_ continuation: CheckedContinuation<Message, any Error>) -> Bool {
-        let early: DBusError? = state.withLock { state in
-            if state.done { return state.early ?? DBusError(.cancelled, "the call was cancelled") }
+    func install(_ continuation: CheckedContinuation<Void, Never>) -> Bool {
+        let finished = state.withLock { state in
+            if state.outcome != nil { return true }
             state.continuation = continuation
-            return nil
-        }
-        if let early {
-            continuation.resume(throwing: early)
             return false
         }
-        return true
+        if finished { continuation.resume() }
+        return !finished
+    }
+
+    /// The outcome, once the continuation has been resumed.
+    func outcome() -> Result<Message, DBusError> {
+        state.withLock { $0.outcome } ?? .failure(DBusError(.cancelled, "the call was cancelled"))
     }
 
     /// Keeps the caller's reference to the pending call (released on completion).
     func attach(_ pending: OpaquePointer) {
         let alreadyDone = state.withLock { state in
-            if state.done { return true }
+            if state.outcome != nil { return true }
             state.pending = pending
             return false
         }
@@ -71,37 +76,32 @@ final class ReplyWaiter: @unchecked Sendable {
 
     /// Ends the wait because the task was cancelled. Any thread.
     func cancel() {
-        let queue: DispatchQueueRef? = state.withLock { state in
-            if state.done { return nil }
+        let cancelled = DBusError(.cancelled, "the call was cancelled")
+        let queue: DispatchQueue? = state.withLock { state in
+            if state.outcome != nil { return nil }
             if state.continuation == nil {
-                state.done = true
-                state.early = DBusError(.cancelled, "the call was cancelled")
+                state.outcome = .failure(cancelled)
                 return nil
             }
-            return core.map { DispatchQueueRef(core: $0) }
+            return core?.queue
         }
-        queue?.core.queue.async { self.cancelPending(with: DBusError(.cancelled, "the call was cancelled")) }
+        queue?.async { self.cancelPending(with: cancelled) }
     }
 
-    /// Resumes the continuation once and releases the pending call.
+    /// Records the outcome once, resumes the waiting task and releases the pending call.
     func complete(_ result: Result<Message, DBusError>) {
-        let (continuation, pending) = state.withLock { state -> (CheckedContinuation<Message, any Error>?, OpaquePointer?) in
-            if state.done { return (nil, nil) }
-            state.done = true
-            if case .failure(let error) = result { state.early = error }
+        let taken: (CheckedContinuation<Void, Never>?, OpaquePointer?)? = state.withLock { state in
+            if state.outcome != nil { return nil }
+            state.outcome = result
             defer {
                 state.continuation = nil
                 state.pending = nil
             }
             return (state.continuation, state.pending)
         }
+        guard let (continuation, pending) = taken else { return }
         if let pending { dbus_pending_call_unref(pending) }
         core?.forget(self)
-        continuation?.resume(with: result.mapError { $0 as any Error })
+        continuation?.resume()
     }
-}
-
-/// A strong reference to a core, carried out of a lock.
-private struct DispatchQueueRef {
-    let core: ConnectionCore
 }

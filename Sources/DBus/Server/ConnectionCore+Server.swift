@@ -4,7 +4,16 @@ extension ConnectionCore {
     /// Called on the queue for every incoming method call; the answer is produced in a task so a slow handler
     /// never blocks dispatching.
     func handleMethodCall(_ message: Message) {
-        Task { await self.serve(message) }
+        let serialQueue: SerialCallQueue? = message.path.flatMap { path in
+            message.member.flatMap { member in
+                state.withLock { $0.objects.objects[path] }?.serialQueue(interface: message.interface, member: member)
+            }
+        }
+        if let serialQueue {
+            serialQueue.submit { await self.serve(message) }
+        } else {
+            Task { await self.serve(message) }
+        }
     }
 
     private func serve(_ message: Message) async {

@@ -61,8 +61,19 @@ public struct ExportedInterface: Sendable {
         public let argumentNames: [String]
     }
 
+    /// How calls to the interface's methods are scheduled.
+    public enum CallOrder: Sendable {
+        /// Each call runs in its own task as soon as it arrives; calls may overlap and finish in any order.
+        case concurrent
+        /// Calls to this interface on one object run one at a time in arrival order (a write stream, for
+        /// instance, where BlueZ's `WriteValue` calls must be applied in sequence).
+        case serial
+    }
+
     /// The interface name.
     public let name: InterfaceName
+    /// How calls are scheduled.
+    public let callOrder: CallOrder
     /// The methods, in declaration order.
     public private(set) var methods: [Method] = []
     /// The properties, in declaration order.
@@ -71,8 +82,9 @@ public struct ExportedInterface: Sendable {
     public private(set) var signals: [Signal] = []
 
     /// An interface with no members yet.
-    public init(_ name: InterfaceName) {
+    public init(_ name: InterfaceName, callOrder: CallOrder = .concurrent) {
         self.name = name
+        self.callOrder = callOrder
     }
 
     /// Declares a method. A later declaration with the same name replaces the earlier one.

@@ -2,6 +2,23 @@
 struct ExportedObject: Sendable {
     var interfaces: [ExportedInterface]
     var isObjectManager: Bool
+    /// One queue per interface exported with `callOrder: .serial`.
+    var serialQueues: [InterfaceName: SerialCallQueue] = [:]
+
+    init(interfaces: [ExportedInterface], isObjectManager: Bool) {
+        self.interfaces = interfaces
+        self.isObjectManager = isObjectManager
+        for interface in interfaces where interface.callOrder == .serial {
+            serialQueues[interface.name] = SerialCallQueue()
+        }
+    }
+
+    /// The serial queue a call to `member` (of `interface`, if given) must go through, if any.
+    func serialQueue(interface: InterfaceName?, member: MemberName) -> SerialCallQueue? {
+        guard !serialQueues.isEmpty else { return nil }
+        if let interface { return serialQueues[interface] }
+        return interfaces.first { $0.method(named: member) != nil }.flatMap { serialQueues[$0.name] }
+    }
 
     func interface(named name: InterfaceName) -> ExportedInterface? { interfaces.first { $0.name == name } }
 }
@@ -17,7 +34,9 @@ struct ObjectRegistry: Sendable {
     }
 
     mutating func remove(_ path: ObjectPath) -> ExportedObject? {
-        objects.removeValue(forKey: path)
+        let removed = objects.removeValue(forKey: path)
+        removed?.serialQueues.values.forEach { $0.finish() }
+        return removed
     }
 
     /// The nearest ObjectManager strictly above `path`, which announces `path`'s arrival and departure.

@@ -21,7 +21,10 @@ extension Array: DBusRepresentable where Element: DBusRepresentable {
     public init(dbusValue: Value) throws(DBusError) {
         switch dbusValue {
         case .bytes(let bytes):
-            guard let same = bytes as? [Element] else { throw .mismatch(dbusValue, expected: Self.dbusType) }
+            // Checked by type, not by casting: an empty array casts to any element type.
+            guard Element.self == UInt8.self, let same = bytes as? [Element] else {
+                throw .mismatch(dbusValue, expected: Self.dbusType)
+            }
             self = same
         case .array(let element, let items) where element == Element.dbusType:
             var result: [Element] = []
@@ -35,7 +38,7 @@ extension Array: DBusRepresentable where Element: DBusRepresentable {
 
     /// The array as `.array`, or `.bytes` for `[UInt8]`.
     public var dbusValue: Value {
-        if let bytes = self as? [UInt8] { return .bytes(bytes) }
+        if Element.self == UInt8.self, let bytes = self as? [UInt8] { return .bytes(bytes) }
         return .array(Element.dbusType, map(\.dbusValue))
     }
 }

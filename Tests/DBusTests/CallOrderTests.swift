@@ -1,0 +1,42 @@
+import DBus
+import DBusTestSupport
+import XCTest
+
+/// Interfaces exported with `callOrder: .serial` apply calls in arrival order even when handlers suspend.
+final class CallOrderTests: XCTestCase {
+    static let bus = SharedBus()
+    override class func tearDown() { bus.stop() }
+
+    func testSerialInterfaceAppliesCallsInArrivalOrder() async throws {
+        let bus = try Self.bus.get()
+        let service = try bus.connect()
+        let client = try bus.connect()
+        defer {
+            service.close()
+            client.close()
+        }
+        let received = Box<[UInt32]>([])
+        var stream = ExportedInterface("org.handoff.Test.Stream", callOrder: .serial)
+        stream.method("Write", in: "u", noReply: true) { call in
+            let index = try call.argument(0, as: UInt32.self)
+            // Later writes sleep less, so concurrent handling would reorder them.
+            try await Task.sleep(for: .milliseconds(Int(20 - index)))
+            received.value.append(index)
+            return []
+        }
+        stream.method("Written", out: "au") { _ in [received.value.dbusValue] }
+        try await service.export([stream], at: "/org/handoff/test/stream")
+
+        for index in UInt32(0)..<20 {
+            let message = try Message.methodCall(
+                destination: service.uniqueName, path: "/org/handoff/test/stream",
+                interface: "org.handoff.Test.Stream", member: "Write", arguments: [.uint32(index)])
+            try client.sendWithoutReply(message)
+        }
+        let written = try await Proxy(
+            connection: client, destination: service.uniqueName, path: "/org/handoff/test/stream",
+            interface: "org.handoff.Test.Stream"
+        ).call("Written", returning: [UInt32].self)
+        XCTAssertEqual(written, Array(0..<20))
+    }
+}
