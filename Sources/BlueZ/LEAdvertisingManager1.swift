@@ -12,6 +12,7 @@ extension BlueZ {
     public func register(_ advertisement: LEAdvertisement, on adapter: Adapter1) async throws(BlueZError)
         -> AdvertisementRegistration
     {
+        try advertisement.validate()
         let path = try exportPath("adv")
         let box = LockedBox(advertisement)
         try await exportAdvertisement(box, at: path)
@@ -103,6 +104,7 @@ public struct AdvertisementRegistration: Sendable {
     public func update(_ advertisement: LEAdvertisement, method: UpdateMethod = .propertiesChanged)
         async throws(BlueZError)
     {
+        try advertisement.validate()
         let old = box.get().properties
         let new = advertisement.properties
         box.update { $0 = advertisement }

@@ -41,21 +41,24 @@ enum GattScenarios {
             report.measure("negotiated_mtu", "\(mtu)")
             try check(mtu == expectMTU, "negotiated MTU \(mtu), expected \(expectMTU)")
 
+            report.note("reading the 500-byte characteristic")
             let read = try await readChar.read()
             try check(read == longValue, "long read returned \(read.count) bytes, expected 500 identical bytes")
 
-            let notifications = try await outboxChar.chunkedNotifications()
-            let downlink = Mailbox()
+            report.note("subscribing to notifications")
+            let notifications = try await outboxChar.notifications()
+            let downlink = Inbox()
             let consumer = Task {
-                for try await value in notifications { await downlink.put(value) }
+                for await chunk in notifications { try await downlink.append(chunk, GattRequest()) }
             }
             defer { consumer.cancel() }
             for size in [3 * 1024, 64 * 1024] {
                 let payload = Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ size) })
                 t0 = ContinuousClock.now
+                report.note("writing \(size) bytes in chunks")
                 let writes = try await inboxChar.writeChunked(payload, mtu: mtu)
                 let received = try await within(.seconds(60), "the server to reassemble \(size) bytes") {
-                    await inbox.next()
+                    try await inbox.next()
                 }
                 let upMs = Report.milliseconds(ContinuousClock.now - t0)
                 try check(received == payload, "client->server \(size) bytes arrived altered (\(received.count) bytes)")
@@ -63,9 +66,16 @@ enum GattScenarios {
 
                 t0 = ContinuousClock.now
                 let serverMTU = server.mtu(of: Rig.outbox)
+                report.note("notifying \(size) bytes in chunks")
                 let sent = try await server.notifyChunked(Rig.outbox, value: payload, mtu: mtu)
+                report.note("sent \(sent) notifications")
                 try check(sent > 0, "the client was not subscribed to notifications")
-                let back = try await within(.seconds(60), "\(size) bytes of notifications") { await downlink.next() }
+                let back: Data
+                do {
+                    back = try await within(.seconds(60), "\(size) bytes of notifications") { try await downlink.next() }
+                } catch {
+                    throw ScenarioFailure("\(error); the client received \(await downlink.chunks) notifications")
+                }
                 let downMs = Report.milliseconds(ContinuousClock.now - t0)
                 try check(back == payload, "server->client \(size) bytes arrived altered (\(back.count) bytes)")
                 report.measure("notify_\(size)_bytes", "\(sent) notifications (server saw mtu \(serverMTU)), \(downMs) ms")
@@ -83,21 +93,25 @@ enum GattScenarios {
 actor Inbox {
     private var reassembler = ChunkedValue.Reassembler()
     private let mailbox = Mailbox()
+    private(set) var chunks = 0
 
     func append(_ chunk: Data, _ request: GattRequest) async throws {
+        chunks += 1
         guard let value = try reassembler.append(chunk) else { return }
         await mailbox.put(value)
     }
 
-    func next() async -> Data { await mailbox.next() }
+    func next() async throws -> Data { try await mailbox.next() }
 }
 
-/// Whole values, handed to one waiting reader in arrival order.
+/// Whole values, handed to one waiting reader in arrival order; a cancelled wait throws.
 actor Mailbox {
     private var values: [Data] = []
-    private var waiter: CheckedContinuation<Data, Never>?
+    private var waiter: CheckedContinuation<Data, Error>?
+    private(set) var count = 0
 
     func put(_ value: Data) {
+        count += 1
         if let waiter {
             self.waiter = nil
             waiter.resume(returning: value)
@@ -106,8 +120,17 @@ actor Mailbox {
         }
     }
 
-    func next() async -> Data {
+    func next() async throws -> Data {
         if !values.isEmpty { return values.removeFirst() }
-        return await withCheckedContinuation { waiter = $0 }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { waiter = $0 }
+        } onCancel: {
+            Task { await self.cancelWaiter() }
+        }
+    }
+
+    private func cancelWaiter() {
+        waiter?.resume(throwing: CancellationError())
+        waiter = nil
     }
 }
