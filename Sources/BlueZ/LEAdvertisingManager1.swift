@@ -21,7 +21,7 @@ extension BlueZ {
             try await registerWithBlueZ(registration)
         } catch {
             _ = try? connection.unexport(path)
-            throw Self.explainAdvertisingError(error)
+            throw Self.explainAdvertisingError(error, advertisement: advertisement, adapter: adapterProperties(adapter.path))
         }
         registration.active = true
         registration.registeredAt = .now
@@ -29,15 +29,30 @@ extension BlueZ {
         return AdvertisementRegistration(path: path, adapter: adapter, bluez: self, box: box)
     }
 
-    static func explainAdvertisingError(_ error: BlueZError) -> BlueZError {
+    /// Makes bluetoothd's registration errors say what is wrong. bluetoothd 5.66 with extended advertising
+    /// answers data that is too long with `Failed` ("Failed to register advertisement"), not InvalidLength; when
+    /// the advertisement needs more than the adapter's limit (MaxAdvLen, else 31), that becomes `.invalidLength`.
+    static func explainAdvertisingError(
+        _ error: BlueZError, advertisement: LEAdvertisement? = nil, adapter: Adapter1.Properties? = nil
+    ) -> BlueZError {
+        if error.code == .failed, let advertisement {
+            let limit = Int(adapter?.maxAdvertisingLength ?? 31)
+            if advertisement.estimatedLength > limit {
+                return BlueZError(
+                    .invalidLength,
+                    "the advertisement needs about \(advertisement.estimatedLength) bytes; the adapter takes \(limit) "
+                        + "(bluetoothd: \(error.message))", name: error.name, cause: error.cause)
+            }
+        }
         switch error.code {
         case .invalidLength:
-            BlueZError(.invalidLength, "the advertisement does not fit in the advertising data (\(error.message))",
+            return BlueZError(.invalidLength, "the advertisement does not fit in the advertising data (\(error.message))",
                        name: error.name, cause: error.cause)
         case .notPermitted:
-            BlueZError(.notPermitted, "no advertising instance left on the adapter (\(error.message))",
+            return BlueZError(.notPermitted, "no advertising instance left on the adapter (\(error.message))",
                        name: error.name, cause: error.cause)
-        default: error
+        default:
+            return error
         }
     }
 

@@ -31,6 +31,7 @@ enum ResilienceScenario {
                props.canServeGatt
             {
                 adapterBackAt = .now
+                report.note("hci0 is back with its LE managers")
             }
             if let adState = await rig.bluez.registrationState(ad.path),
                let appState = await rig.bluez.registrationState(app.root),
@@ -42,7 +43,13 @@ enum ResilienceScenario {
             }
             try await Task.sleep(for: .milliseconds(20))
         }
-        while restart.isRunning { try await Task.sleep(for: .milliseconds(100)) }
+        report.note("registrations back; waiting for guest-bluez.sh to finish")
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+                restart.waitUntilExit()
+                done.resume()
+            }
+        }
         try check(restart.terminationStatus == 0, "guest-bluez.sh restart-bluetoothd failed")
         guard let restored, let ownerAt = await rig.bluez.ownerAppearedAt, let adapterBackAt else {
             throw ScenarioFailure("registrations did not come back within 60 s")

@@ -25,4 +25,19 @@ extension LEAdvertisement {
         guard uuid.string.hasSuffix(BluetoothUUID.baseSuffix) else { return 16 }
         return uuid.string.hasPrefix("0000") ? 2 : 4
     }
+
+    /// The advertising-data bytes this advertisement needs (Flags included), as bluetoothd would lay them out;
+    /// Includes that add data (tx-power, appearance, local-name) are counted at their usual size.
+    public var estimatedLength: Int {
+        var total = 3  // Flags
+        var uuidSizes: [Int: Int] = [:]
+        for uuid in serviceUUIDs { uuidSizes[Self.encodedLength(of: uuid), default: 0] += 1 }
+        for (size, count) in uuidSizes { total += 2 + size * count }
+        for data in manufacturerData.values { total += 2 + 2 + data.count }
+        for (uuid, data) in serviceData { total += 2 + Self.encodedLength(of: uuid) + data.count }
+        if let localName { total += 2 + localName.utf8.count }
+        if includes.contains("tx-power") { total += 3 }
+        if includes.contains("appearance") { total += 4 }
+        return total
+    }
 }
