@@ -9,9 +9,19 @@ extension BlueZ {
 
     /// Registers every lost registration whose adapter (with the needed manager) is back.
     func restoreRegistrations() async {
-        guard !resynchronising else { return }
+        guard !resynchronising else {
+            restorePending = true
+            return
+        }
         resynchronising = true
         defer { resynchronising = false }
+        repeat {
+            restorePending = false
+            await restoreOnce()
+        } while restorePending
+    }
+
+    private func restoreOnce() async {
         for (id, registration) in registrations.sorted(by: { $0.key < $1.key })
         where !registration.active && !registration.released {
             do {

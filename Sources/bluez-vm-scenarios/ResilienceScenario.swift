@@ -17,10 +17,7 @@ enum ResilienceScenario {
         let generation = await rig.bluez.generation
 
         let t0 = ContinuousClock.now
-        let restart = Process()
-        restart.executableURL = URL(fileURLWithPath: "/bin/bash")
-        restart.arguments = ["-c", "guest-bluez.sh restart-bluetoothd --signal KILL"]
-        try restart.run()
+        let restart = Task.detached { runCommand(["/bin/bash", "-c", "guest-bluez.sh restart-bluetoothd --signal KILL"]) }
         // Watch our own registrations come back while the restart script waits for the adapters.
         var restored: (ad: ContinuousClock.Instant, app: ContinuousClock.Instant)?
         var adapterBackAt: ContinuousClock.Instant?
@@ -44,13 +41,8 @@ enum ResilienceScenario {
             try await Task.sleep(for: .milliseconds(20))
         }
         report.note("registrations back; waiting for guest-bluez.sh to finish")
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async {
-                restart.waitUntilExit()
-                done.resume()
-            }
-        }
-        try check(restart.terminationStatus == 0, "guest-bluez.sh restart-bluetoothd failed")
+        let status = await restart.value
+        try check(status == 0, "guest-bluez.sh restart-bluetoothd failed (status \(status))")
         guard let restored, let ownerAt = await rig.bluez.ownerAppearedAt, let adapterBackAt else {
             throw ScenarioFailure("registrations did not come back within 60 s")
         }
