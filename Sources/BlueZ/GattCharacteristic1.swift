@@ -56,7 +56,9 @@ public struct GattCharacteristic1: Sendable, Hashable {
         return Int(mtu)
     }
 
-    /// Subscribes (StartNotify) and delivers each notified value, in order. Unsubscribes (StopNotify) when
+    /// Subscribes (StartNotify) and delivers the notified values as bluetoothd reports them in PropertiesChanged.
+    /// Fine for occasional notifications; for streams use ``acquireNotifications()``, because bluetoothd may
+    /// coalesce rapid changes of `Value`. Unsubscribes (StopNotify) when
     /// iteration ends or the task is cancelled. The signal subscription is in place before StartNotify.
     public func notifications() async throws(BlueZError) -> AsyncStream<Data> {
         let messages: AsyncStream<Message>
@@ -109,8 +111,9 @@ extension GattCharacteristic1 {
     }
 
     /// Notifications reassembled into whole ``ChunkedValue`` values.
+    /// Values arrive through ``acquireNotifications()``, so none is lost to signal coalescing.
     public func chunkedNotifications(limit: Int = 16 << 20) async throws(BlueZError) -> AsyncThrowingStream<Data, Error> {
-        let raw = try await notifications()
+        let raw = try await acquireNotifications().values
         return AsyncThrowingStream { continuation in
             let task = Task {
                 var reassembler = ChunkedValue.Reassembler(limit: limit)

@@ -46,7 +46,8 @@ enum GattScenarios {
             try check(read == longValue, "long read returned \(read.count) bytes, expected 500 identical bytes")
 
             report.note("subscribing to notifications")
-            let notifications = try await outboxChar.notifications()
+            let (notifications, notifyMTU) = try await outboxChar.acquireNotifications()
+            report.measure("acquire_notify_mtu", "\(notifyMTU)")
             let downlink = Inbox()
             let consumer = Task {
                 for await chunk in notifications { try await downlink.append(chunk, GattRequest()) }
@@ -56,13 +57,15 @@ enum GattScenarios {
                 let payload = Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ size) })
                 t0 = ContinuousClock.now
                 report.note("writing \(size) bytes in chunks")
-                let writes = try await inboxChar.writeChunked(payload, mtu: mtu)
+                // 3 KB with Write Requests (acknowledged), 64 KB with Write Commands (throughput).
+                let type: GattCharacteristic1.WriteType = size > 4096 ? .command : .request
+                let writes = try await inboxChar.writeChunked(payload, type: type, mtu: mtu)
                 let received = try await within(.seconds(60), "the server to reassemble \(size) bytes") {
                     try await inbox.next()
                 }
                 let upMs = Report.milliseconds(ContinuousClock.now - t0)
                 try check(received == payload, "client->server \(size) bytes arrived altered (\(received.count) bytes)")
-                report.measure("write_\(size)_bytes", "\(writes) writes, \(upMs) ms")
+                report.measure("write_\(size)_bytes", "\(writes) \(type.rawValue) writes, \(upMs) ms")
 
                 t0 = ContinuousClock.now
                 let serverMTU = server.mtu(of: Rig.outbox)
