@@ -217,7 +217,7 @@ struct BluezooTests {
         }
         #expect(await eventually { await advertisement.isActive() })
         #expect(await eventually { await app.isActive() })
-        #expect(await bluez.generation > generation, "the mirror was rebuilt from GetManagedObjects")
+        #expect(await eventually { await bluez.generation > generation }, "the mirror was rebuilt from GetManagedObjects")
         await advertisement.cancel()
         await app.cancel()
     }
