@@ -111,7 +111,21 @@ extension GattCharacteristic1 {
     }
 
     /// Notifications reassembled into whole ``ChunkedValue`` values.
-    /// Values arrive through ``acquireNotifications()``, so none is lost to signal coalescing.
+    /// Reads ``ChunkedValue`` chunks (each ReadValue answers the server's next chunk) until one whole value
+    /// is reassembled. Reads are acknowledged and ordered, so this is the dependable way to fetch a large value.
+    /// - Throws: ``BlueZError`` `.malformedReply` when the server answers an empty chunk before the value is whole.
+    public func readChunked(limit: Int = 16 << 20) async throws(BlueZError) -> Data {
+        var reassembler = ChunkedValue.Reassembler(limit: limit)
+        while true {
+            let chunk = try await read()
+            guard !chunk.isEmpty else {
+                throw BlueZError(.malformedReply, "\(path) answered an empty chunk before the value was complete")
+            }
+            if let value = try reassembler.append(chunk) { return value }
+        }
+    }
+
+    /// Values arrive through ``acquireNotifications()``.
     public func chunkedNotifications(limit: Int = 16 << 20) async throws(BlueZError) -> AsyncThrowingStream<Data, Error> {
         let raw = try await acquireNotifications().values
         return AsyncThrowingStream { continuation in

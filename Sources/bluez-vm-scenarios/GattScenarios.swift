@@ -8,12 +8,14 @@ enum GattScenarios {
         Scenario(name: "gatt-transfer-mtu\(expectMTU)") { report in
             let rig = try await Rig.make()
             let inbox = Inbox()
+            let outbox = Outbox()
             let longValue = Data((0..<500).map { UInt8(truncatingIfNeeded: $0 &* 13) })
             let app = GattApplication(services: [
                 .init(uuid: Rig.service, characteristics: [
                     .init(uuid: Rig.inbox, flags: [.write, .writeWithoutResponse],
                           onWrite: { value, request in try await inbox.append(value, request) }),
-                    .init(uuid: Rig.outbox, flags: [.notify]),
+                    .init(uuid: Rig.outbox, flags: [.notify, .read],
+                          onRead: { _ in await outbox.next() }),
                     .init(uuid: Rig.longRead, flags: [.read],
                           onRead: { request in try longValue.reading(from: request.offset) }),
                 ])
@@ -45,14 +47,21 @@ enum GattScenarios {
             let read = try await readChar.read()
             try check(read == longValue, "long read returned \(read.count) bytes, expected 500 identical bytes")
 
-            report.note("subscribing to notifications")
-            let (notifications, notifyMTU) = try await outboxChar.acquireNotifications()
-            report.measure("acquire_notify_mtu", "\(notifyMTU)")
-            let downlink = Inbox()
-            let consumer = Task {
-                for await chunk in notifications { try await downlink.append(chunk, GattRequest()) }
-            }
+            // Notifications: a few small values, each must arrive, in order (StartNotify + PropertiesChanged).
+            let notifications = try await outboxChar.notifications()
+            let downlink = Mailbox()
+            let consumer = Task { for await value in notifications { await downlink.put(value) } }
             defer { consumer.cancel() }
+            for _ in 0..<100 where !server.isNotifying(Rig.outbox) { try await Task.sleep(for: .milliseconds(100)) }
+            try check(server.isNotifying(Rig.outbox), "our server never got StartNotify")
+            t0 = ContinuousClock.now
+            for index in UInt8(1)...5 {
+                try server.notify(Rig.outbox, value: Data([index, index, index]))
+                let got = try await within(.seconds(10), "notification \(index)") { try await downlink.next() }
+                try check(got == Data([index, index, index]), "notification \(index) carried \([UInt8](got))")
+            }
+            report.measure("notifications_5_roundtrip_ms", "\(Report.milliseconds(ContinuousClock.now - t0))")
+
             for size in [3 * 1024, 64 * 1024] {
                 let payload = Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ size) })
                 t0 = ContinuousClock.now
@@ -60,7 +69,7 @@ enum GattScenarios {
                 // 3 KB with Write Requests (acknowledged), 64 KB with Write Commands (throughput).
                 let type: GattCharacteristic1.WriteType = size > 4096 ? .command : .request
                 let writes = try await inboxChar.writeChunked(payload, type: type, mtu: mtu)
-                let received = try await within(.seconds(60), "the server to reassemble \(size) bytes") {
+                let received = try await within(.seconds(120), "the server to reassemble \(size) bytes") {
                     try await inbox.next()
                 }
                 let upMs = Report.milliseconds(ContinuousClock.now - t0)
@@ -68,20 +77,12 @@ enum GattScenarios {
                 report.measure("write_\(size)_bytes", "\(writes) \(type.rawValue) writes, \(upMs) ms")
 
                 t0 = ContinuousClock.now
-                let serverMTU = server.mtu(of: Rig.outbox)
-                report.note("notifying \(size) bytes in chunks")
-                let sent = try await server.notifyChunked(Rig.outbox, value: payload, mtu: mtu)
-                report.note("sent \(sent) notifications")
-                try check(sent > 0, "the client was not subscribed to notifications")
-                let back: Data
-                do {
-                    back = try await within(.seconds(60), "\(size) bytes of notifications") { try await downlink.next() }
-                } catch {
-                    throw ScenarioFailure("\(error); the client received \(await downlink.chunks) notifications")
-                }
+                report.note("reading \(size) bytes back in chunks")
+                await outbox.load(payload, chunkSize: ChunkedValue.chunkSize(mtu: mtu))
+                let back = try await within(.seconds(200), "\(size) bytes read back") { try await outboxChar.readChunked() }
                 let downMs = Report.milliseconds(ContinuousClock.now - t0)
                 try check(back == payload, "server->client \(size) bytes arrived altered (\(back.count) bytes)")
-                report.measure("notify_\(size)_bytes", "\(sent) notifications (server saw mtu \(serverMTU)), \(downMs) ms")
+                report.measure("read_\(size)_bytes", "\(await outbox.served) reads, \(downMs) ms")
             }
 
             t0 = ContinuousClock.now
@@ -105,6 +106,23 @@ actor Inbox {
     }
 
     func next() async throws -> Data { try await mailbox.next() }
+}
+
+/// The chunks the server hands out, one per ReadValue.
+actor Outbox {
+    private var chunks: [Data] = []
+    private(set) var served = 0
+
+    func load(_ value: Data, chunkSize: Int) {
+        chunks = ChunkedValue.chunks(of: value, chunkSize: chunkSize)
+        served = 0
+    }
+
+    func next() -> Data {
+        guard !chunks.isEmpty else { return Data() }
+        served += 1
+        return chunks.removeFirst()
+    }
 }
 
 /// Whole values, handed to one waiting reader in arrival order; a cancelled wait throws.
