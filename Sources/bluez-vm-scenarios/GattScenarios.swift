@@ -7,6 +7,11 @@ enum GattScenarios {
     static func transfer(expectMTU: Int) -> Scenario {
         Scenario(name: "gatt-transfer-mtu\(expectMTU)") { report in
             let rig = try await Rig.make()
+            // Forget hci0 on hci1: bluetoothd keeps a GATT cache per device across our runs, and an earlier
+            // scenario's attribute layout made a read land on another characteristic (seen at MTU 48).
+            for known in await rig.hci1.devices() {
+                try? await rig.hci1.removeDevice(await rig.bluez.device(at: known.path))
+            }
             let inbox = Inbox()
             let outbox = Outbox()
             let longValue = Data((0..<500).map { UInt8(truncatingIfNeeded: $0 &* 13) })
