@@ -1,4 +1,5 @@
 import BlueZ
+import DBus
 import Foundation
 
 /// GATT over the real LE link between hci0 (our server) and hci1 (our client), at whatever ExchangeMTU
@@ -9,8 +10,19 @@ enum GattScenarios {
             let rig = try await Rig.make()
             // Forget hci0 on hci1: bluetoothd keeps a GATT cache per device across our runs, and an earlier
             // scenario's attribute layout made a read land on another characteristic (seen at MTU 48).
-            for known in await rig.hci1.devices() {
-                try? await rig.hci1.removeDevice(await rig.bluez.device(at: known.path))
+            var stale = Set(await rig.hci1.devices().map(\.path))
+            if let hci0 = try await rig.hci0.properties().address,
+               let path = ObjectPath(rawValue: "\(rig.hci1.path.rawValue)/\(hci0.pathElement)")
+            {
+                stale.insert(path)
+            }
+            for path in stale.sorted() {
+                do {
+                    try await rig.hci1.removeDevice(await rig.bluez.device(at: path))
+                    report.note("removed cached \(path)")
+                } catch {
+                    report.note("remove \(path): \(error.code)")
+                }
             }
             let inbox = Inbox()
             let outbox = Outbox()
