@@ -21,7 +21,7 @@ enum GattScenarios {
                     try await rig.hci1.removeDevice(await rig.bluez.device(at: path))
                     report.note("removed cached \(path)")
                 } catch {
-                    report.note("remove \(path): \(error.code)")
+                    report.note("remove \(path): \(error)")
                 }
             }
             let inbox = Inbox()
