@@ -58,7 +58,8 @@ extension BlueZ {
             var seen = Set(initial.map(\.path))
             for device in initial { continuation.yield(.appeared(device)) }
             for await batch in stream {
-                for change in batch where change.interface == BlueZNames.device1 && adapterPath.isAncestor(of: change.path) {
+                for change in batch
+                where change.interface == BlueZNames.device1 && adapterPath.isAncestor(of: change.path) {
                     guard let self else { break }
                     switch change.kind {
                     case .removed(let last):

@@ -62,8 +62,8 @@ extension BlueZ {
 
     func adapterPath(_ name: String, needing interface: String) throws(BlueZError) -> ObjectPath {
         guard owner != nil else { throw BlueZError(.unavailable(.noBlueZ), "bluetoothd is not running") }
-        guard let path = tree.paths(with: BlueZNames.adapter1).first(where: { $0.elements.last.map(String.init) == name })
-        else { throw BlueZError(.unavailable(.noAdapter), "no adapter \(name)") }
+        let named = tree.paths(with: BlueZNames.adapter1).first { $0.elements.last.map(String.init) == name }
+        guard let path = named else { throw BlueZError(.unavailable(.noAdapter), "no adapter \(name)") }
         guard tree.properties(path, interface) != nil else {
             throw BlueZError(.unavailable(.noLESupport), "\(name) has no \(interface)")
         }

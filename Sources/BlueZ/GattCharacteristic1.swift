@@ -126,7 +126,9 @@ extension GattCharacteristic1 {
     }
 
     /// Values arrive through ``acquireNotifications()``.
-    public func chunkedNotifications(limit: Int = 16 << 20) async throws(BlueZError) -> AsyncThrowingStream<Data, Error> {
+    public func chunkedNotifications(limit: Int = 16 << 20) async throws(BlueZError)
+        -> AsyncThrowingStream<Data, Error>
+    {
         let raw = try await acquireNotifications().values
         return AsyncThrowingStream { continuation in
             let task = Task {

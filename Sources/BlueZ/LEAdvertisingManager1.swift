@@ -21,7 +21,8 @@ extension BlueZ {
             try await registerWithBlueZ(registration)
         } catch {
             _ = try? connection.unexport(path)
-            throw Self.explainAdvertisingError(error, advertisement: advertisement, adapter: adapterProperties(adapter.path))
+            throw Self.explainAdvertisingError(
+                error, advertisement: advertisement, adapter: adapterProperties(adapter.path))
         }
         registration.active = true
         registration.registeredAt = .now
@@ -46,7 +47,8 @@ extension BlueZ {
         }
         switch error.code {
         case .invalidLength:
-            return BlueZError(.invalidLength, "the advertisement does not fit in the advertising data (\(error.message))",
+            return BlueZError(
+                .invalidLength, "the advertisement does not fit in the advertising data (\(error.message))",
                        name: error.name, cause: error.cause)
         case .notPermitted:
             return BlueZError(.notPermitted, "no advertising instance left on the adapter (\(error.message))",
@@ -86,7 +88,8 @@ extension BlueZ {
         if let registration = removeRegistration(path), registration.active,
            let adapter = try? adapterPath(adapterName, needing: BlueZNames.leAdvertisingManager1)
         {
-            _ = try? await call(adapter, BlueZNames.leAdvertisingManager1, "UnregisterAdvertisement", [.objectPath(path)])
+            _ = try? await call(
+                adapter, BlueZNames.leAdvertisingManager1, "UnregisterAdvertisement", [.objectPath(path)])
         }
         _ = try? connection.unexport(path)
     }
@@ -159,7 +162,8 @@ extension BlueZ {
             throw BlueZError(.doesNotExist, "advertisement \(path) is not registered")
         }
         if registration.active, let adapter = try? adapterPath(adapterName, needing: BlueZNames.leAdvertisingManager1) {
-            _ = try? await call(adapter, BlueZNames.leAdvertisingManager1, "UnregisterAdvertisement", [.objectPath(path)])
+            _ = try? await call(
+                adapter, BlueZNames.leAdvertisingManager1, "UnregisterAdvertisement", [.objectPath(path)])
         }
         registrations[id]?.active = false
         do {
@@ -179,7 +183,8 @@ extension BlueZ {
             throw BlueZError(.doesNotExist, "advertisement \(path) is not registered")
         }
         if registration.active, let adapter = try? adapterPath(adapterName, needing: BlueZNames.leAdvertisingManager1) {
-            _ = try? await call(adapter, BlueZNames.leAdvertisingManager1, "UnregisterAdvertisement", [.objectPath(path)])
+            _ = try? await call(
+                adapter, BlueZNames.leAdvertisingManager1, "UnregisterAdvertisement", [.objectPath(path)])
         }
         registrations[id]?.active = false
         _ = try? connection.unexport(path)
