@@ -43,7 +43,15 @@ enum GattScenarios {
                 on: rig.hci0)
             defer { Task { await ad.cancel(); await server.cancel() } }
 
-            let found = try await rig.discover(DiscoveryFilter(manufacturerID: Rig.company)) {
+            var found = try await rig.discover(DiscoveryFilter(manufacturerID: Rig.company)) {
+                $0.manufacturerData[Rig.company] == Data([0x42])
+            }
+            // bluetoothd (GATT Cache=always) keeps a per-address GATT cache on disk across its restarts and
+            // reloads it when the device reappears; an earlier scenario's layout then misroutes reads (seen at
+            // MTU 48 after the MTU 517 scenario). RemoveDevice deletes it; then discover afresh.
+            try await rig.hci1.removeDevice(await rig.bluez.device(at: found.path))
+            report.note("removed \(found.path) and its GATT cache; discovering again")
+            found = try await rig.discover(DiscoveryFilter(manufacturerID: Rig.company)) {
                 $0.manufacturerData[Rig.company] == Data([0x42])
             }
             let device = await rig.bluez.device(at: found.path)
