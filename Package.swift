@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "HandoffTesting", targets: ["HandoffTesting"]),
         .executable(name: "handoff", targets: ["handoff"]),
         .library(name: "BlueZ", targets: ["BlueZ"]),
+        .library(name: "HandoffBlueZ", targets: ["HandoffBlueZ"]),
     ],
     targets: [
         // MARK: C shims
@@ -36,6 +37,8 @@ let package = Package(
 
         // MARK: BlueZ layer
         .target(name: "BlueZ", dependencies: ["DBus"]),
+        // HandoffKit's Radio over the BlueZ layer.
+        .target(name: "HandoffBlueZ", dependencies: ["HandoffKit", "BlueZ", "DBus"]),
 
         // MARK: HandoffKit
         .target(name: "HandoffKit", dependencies: ["CSodium"]),
