@@ -58,6 +58,7 @@ let package = Package(
         // MARK: Tests
         .testTarget(name: "DBusTests", dependencies: ["DBus", "DBusTestSupport"]),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "DBus", "DBusTestSupport"]),
+        .testTarget(name: "HandoffBlueZTests", dependencies: ["HandoffBlueZ", "HandoffKit", "HandoffTesting", "BlueZ"]),
         .testTarget(name: "HandoffKitTests", dependencies: ["HandoffKit", "HandoffTesting"]),
         .testTarget(name: "HandoffCommandLineTests", dependencies: ["HandoffCommandLine"]),
         .testTarget(name: "HandoffNotesTests", dependencies: ["HandoffNotes"]),

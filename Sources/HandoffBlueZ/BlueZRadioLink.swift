@@ -50,13 +50,18 @@ final class BlueZRadioLink: RadioLink {
         let request: GattCharacteristic1
         let data: GattCharacteristic1
         do {
+            // The BlueZ layer may apply ServicesResolved before the InterfacesAdded of the characteristics (two
+            // signal streams), so wait for the characteristics themselves too.
+            try await waitForCharacteristics(of: device, bluez: bluez, timeout: options.servicesResolvedTimeout)
             request = try await device.characteristic(BlueZTransferService.requestUUID,
                                                       service: BlueZTransferService.serviceUUID)
             data = try await device.characteristic(BlueZTransferService.dataUUID,
                                                    service: BlueZTransferService.serviceUUID)
         } catch {
+            let services = await device.services().map(\.string).joined(separator: ", ")
             try? await device.disconnect(timeout: .seconds(5))
-            throw RadioError(.unreachable, "\(peer) serves no handoff transfer service (\(error))")
+            throw RadioError(.unreachable, "\(peer) serves no handoff transfer service (\(error); its services: "
+                                 + "\(services.isEmpty ? "none" : services))")
         }
         var mtu = options.fallbackMTU
         if let reported = try? await data.mtu() {
@@ -73,6 +78,18 @@ final class BlueZRadioLink: RadioLink {
         let link = BlueZRadioLink(peer: peer, mtu: mtu, device: device, request: request)
         link.start(values: values, bluez: bluez)
         return link
+    }
+
+    /// Waits until both transfer characteristics are in the mirror under `device`.
+    private static func waitForCharacteristics(of device: Device1, bluez: BlueZ, timeout: Duration)
+        async throws(BlueZError) {
+        let path = device.path
+        let wanted = Set([BlueZTransferService.requestUUID.string, BlueZTransferService.dataUUID.string])
+        try await bluez.wait(timeout: timeout, "the transfer characteristics of \(path)") { tree in
+            let found = tree.paths(with: BlueZNames.gattCharacteristic1).filter { path.isAncestor(of: $0) }
+                .compactMap { try? tree.properties($0, BlueZNames.gattCharacteristic1)?["UUID"]?.get(String.self) }
+            return wanted.isSubset(of: Set(found.map { $0.lowercased() }))
+        }
     }
 
     /// Forwards notifications, and finishes the stream when the device is no longer connected (or is gone).

@@ -81,11 +81,18 @@ final class BlueZTransferService: TransferService {
         guard sent else { throw RadioError(.disconnected, "no central is subscribed to the data characteristic") }
     }
 
-    /// Whether the central's Device1 on this adapter still says Connected (unknown names count as connected).
+    /// Whether the central's Device1 on this adapter is connected (unknown names count as connected). The mirror
+    /// answers when it says yes; otherwise bluetoothd is asked, because a WriteValue can arrive before the
+    /// mirror has applied the PropertiesChanged that announced the connection.
     private func isConnected(_ central: PeerAddress) async -> Bool {
         guard let path = ObjectPath(rawValue: central.rawValue) else { return true }
-        guard let properties = try? await bluez.device(at: path).properties() else { return false }
-        return properties.connected
+        if (try? await bluez.device(at: path).properties())?.connected == true { return true }
+        let reply = try? await bluez.connection.call(
+            destination: BusName(stringLiteral: BlueZNames.service), path: path,
+            interface: InterfaceName(stringLiteral: BlueZNames.properties), member: "Get",
+            arguments: [.string(BlueZNames.device1), .string("Connected")], timeout: .seconds(5))
+        guard let first = reply?.first, case .variant(let variant) = first else { return false }
+        return (try? variant.get(Bool.self)) == true
     }
 
     /// Unregisters the application and ends `writes`. Idempotent.
