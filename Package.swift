@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "HandoffKit", targets: ["HandoffKit"]),
         .library(name: "HandoffTesting", targets: ["HandoffTesting"]),
         .executable(name: "handoff", targets: ["handoff"]),
+        .executable(name: "handoff-radio-scenarios", targets: ["handoff-radio-scenarios"]),
         .library(name: "BlueZ", targets: ["BlueZ"]),
         .library(name: "HandoffBlueZ", targets: ["HandoffBlueZ"]),
     ],
@@ -54,6 +55,11 @@ let package = Package(
             dependencies: ["HandoffCommandLine", "HandoffNotes", "HandoffClient"]
         ),
         .executableTarget(name: "dbus-bench", dependencies: ["DBus"], path: "bench/swift"),
+        // Tier 2 of HandoffBlueZ: two engines on hci0/hci1 over the VM's real bluetoothd (scripts/vm/scenarios.list).
+        .executableTarget(
+            name: "handoff-radio-scenarios",
+            dependencies: ["HandoffBlueZ", "HandoffKit", "HandoffTesting", "BlueZ", "DBus"]
+        ),
 
         // MARK: Tests
         .testTarget(name: "DBusTests", dependencies: ["DBus", "DBusTestSupport"]),
