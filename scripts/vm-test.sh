@@ -26,7 +26,7 @@ list=$here/scripts/vm/scenarios.list
 limit="" keep=0 verbose=0 debug=0 build=1
 selected=()
 
-usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 while (($#)); do
     case "$1" in
         --list) list=${2:-}; shift 2 || usage ;;

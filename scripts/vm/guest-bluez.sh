@@ -28,7 +28,11 @@ adapters=(hci0 hci1)
 die() { echo "guest-bluez: $*" >&2; exit 1; }
 say() { printf 'guest-bluez: [%s] %s\n' "$(cut -d' ' -f1 /proc/uptime)" "$*" >&2; }
 
-[[ -e /proc/self ]] || die "no /proc; this script runs inside the VM only"
+# Only inside the VM (guest-init.sh sets HANDOFF_IN_VM=1): on a host it would replace the system bus socket.
+if [[ "${HANDOFF_IN_VM:-}" != 1 ]]; then
+    echo "guest-bluez: runs only inside the VM started by scripts/vm-run.sh (HANDOFF_IN_VM=1 is not set)" >&2
+    exit 2
+fi
 mkdir -p "$state"
 logdir=${HANDOFF_VM_LOGDIR:-$(cat "$state/logdir" 2>/dev/null || echo "$state/logs")}
 mkdir -p "$logdir"
@@ -245,7 +249,7 @@ case "$cmd" in
         done
         ;;
     *)
-        sed -n '2,19p' "$0" >&2
+        sed -n '2,21p' "$0" >&2
         exit 2
         ;;
 esac

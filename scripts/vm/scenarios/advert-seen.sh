@@ -25,7 +25,7 @@ wait_until 20 bash -c "busctl --system get-property org.bluez /org/bluez/hci0 or
     ActiveInstances | grep -qx 'y 1'" || fail "advertisement not registered on hci0 (ActiveInstances != 1)"
 note "advertisement registered on hci0 ($a0)"
 
-"$(dirname "$0")/le-discover.py" hci1 60 >"$SCENARIO_TMP/discover.log" 2>&1 &
+"$(dirname "$0")/le-discover.py" hci1 60 4 >"$SCENARIO_TMP/discover.log" 2>&1 &
 discover=$!
 trap 'kill $discover 2>/dev/null; wait $discover; cat "$SCENARIO_TMP/discover.log" >&2; scenario_cleanup' EXIT
 

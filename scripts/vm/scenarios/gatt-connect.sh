@@ -29,7 +29,7 @@ wait_until 20 bash -c "busctl --system get-property org.bluez /org/bluez/hci0 or
 wait_until 20 bash -c "busctl --system get-property org.bluez /org/bluez/hci0 org.bluez.LEAdvertisingManager1 \
     ActiveInstances | grep -qx 'y 1'" || fail "advertisement not registered on hci0"
 
-"$(dirname "$0")/le-discover.py" hci1 60 >"$SCENARIO_TMP/discover.log" 2>&1 &
+"$(dirname "$0")/le-discover.py" hci1 60 4 >"$SCENARIO_TMP/discover.log" 2>&1 &
 discover=$!
 trap 'kill $discover 2>/dev/null; wait $discover; busctl --system call org.bluez $dev org.bluez.Device1 Disconnect \
     >/dev/null 2>&1; scenario_cleanup' EXIT
