@@ -35,7 +35,7 @@ public enum HandoffFixtures {
         -> [SimulatedDevice] {
         let stores = try pairedStores(names)
         var configuration = HandoffConfiguration(declaredTypes: try DeclaredActivityTypes(declaredTypes))
-        configuration.stallInterval = .milliseconds(200)
+        configuration.stallInterval = .milliseconds(500)
         configuration.beaconRotationInterval = nil
         configure(&configuration)
         var devices: [SimulatedDevice] = []

@@ -14,4 +14,14 @@ public struct RekeyMessage: Codable, Sendable, Equatable {
     public let nonce: Data
     /// The new group key, sealed with a key both ends derive with crypto_kx from their long-term keys.
     public let sealedKey: Data
+
+    /// Creates a message from its parts (normally `TrustStore.revoke(_:)` does this).
+    public init(from: UUID, to: UUID, epoch: UInt32, revoked: UUID, nonce: Data, sealedKey: Data) {
+        self.from = from
+        self.to = to
+        self.epoch = epoch
+        self.revoked = revoked
+        self.nonce = nonce
+        self.sealedKey = sealedKey
+    }
 }
