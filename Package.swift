@@ -55,6 +55,7 @@ let package = Package(
             dependencies: ["HandoffCommandLine", "HandoffNotes", "HandoffClient"]
         ),
         .executableTarget(name: "dbus-bench", dependencies: ["DBus"], path: "bench/swift"),
+        .executableTarget(name: "bluez-vm-scenarios", dependencies: ["BlueZ", "DBus"]),
         // Tier 2 of HandoffBlueZ: two engines on hci0/hci1 over the VM's real bluetoothd (scripts/vm/scenarios.list).
         .executableTarget(
             name: "handoff-radio-scenarios",

@@ -65,12 +65,23 @@ extension BlueZRadio {
                 await self?.received(event)
             }
         }
+        if let interval = options.discoveryRefresh {
+            let adapter = self.adapter
+            discoveryRefresher = Task {
+                while !Task.isCancelled {
+                    do { try await Task.sleep(for: interval) } catch { return }
+                    try? await adapter.restartDiscovery()
+                }
+            }
+        }
         debug("discovery started")
     }
 
     func stopDiscovery() {
         discoveryPump?.cancel()
         discoveryPump = nil
+        discoveryRefresher?.cancel()
+        discoveryRefresher = nil
         discovery?.stop()
         discovery = nil
         beacons = [:]

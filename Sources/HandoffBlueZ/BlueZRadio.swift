@@ -33,6 +33,7 @@ public actor BlueZRadio: Radio {
     var beacons: [ObjectPath: [UInt8]] = [:]
     var discovery: DeviceScan?
     var discoveryPump: Task<Void, Never>?
+    var discoveryRefresher: Task<Void, Never>?
     var adapterWatch: Task<Void, Never>?
     var restartingDiscovery = false
 

@@ -9,6 +9,11 @@ public struct BlueZRadioOptions: Sendable {
     /// How a new beacon reaches bluetoothd: PropertiesChanged on the exported LEAdvertisement1 (default; bluetoothd
     /// 5.66 re-reads the data in place) or UnregisterAdvertisement + RegisterAdvertisement.
     public var advertisementUpdate: AdvertisementRegistration.UpdateMethod = .propertiesChanged
+    /// Restart discovery (StopDiscovery + StartDiscovery, keeping the filter) this often while scanning; nil never.
+    /// Default 5 s. Controllers that filter duplicate reports, and btvirt, which reports an advertiser only when
+    /// scanning is enabled, would otherwise never show a changed beacon, and a report lost at the start of
+    /// discovery would hide a peer until the next restart.
+    public var discoveryRefresh: Duration? = .seconds(5)
     /// Connect attempts when the kernel aborts one locally (`le-connection-abort-by-local`). Default 4.
     public var connectAttempts = 4
     /// How long to wait for `ServicesResolved` after connecting. Default 20 s.

@@ -26,6 +26,7 @@ struct ScenarioDevice: Sendable {
         }
         // bluezoo reports discoverable advertisements only; set this to smoke-test scenarios on its bus.
         options.discoverable = ProcessInfo.processInfo.environment["HANDOFF_RADIO_DISCOVERABLE"] == "1"
+        options.discoveryRefresh = .seconds(3)       // btvirt reports an advertiser only when scanning starts
         adjust(&options)
         let radio = try await BlueZRadio(adapter: adapter, bluez: bluez, options: options)
         let counting = CountingRadio(radio)
