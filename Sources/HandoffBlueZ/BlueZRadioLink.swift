@@ -26,42 +26,18 @@ final class BlueZRadioLink: RadioLink {
 
     /// Connects (retrying `le-connection-abort-by-local`), waits for ServicesResolved, finds the transfer
     /// service's characteristics, subscribes to the data characteristic and reads the MTU.
-    static func open(to peer: PeerAddress, device: Device1, bluez: BlueZ, options: BlueZRadioOptions)
-        async throws -> BlueZRadioLink {
-        let known: Device1.Properties
-        do {
-            known = try await device.properties()
-        } catch {
-            throw RadioError(.unreachable, "\(peer) is not known to BlueZ (only scanned devices can be connected)")
-        }
-        if !known.connected {
-            do {
-                try await device.connect(attempts: options.connectAttempts)
-            } catch {
-                throw RadioError(error, while: "cannot connect to \(peer)", fallback: .unreachable)
-            }
-        }
-        do {
-            try await device.waitUntilServicesResolved(timeout: options.servicesResolvedTimeout)
-        } catch {
-            try? await device.disconnect(timeout: .seconds(5))
-            throw RadioError(error, while: "services of \(peer) did not resolve", fallback: .unreachable)
-        }
+    static func open(to peer: PeerAddress, device: Device1, bluez: BlueZ, options: BlueZRadioOptions,
+                     log: @escaping @Sendable (String) -> Void) async throws -> BlueZRadioLink {
+        try await establish(peer, device: device, bluez: bluez, options: options, log: log)
         let request: GattCharacteristic1
         let data: GattCharacteristic1
         do {
-            // The BlueZ layer may apply ServicesResolved before the InterfacesAdded of the characteristics (two
-            // signal streams), so wait for the characteristics themselves too.
-            try await waitForCharacteristics(of: device, bluez: bluez, timeout: options.servicesResolvedTimeout)
             request = try await device.characteristic(BlueZTransferService.requestUUID,
                                                       service: BlueZTransferService.serviceUUID)
             data = try await device.characteristic(BlueZTransferService.dataUUID,
                                                    service: BlueZTransferService.serviceUUID)
         } catch {
-            let services = await device.services().map(\.string).joined(separator: ", ")
-            try? await device.disconnect(timeout: .seconds(5))
-            throw RadioError(.unreachable, "\(peer) serves no handoff transfer service (\(error); its services: "
-                                 + "\(services.isEmpty ? "none" : services))")
+            throw RadioError(.unreachable, "\(peer) serves no handoff transfer service (\(error))")
         }
         var mtu = options.fallbackMTU
         if let reported = try? await data.mtu() {
@@ -76,28 +52,19 @@ final class BlueZRadioLink: RadioLink {
             throw RadioError(error, while: "cannot subscribe to \(peer)'s data characteristic", fallback: .disconnected)
         }
         let link = BlueZRadioLink(peer: peer, mtu: mtu, device: device, request: request)
-        link.start(values: values, bluez: bluez)
+        link.start(values: values, bluez: bluez, log: log)
+        log("link to \(peer) up, ATT MTU \(mtu)")
         return link
     }
 
-    /// Waits until both transfer characteristics are in the mirror under `device`.
-    private static func waitForCharacteristics(of device: Device1, bluez: BlueZ, timeout: Duration)
-        async throws(BlueZError) {
-        let path = device.path
-        let wanted = Set([BlueZTransferService.requestUUID.string, BlueZTransferService.dataUUID.string])
-        try await bluez.wait(timeout: timeout, "the transfer characteristics of \(path)") { tree in
-            let found = tree.paths(with: BlueZNames.gattCharacteristic1).filter { path.isAncestor(of: $0) }
-                .compactMap { try? tree.properties($0, BlueZNames.gattCharacteristic1)?["UUID"]?.get(String.self) }
-            return wanted.isSubset(of: Set(found.map { $0.lowercased() }))
-        }
-    }
-
     /// Forwards notifications, and finishes the stream when the device is no longer connected (or is gone).
-    private func start(values: AsyncStream<Data>, bluez: BlueZ) {
+    private func start(values: AsyncStream<Data>, bluez: BlueZ, log: @escaping @Sendable (String) -> Void) {
         let continuation = self.continuation
         let path = device.path
+        let peer = self.peer
         let pump = Task {
             for await value in values { continuation.yield([UInt8](value)) }
+            if !Task.isCancelled { log("link to \(peer): the notification subscription ended") }
             continuation.finish()
         }
         let watcher = Task {
@@ -106,6 +73,7 @@ final class BlueZRadioLink: RadioLink {
                 return (try? properties["Connected"]?.get(Bool.self)) != true
             }
             guard !Task.isCancelled else { return }
+            log("link to \(peer): the device is no longer connected")
             continuation.finish()
             pump.cancel()
         }

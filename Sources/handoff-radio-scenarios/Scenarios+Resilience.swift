@@ -11,7 +11,7 @@ extension Scenarios {
     @Sendable static func resumeAfterDisconnect() async throws -> String {
         let (source, target) = try await trustedPair()
         defer { Task { for device in [source, target] { await device.shutDown() } } }
-        let (_, remote) = try await offerNote(bytes: 512 * 1024, from: source, to: target)
+        let (_, remote) = try await offerNote(bytes: 128 * 1024, from: source, to: target)
         let transfer = Task { await target.engine.continueActivity(remote) }
         let central = await source.bluez.device(at: targetOnSource)
         try await within(.seconds(60), "the central to connect") {
@@ -29,10 +29,10 @@ extension Scenarios {
         guard let received = outcome.activity else {
             throw ScenarioFailure("no resume: \(String(describing: outcome.error))")
         }
-        try expect(received.userInfo["blob"] == .data(blob(512 * 1024)), "the resumed payload arrived altered")
+        try expect(received.userInfo["blob"] == .data(blob(128 * 1024)), "the resumed payload arrived altered")
         let connects = target.counting.connectCount
         try expect(connects > connectsBefore, "the transfer finished without reconnecting (it was over before the drop)")
-        return "512 KiB transfer dropped by the source after 1.5 s; target reconnected (\(connects) connections) and "
+        return "128 KiB transfer dropped by the source after 1.5 s; target reconnected (\(connects) connections) and "
             + "finished \(seconds(ContinuousClock.now - dropped)) s after the drop"
     }
 
@@ -42,7 +42,7 @@ extension Scenarios {
         let (source, target) = try await trustedPair(configure: { $0.maximumReconnects = 1 },
                                                      target: { $0.connectAttempts = 1 })
         defer { Task { for device in [source, target] { await device.shutDown() } } }
-        let (_, remote) = try await offerNote(bytes: 512 * 1024, from: source, to: target)
+        let (_, remote) = try await offerNote(bytes: 128 * 1024, from: source, to: target)
         let transfer = Task { await target.engine.continueActivity(remote) }
         let central = await source.bluez.device(at: targetOnSource)
         try await within(.seconds(60), "the central to connect") {
@@ -71,7 +71,7 @@ extension Scenarios {
         defer { Task { for device in [source, target] { await device.shutDown() } } }
         let (activity, remote) = try await offerNote(bytes: 3 * 1024, from: source, to: target)
         let killed = ContinuousClock.now
-        try runGuest(["restart-bluetoothd", "--signal", "KILL"])
+        try await runGuest(["restart-bluetoothd", "--signal", "KILL"])
         let ready = ContinuousClock.now
         let updates = await target.engine.availabilityUpdates()
         activity.userInfo = ["content": "after the restart", "blob": .data(blob(3 * 1024))]
@@ -88,13 +88,20 @@ extension Scenarios {
             + "after BlueZ was ready; continue OK, our processes untouched"
     }
 
-    /// Runs `guest-bluez.sh` (on PATH in the VM) and waits.
-    static func runGuest(_ arguments: [String]) throws {
+    /// Runs `guest-bluez.sh` (on PATH in the VM) and waits for it without blocking a thread.
+    static func runGuest(_ arguments: [String]) async throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["guest-bluez.sh"] + arguments
-        try process.run()
-        process.waitUntilExit()
-        try expect(process.terminationStatus == 0, "guest-bluez.sh \(arguments.joined(separator: " ")) failed")
+        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+            do {
+                try process.run()
+            } catch {
+                process.terminationHandler = nil
+                continuation.resume(throwing: error)
+            }
+        }
+        try expect(status == 0, "guest-bluez.sh \(arguments.joined(separator: " ")) exited \(status)")
     }
 }
