@@ -48,9 +48,22 @@ extension BlueZRadioLink {
                 return wanted.isSubset(of: Set(found.map { $0.lowercased() }))
             }
         } catch {
-            let services = await device.services().map(\.string).joined(separator: ", ")
-            throw RadioError(.unreachable, "\(peer) serves no handoff transfer service (\(error); its services: "
-                                 + "\(services.isEmpty ? "none" : services))")
+            throw RadioError(.unreachable, "\(peer) serves no handoff transfer service (\(error); "
+                                 + "\(await describe(path, bluez: bluez)))")
         }
+    }
+
+    /// What the mirror and bluetoothd say about a device, for error messages.
+    static func describe(_ path: ObjectPath, bluez: BlueZ) async -> String {
+        let tree = await bluez.tree
+        let mirrored = (try? tree.properties(path, BlueZNames.device1)?["Connected"]?.get(Bool.self)).map { "\($0)" }
+        let characteristics = tree.paths(with: BlueZNames.gattCharacteristic1).filter { path.isAncestor(of: $0) }
+            .map { "\($0.elements.suffix(2).joined(separator: "/"))=" + ((try? tree.properties($0,
+                BlueZNames.gattCharacteristic1)?["UUID"]?.get(String.self)) ?? "?") }
+        let services = tree.paths(with: BlueZNames.gattService1).filter { path.isAncestor(of: $0) }
+            .map { (try? tree.properties($0, BlueZNames.gattService1)?["UUID"]?.get(String.self)) ?? "?" }
+        let connected = await bluez.connectedNow(path).map { "\($0)" } ?? "unknown"
+        return "mirror: Connected=\(mirrored ?? "absent"), services \(services), characteristics \(characteristics); "
+            + "bluetoothd: Connected=\(connected)"
     }
 }

@@ -71,14 +71,18 @@ extension Scenarios {
         defer { Task { for device in [source, target] { await device.shutDown() } } }
         let (activity, remote) = try await offerNote(bytes: 3 * 1024, from: source, to: target)
         let killed = ContinuousClock.now
+        say("radio-restart: killing bluetoothd")
         try await runGuest(["restart-bluetoothd", "--signal", "KILL"])
         let ready = ContinuousClock.now
+        say("radio-restart: bluetoothd is back after \(seconds(ready - killed)) s; updating the note")
         let updates = await target.engine.availabilityUpdates()
         activity.userInfo = ["content": "after the restart", "blob": .data(blob(3 * 1024))]
+        say("radio-restart: waiting for the new beacon")
         let next = try await first(updates, "the beacon after the restart", limit: .seconds(60)) {
             $0.sequence > remote.sequence
         }
         let seenAfter = ContinuousClock.now - ready
+        say("radio-restart: new beacon seen after \(seconds(seenAfter)) s; continuing")
         let outcome = await target.engine.continueActivity(next)
         guard let received = outcome.activity else {
             throw ScenarioFailure("continue after the restart failed: \(String(describing: outcome.error))")
@@ -88,20 +92,13 @@ extension Scenarios {
             + "after BlueZ was ready; continue OK, our processes untouched"
     }
 
-    /// Runs `guest-bluez.sh` (on PATH in the VM) and waits for it without blocking a thread.
+    /// Runs `guest-bluez.sh` (on PATH in the VM) through `system()` on a Dispatch thread and awaits it, so no
+    /// cooperative thread blocks and nothing depends on Foundation's child-process monitoring.
     static func runGuest(_ arguments: [String]) async throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["guest-bluez.sh"] + arguments
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
+        let command = (["guest-bluez.sh"] + arguments).joined(separator: " ")
+        let status: Int32 = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: system(command)) }
         }
-        try expect(status == 0, "guest-bluez.sh \(arguments.joined(separator: " ")) exited \(status)")
+        try expect(status == 0, "\(command) exited with status \(status)")
     }
 }
