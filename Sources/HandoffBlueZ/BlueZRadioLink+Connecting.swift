@@ -5,7 +5,7 @@ import HandoffKit
 
 extension BlueZRadioLink {
     /// Connects unless bluetoothd says the device is connected, then waits until bluetoothd reports
-    /// `ServicesResolved` and the mirror shows the link up with both transfer characteristics.
+    /// `ServicesResolved` and the mirror holds both transfer characteristics.
     ///
     /// bluetoothd is asked directly first: after a drop, the mirror can still show the old `Connected` and
     /// `ServicesResolved`, and trusting it would make a link that closes at once.
@@ -39,10 +39,7 @@ extension BlueZRadioLink {
         let path = device.path
         let wanted = Set([BlueZTransferService.requestUUID.string, BlueZTransferService.dataUUID.string])
         do {
-            try await bluez.wait(timeout: .seconds(10), "\(path) connected with the transfer characteristics") { tree in
-                guard (try? tree.properties(path, BlueZNames.device1)?["Connected"]?.get(Bool.self)) == true else {
-                    return false
-                }
+            try await bluez.wait(timeout: .seconds(10), "the transfer characteristics of \(path)") { tree in
                 let found = tree.paths(with: BlueZNames.gattCharacteristic1).filter { path.isAncestor(of: $0) }
                     .compactMap { try? tree.properties($0, BlueZNames.gattCharacteristic1)?["UUID"]?.get(String.self) }
                 return wanted.isSubset(of: Set(found.map { $0.lowercased() }))

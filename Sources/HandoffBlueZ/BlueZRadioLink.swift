@@ -28,6 +28,16 @@ final class BlueZRadioLink: RadioLink {
     /// service's characteristics, subscribes to the data characteristic and reads the MTU.
     static func open(to peer: PeerAddress, device: Device1, bluez: BlueZ, options: BlueZRadioOptions,
                      log: @escaping @Sendable (String) -> Void) async throws -> BlueZRadioLink {
+        // Watch the device's own PropertiesChanged from before the connection is made: the BlueZ layer's mirror
+        // can miss a Connected change that races an InterfacesAdded (they travel on separate tasks).
+        let changes: AsyncStream<Message>
+        do {
+            changes = try await bluez.connection.signals(matching: MatchRule.signal(
+                interface: InterfaceName(stringLiteral: BlueZNames.properties), member: "PropertiesChanged",
+                path: device.path))
+        } catch {
+            throw RadioError(.failed, "cannot watch \(peer): \(error)")
+        }
         try await establish(peer, device: device, bluez: bluez, options: options, log: log)
         let request: GattCharacteristic1
         let data: GattCharacteristic1
@@ -52,13 +62,14 @@ final class BlueZRadioLink: RadioLink {
             throw RadioError(error, while: "cannot subscribe to \(peer)'s data characteristic", fallback: .disconnected)
         }
         let link = BlueZRadioLink(peer: peer, mtu: mtu, device: device, request: request)
-        link.start(values: values, bluez: bluez, log: log)
+        link.start(values: values, changes: changes, bluez: bluez, log: log)
         log("link to \(peer) up, ATT MTU \(mtu)")
         return link
     }
 
     /// Forwards notifications, and finishes the stream when the device is no longer connected (or is gone).
-    private func start(values: AsyncStream<Data>, bluez: BlueZ, log: @escaping @Sendable (String) -> Void) {
+    private func start(values: AsyncStream<Data>, changes: AsyncStream<Message>, bluez: BlueZ,
+                       log: @escaping @Sendable (String) -> Void) {
         let continuation = self.continuation
         let path = device.path
         let peer = self.peer
@@ -68,10 +79,7 @@ final class BlueZRadioLink: RadioLink {
             continuation.finish()
         }
         let watcher = Task {
-            try? await bluez.wait(timeout: .seconds(365 * 24 * 3600), "\(path) disconnected") { tree in
-                guard let properties = tree.properties(path, BlueZNames.device1) else { return true }
-                return (try? properties["Connected"]?.get(Bool.self)) != true
-            }
+            await Self.waitForDisconnection(of: path, changes: changes, bluez: bluez)
             guard !Task.isCancelled else { return }
             log("link to \(peer): the device is no longer connected")
             continuation.finish()
@@ -104,5 +112,30 @@ final class BlueZRadioLink: RadioLink {
         for task in tasks.withLock({ $0 }) { task.cancel() }
         continuation.finish()
         try? await device.disconnect(timeout: .seconds(5))
+    }
+
+    /// Returns when `path` reports `Connected` false in a PropertiesChanged, or when bluetoothd, asked every
+    /// two seconds, no longer says it is connected (the device object or bluetoothd went away).
+    private static func waitForDisconnection(of path: ObjectPath, changes: AsyncStream<Message>, bluez: BlueZ) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await message in changes {
+                    guard let arguments = try? message.arguments(), arguments.count >= 2,
+                          (try? String(dbusValue: arguments[0])) == BlueZNames.device1,
+                          let changed = try? [String: Variant](dbusValue: arguments[1]),
+                          let connected = try? changed["Connected"]?.get(Bool.self) else { continue }
+                    if !connected { return }
+                }
+            }
+            group.addTask {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(2))
+                    if Task.isCancelled { return }
+                    if await bluez.connectedNow(path) != true { return }
+                }
+            }
+            await group.next()
+            group.cancelAll()
+        }
     }
 }
