@@ -1,0 +1,141 @@
+import BlueZ
+import DBus
+import Foundation
+import HandoffKit
+import Synchronization
+
+/// A GATT client connection to a peer's transfer service: writes go to the request characteristic with response,
+/// notifications of the data characteristic arrive in `notifications`, which finishes when the device disconnects.
+final class BlueZRadioLink: RadioLink {
+    let peer: PeerAddress
+    let mtu: Int
+    let notifications: AsyncStream<[UInt8]>
+    private let device: Device1
+    private let request: GattCharacteristic1
+    private let continuation: AsyncStream<[UInt8]>.Continuation
+    private let tasks = Mutex<[Task<Void, Never>]>([])
+    private let closed = Mutex(false)
+
+    private init(peer: PeerAddress, mtu: Int, device: Device1, request: GattCharacteristic1) {
+        self.peer = peer
+        self.mtu = mtu
+        self.device = device
+        self.request = request
+        (notifications, continuation) = AsyncStream<[UInt8]>.makeStream(bufferingPolicy: .unbounded)
+    }
+
+    /// Connects (retrying `le-connection-abort-by-local`), waits for ServicesResolved, finds the transfer
+    /// service's characteristics, subscribes to the data characteristic and reads the MTU.
+    static func open(to peer: PeerAddress, device: Device1, bluez: BlueZ, options: BlueZRadioOptions,
+                     log: @escaping @Sendable (String) -> Void) async throws -> BlueZRadioLink {
+        // Watch the device's own PropertiesChanged from before the connection is made: the BlueZ layer's mirror
+        // can miss a Connected change that races an InterfacesAdded (they travel on separate tasks).
+        let changes: AsyncStream<Message>
+        do {
+            changes = try await bluez.connection.signals(matching: MatchRule.signal(
+                interface: InterfaceName(stringLiteral: BlueZNames.properties), member: "PropertiesChanged",
+                path: device.path))
+        } catch {
+            throw RadioError(.failed, "cannot watch \(peer): \(error)")
+        }
+        try await establish(peer, device: device, bluez: bluez, options: options, log: log)
+        let request: GattCharacteristic1
+        let data: GattCharacteristic1
+        do {
+            request = try await device.characteristic(BlueZTransferService.requestUUID,
+                                                      service: BlueZTransferService.serviceUUID)
+            data = try await device.characteristic(BlueZTransferService.dataUUID,
+                                                   service: BlueZTransferService.serviceUUID)
+        } catch {
+            throw RadioError(.unreachable, "\(peer) serves no handoff transfer service (\(error))")
+        }
+        var mtu = options.fallbackMTU
+        if let reported = try? await data.mtu() {
+            mtu = reported
+        } else if let reported = try? await request.mtu() {
+            mtu = reported
+        }
+        let values: AsyncStream<Data>
+        do {
+            values = try await data.notifications()
+        } catch {
+            throw RadioError(error, while: "cannot subscribe to \(peer)'s data characteristic", fallback: .disconnected)
+        }
+        let link = BlueZRadioLink(peer: peer, mtu: mtu, device: device, request: request)
+        link.start(values: values, changes: changes, bluez: bluez, log: log)
+        log("link to \(peer) up, ATT MTU \(mtu)")
+        return link
+    }
+
+    /// Forwards notifications, and finishes the stream when the device is no longer connected (or is gone).
+    private func start(values: AsyncStream<Data>, changes: AsyncStream<Message>, bluez: BlueZ,
+                       log: @escaping @Sendable (String) -> Void) {
+        let continuation = self.continuation
+        let path = device.path
+        let peer = self.peer
+        let pump = Task {
+            for await value in values { continuation.yield([UInt8](value)) }
+            if !Task.isCancelled { log("link to \(peer): the notification subscription ended") }
+            continuation.finish()
+        }
+        let watcher = Task {
+            await Self.waitForDisconnection(of: path, changes: changes, bluez: bluez)
+            guard !Task.isCancelled else { return }
+            log("link to \(peer): the device is no longer connected")
+            continuation.finish()
+            pump.cancel()
+        }
+        tasks.withLock { $0 = [pump, watcher] }
+    }
+
+    /// Writes `value` to the request characteristic with response.
+    func write(_ value: [UInt8]) async throws {
+        guard value.count <= WireProtocol.maximumValueLength else {
+            throw RadioError(.valueTooLong, "a write of \(value.count) bytes exceeds 512")
+        }
+        guard !closed.withLock({ $0 }) else { throw RadioError(.disconnected, "the link to \(peer) is closed") }
+        do {
+            try await request.write(Data(value), type: .request)
+        } catch {
+            let stillConnected = (try? await device.properties().connected) == true
+            throw RadioError(error, while: "write to \(peer) failed", fallback: stillConnected ? .failed : .disconnected)
+        }
+    }
+
+    /// Unsubscribes, ends `notifications` and disconnects the device. Idempotent.
+    func disconnect() async {
+        let wasClosed = closed.withLock { state -> Bool in
+            defer { state = true }
+            return state
+        }
+        guard !wasClosed else { return }
+        for task in tasks.withLock({ $0 }) { task.cancel() }
+        continuation.finish()
+        try? await device.disconnect(timeout: .seconds(5))
+    }
+
+    /// Returns when `path` reports `Connected` false in a PropertiesChanged, or when bluetoothd, asked every
+    /// two seconds, no longer says it is connected (the device object or bluetoothd went away).
+    private static func waitForDisconnection(of path: ObjectPath, changes: AsyncStream<Message>, bluez: BlueZ) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await message in changes {
+                    guard let arguments = try? message.arguments(), arguments.count >= 2,
+                          (try? String(dbusValue: arguments[0])) == BlueZNames.device1,
+                          let changed = try? [String: Variant](dbusValue: arguments[1]),
+                          let connected = try? changed["Connected"]?.get(Bool.self) else { continue }
+                    if !connected { return }
+                }
+            }
+            group.addTask {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(2))
+                    if Task.isCancelled { return }
+                    if await bluez.connectedNow(path) != true { return }
+                }
+            }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+}
