@@ -16,6 +16,8 @@ let package = Package(
         .library(name: "HandoffTesting", targets: ["HandoffTesting"]),
         .executable(name: "handoff", targets: ["handoff"]),
         .library(name: "BlueZ", targets: ["BlueZ"]),
+        .library(name: "HandoffDaemon", targets: ["HandoffDaemon"]),
+        .library(name: "HandoffDBusClient", targets: ["HandoffDBusClient"]),
     ],
     targets: [
         // MARK: C shims
@@ -48,8 +50,11 @@ let package = Package(
         .target(name: "HandoffClient"),
         .executableTarget(
             name: "handoff",
-            dependencies: ["HandoffCommandLine", "HandoffNotes", "HandoffClient"]
+            dependencies: ["HandoffCommandLine", "HandoffNotes", "HandoffClient", "HandoffDBusClient"]
         ),
+        // The daemon: the D-Bus API over a HandoffEngine, and the CLI's client for it.
+        .target(name: "HandoffDBusClient", dependencies: ["DBus", "HandoffClient"]),
+        .target(name: "HandoffDaemon", dependencies: ["HandoffKit", "DBus", "HandoffClient", "HandoffDBusClient"]),
         .executableTarget(name: "dbus-bench", dependencies: ["DBus"], path: "bench/swift"),
 
         // MARK: Tests
@@ -58,6 +63,11 @@ let package = Package(
         .testTarget(name: "HandoffKitTests", dependencies: ["HandoffKit", "HandoffTesting"]),
         .testTarget(name: "HandoffCommandLineTests", dependencies: ["HandoffCommandLine"]),
         .testTarget(name: "HandoffNotesTests", dependencies: ["HandoffNotes"]),
+        .testTarget(
+            name: "HandoffDaemonTests",
+            dependencies: ["HandoffDaemon", "HandoffDBusClient", "HandoffClient", "HandoffTesting", "HandoffKit",
+                           "DBus", "DBusTestSupport"]
+        ),
         .testTarget(name: "CLITests", dependencies: ["HandoffNotes", "handoff"], exclude: ["zsh-complete.zsh"]),
     ]
 )
