@@ -15,9 +15,11 @@ let package = Package(
         .library(name: "HandoffKit", targets: ["HandoffKit"]),
         .library(name: "HandoffTesting", targets: ["HandoffTesting"]),
         .executable(name: "handoff", targets: ["handoff"]),
+        .executable(name: "handoff-radio-scenarios", targets: ["handoff-radio-scenarios"]),
         .library(name: "BlueZ", targets: ["BlueZ"]),
         .library(name: "HandoffDaemon", targets: ["HandoffDaemon"]),
         .library(name: "HandoffDBusClient", targets: ["HandoffDBusClient"]),
+        .library(name: "HandoffBlueZ", targets: ["HandoffBlueZ"]),
     ],
     targets: [
         // MARK: C shims
@@ -38,6 +40,8 @@ let package = Package(
 
         // MARK: BlueZ layer
         .target(name: "BlueZ", dependencies: ["DBus"]),
+        // HandoffKit's Radio over the BlueZ layer.
+        .target(name: "HandoffBlueZ", dependencies: ["HandoffKit", "BlueZ", "DBus"]),
 
         // MARK: HandoffKit
         .target(name: "HandoffKit", dependencies: ["CSodium"]),
@@ -56,10 +60,17 @@ let package = Package(
         .target(name: "HandoffDBusClient", dependencies: ["DBus", "HandoffClient"]),
         .target(name: "HandoffDaemon", dependencies: ["HandoffKit", "DBus", "HandoffClient", "HandoffDBusClient"]),
         .executableTarget(name: "dbus-bench", dependencies: ["DBus"], path: "bench/swift"),
+        .executableTarget(name: "bluez-vm-scenarios", dependencies: ["BlueZ", "DBus"]),
+        // Tier 2 of HandoffBlueZ: two engines on hci0/hci1 over the VM's real bluetoothd (scripts/vm/scenarios.list).
+        .executableTarget(
+            name: "handoff-radio-scenarios",
+            dependencies: ["HandoffBlueZ", "HandoffKit", "HandoffTesting", "BlueZ", "DBus"]
+        ),
 
         // MARK: Tests
         .testTarget(name: "DBusTests", dependencies: ["DBus", "DBusTestSupport"]),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "DBus", "DBusTestSupport"]),
+        .testTarget(name: "HandoffBlueZTests", dependencies: ["HandoffBlueZ", "HandoffKit", "HandoffTesting", "BlueZ"]),
         .testTarget(name: "HandoffKitTests", dependencies: ["HandoffKit", "HandoffTesting"]),
         .testTarget(name: "HandoffCommandLineTests", dependencies: ["HandoffCommandLine"]),
         .testTarget(name: "HandoffNotesTests", dependencies: ["HandoffNotes"]),

@@ -58,7 +58,8 @@ python=$here/.venv/bin/python
 command -v dbus-daemon >/dev/null || die "dbus-daemon is missing; run scripts/deps.sh test (package dbus)"
 command -v busctl >/dev/null || die "busctl is missing; run scripts/deps.sh test (package systemd)"
 
-dir=$(mktemp -d /tmp/handoff-bluezoo.XXXXXX) || die "cannot create a folder in /tmp"
+# Mode 755: other local users may connect, as to the real system bus (policy tests run a second user).
+dir=$(mktemp -d /tmp/handoff-bluezoo.XXXXXX) && chmod 755 "$dir" || die "cannot create a folder in /tmp"
 socket=$dir/system_bus_socket
 address=unix:path=$socket
 me=$(id -un)

@@ -22,8 +22,9 @@
 #   --quiet          console output only to console.log, not to stdout
 #
 # Exit status: COMMAND's own; 124 when the VM hit --timeout; 125 when the VM or BlueZ did not come up;
-# 2 for bad usage. The run folder (kept on failure, path printed) holds console.log, command.log,
-# bluetoothd.log, dbus.log, btvirt.log, btmon.log, hci.btsnoop (open with `btmon -r`), timings.
+# 130 when vm-run.sh was interrupted (SIGINT/SIGTERM/SIGHUP; the VM is stopped); 2 for bad usage.
+# The run folder (kept on failure, path printed) holds console.log, command.log, bluetoothd.log, dbus.log,
+# btvirt.log, btmon.log, hci.btsnoop (open with `btmon -r`), timings.
 #
 # Example:
 #   scripts/vm-run.sh --mtu 48 -- .build/debug/BlueZScenarios gatt-64k
@@ -33,7 +34,7 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 mtu=517 privacy=off debug=0 experimental=0 limit=300 run="" keep=0 quiet=0
 
-usage() { sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 fail() { echo "vm-run: $*" >&2; exit 125; }
 
 while (($#)); do
@@ -114,7 +115,8 @@ else
         </dev/null > >(tee "$run/console.log") 2>&1 &
 fi
 vm=$!
-trap 'kill -TERM "$vm" 2>/dev/null' INT TERM HUP
+interrupted=0
+trap 'interrupted=1; kill -TERM "$vm" 2>/dev/null' INT TERM HUP
 while :; do
     wait "$vm"
     vm_rc=$?
@@ -127,7 +129,10 @@ wait "$watcher" 2>/dev/null
 echo "total_ms=$(ms_since "$start")" >>"$run/timings"
 [[ -e "$run/ready" ]] && echo "guest_uptime_at_ready_s=$(cat "$run/ready")" >>"$run/timings"
 
-if [[ $vm_rc == 124 || $vm_rc == 137 ]] && [[ ! -e "$run/exit-code" ]]; then
+if ((interrupted)) && [[ ! -e "$run/exit-code" ]]; then
+    rc=130
+    echo "vm-run: interrupted; the VM was stopped" >&2
+elif [[ $vm_rc == 124 || $vm_rc == 137 ]] && [[ ! -e "$run/exit-code" ]]; then
     rc=124
     echo "vm-run: the VM did not finish within ${limit}s and was killed" >&2
 elif [[ -e "$run/exit-code" ]]; then

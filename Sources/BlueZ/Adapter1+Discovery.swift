@@ -10,6 +10,13 @@ extension Adapter1 {
         try await bluez.scan(on: self, filter: filter)
     }
 
+    /// Stops and starts discovery again, keeping the filter. Useful with virtual controllers (btvirt) that send
+    /// an advertiser's report only once when scanning starts, and under load can lose it.
+    public func restartDiscovery() async throws(BlueZError) {
+        _ = try? await bluez.call(path, BlueZNames.adapter1, "StopDiscovery")
+        _ = try await bluez.call(path, BlueZNames.adapter1, "StartDiscovery")
+    }
+
     /// Removes a device from bluetoothd (forgetting its bond), so the next advertisement makes a fresh object.
     public func removeDevice(_ device: Device1) async throws(BlueZError) {
         _ = try await bluez.call(path, BlueZNames.adapter1, "RemoveDevice", [.objectPath(device.path)])

@@ -42,6 +42,7 @@ extension BlueZ {
             publish(tree.clear())
             markRegistrationsLost()
         } else {
+            ownerAppearedAt = .now
             debug("org.bluez is back as \(newOwner?.rawValue ?? "?"); re-reading its objects")
             await resynchronise()
         }

@@ -60,9 +60,12 @@ extension BlueZ {
         return path
     }
 
-    /// Whether a registration is currently registered with bluetoothd, and how often it was restored.
-    public func registrationState(_ path: ObjectPath) -> (active: Bool, restoreCount: Int)? {
-        registrations.values.first { $0.path == path }.map { ($0.active, $0.restoreCount) }
+    /// Whether a registration is currently registered with bluetoothd, how often it was restored after
+    /// bluetoothd came back, and when it was last registered.
+    public func registrationState(_ path: ObjectPath)
+        -> (active: Bool, restoreCount: Int, registeredAt: ContinuousClock.Instant?)?
+    {
+        registrations.values.first { $0.path == path }.map { ($0.active, $0.restoreCount, $0.registeredAt) }
     }
 
     func addRegistration(_ registration: Registration) -> UInt64 {

@@ -24,6 +24,8 @@ public actor BlueZ {
     public internal(set) var owner: BusName?
     /// How many times bluetoothd (re)appeared since we connected; 1 after a normal start.
     public internal(set) var generation = 0
+    /// When `org.bluez` last got a new owner (bluetoothd started or restarted) while we watched.
+    public internal(set) var ownerAppearedAt: ContinuousClock.Instant?
 
     var changeWatchers: [UInt64: AsyncStream<[ObjectTree.Change]>.Continuation] = [:]
     var registrations: [UInt64: Registration] = [:]

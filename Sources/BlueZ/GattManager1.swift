@@ -75,7 +75,8 @@ extension BlueZ {
     static func descriptorInterface(_ descriptor: GattApplication.Descriptor, characteristic: ObjectPath)
         -> ExportedInterface
     {
-        var interface = ExportedInterface(InterfaceName(stringLiteral: BlueZNames.gattDescriptor1))
+        var interface = ExportedInterface(
+            InterfaceName(stringLiteral: BlueZNames.gattDescriptor1), callOrder: .serial)
         let uuid = descriptor.uuid.string
         let flags = descriptor.flags.map(\.rawValue).sorted()
         interface.property("UUID", get: { uuid })
@@ -102,7 +103,8 @@ extension BlueZ {
         _ characteristic: GattApplication.Characteristic, path: ObjectPath, service: ObjectPath,
         state: LockedBox<GattServerState>
     ) -> ExportedInterface {
-        var interface = ExportedInterface(InterfaceName(stringLiteral: BlueZNames.gattCharacteristic1))
+        var interface = ExportedInterface(
+            InterfaceName(stringLiteral: BlueZNames.gattCharacteristic1), callOrder: .serial)
         let uuid = characteristic.uuid.string
         let flags = characteristic.flags.map(\.rawValue).sorted()
         let canNotify = !characteristic.flags.isDisjoint(with: GattFlag.notifyFamily)

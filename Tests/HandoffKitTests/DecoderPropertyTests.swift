@@ -5,8 +5,11 @@ import XCTest
 
 /// Decoders must never trap: thousands of seeded random and mutated inputs go through each of them.
 /// A crash fails the whole run; a thrown error or nil is the expected answer for garbage.
+/// `HANDOFF_FUZZ_SCALE=N` multiplies the number of inputs (a longer campaign); `HANDOFF_FUZZ_SEED` changes the seed.
 final class DecoderPropertyTests: XCTestCase {
-    private var generator = SeededGenerator(seed: 0x5EED_F00D)
+    private var generator = SeededGenerator(seed: ProcessInfo.processInfo.environment["HANDOFF_FUZZ_SEED"]
+        .flatMap { UInt64($0) } ?? 0x5EED_F00D)
+    private let scale = max(1, ProcessInfo.processInfo.environment["HANDOFF_FUZZ_SCALE"].flatMap { Int($0) } ?? 1)
 
     private func random(maxLength: Int) -> [UInt8] {
         generator.bytes(Int.random(in: 0...maxLength, using: &generator))
@@ -48,7 +51,7 @@ final class DecoderPropertyTests: XCTestCase {
             TransferFrame.error(context: Array(repeating: 0, count: 8), code: 4612, message: "no").encoded(),
         ]
         var accepted = 0
-        for round in 0..<6000 {
+        for round in 0..<(6000 * scale) {
             let input = round.isMultiple(of: 2) ? random(maxLength: 80) : mutate(seeds[round % seeds.count])
             if let frame = try? TransferFrame.decode(input) {
                 accepted += 1
@@ -68,7 +71,7 @@ final class DecoderPropertyTests: XCTestCase {
         let codec = BeaconCodec(group: group, devices: [device, UUID()])
         let valid = codec.seal(device: device, typeTag: [9, 9, 9, 9], sequence: 1)
         var forged = 0
-        for round in 0..<6000 {
+        for round in 0..<(6000 * scale) {
             let input = round.isMultiple(of: 2) ? random(maxLength: 40) : mutate(valid)
             if let opened = codec.open(input), input != valid { forged += 1; XCTFail("accepted \(input) as \(opened)") }
         }
@@ -81,7 +84,7 @@ final class DecoderPropertyTests: XCTestCase {
         snapshot.userInfo = ["a": [1, 2, ["b": "c"]], "d": .data(Data([1, 2, 3])), "u": .url(URL(string: "https://x.org")!)]
         snapshot.keywords = ["k"]
         let valid = [UInt8](try snapshot.encodedPayload())
-        for round in 0..<3000 {
+        for round in 0..<(3000 * scale) {
             let input = round.isMultiple(of: 3) ? random(maxLength: 200) : mutate(valid)
             _ = try? ActivitySnapshot(payload: Data(input))
             _ = try? PlistValue.dictionary(fromPropertyList: Data(input))
@@ -96,7 +99,7 @@ final class DecoderPropertyTests: XCTestCase {
         let opener = TransferSealer(header: header, keys: keys, source: source)
         let metadata = Array(stream[header.range(ofRecord: 0)])
         let record = Array(stream[header.range(ofRecord: 1)])
-        for round in 0..<3000 {
+        for round in 0..<(3000 * scale) {
             let meta = round.isMultiple(of: 2) ? random(maxLength: 64) : mutate(metadata)
             XCTAssertNil(meta == metadata ? nil : opener.openMetadata(meta))
             let chunk = round.isMultiple(of: 2) ? random(maxLength: 1100) : mutate(record)
@@ -111,7 +114,7 @@ final class DecoderPropertyTests: XCTestCase {
         var responder = try PairingResponder(store: try TrustStore.create(deviceName: "other"))
         let hello = initiator.hello()
         let commit = try responder.receiveHello(hello)
-        for round in 0..<2000 {
+        for round in 0..<(2000 * scale) {
             var i = try PairingInitiator(store: store)
             var r = try PairingResponder(store: store)
             let garbage = round.isMultiple(of: 2) ? random(maxLength: 120) : mutate(round.isMultiple(of: 3) ? hello : commit)
@@ -133,7 +136,7 @@ final class DecoderPropertyTests: XCTestCase {
         let link = try await ether.makeRadio(address: "sim:fuzzer").connect(to: source.radio.address)
         let request = TransferFrame.request(sequence: 1, nonce: Array(repeating: 1, count: 8),
                                             mac: Array(repeating: 2, count: 16)).encoded()
-        for round in 0..<500 {
+        for round in 0..<(500 * scale) {
             try await link.write(round.isMultiple(of: 2) ? random(maxLength: 60) : mutate(request))
             await ether.inject(beacon: round.isMultiple(of: 2) ? random(maxLength: 30) : mutate([1] + random(maxLength: 23)),
                                from: PeerAddress("sim:fuzzer"))

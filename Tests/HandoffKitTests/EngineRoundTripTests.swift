@@ -1,16 +1,16 @@
 import Foundation
 @testable import HandoffKit
 import HandoffTesting
+import Synchronization
 import XCTest
 
 final class EngineRoundTripTests: XCTestCase {
     /// A note editor on the receiving side, restored through the restoration handler.
-    final class NoteEditor: UserActivityRestoring, @unchecked Sendable {
-        private let lock = NSLock()
-        private var _text: String?
-        var text: String? { lock.withLock { _text } }
+    final class NoteEditor: UserActivityRestoring {
+        private let content = Mutex<String?>(nil)
+        var text: String? { content.withLock { $0 } }
         func restoreUserActivityState(_ activity: UserActivity) {
-            lock.withLock { _text = activity.userInfo["content"]?.stringValue }
+            content.withLock { $0 = activity.userInfo["content"]?.stringValue }
         }
     }
 

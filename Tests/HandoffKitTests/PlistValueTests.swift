@@ -66,6 +66,23 @@ final class PlistValueTests: XCTestCase {
         }
     }
 
+    func testSetsAndNonStringKeysAreRefusedBeforeFoundationSeesThem() throws {
+        // Regression: a mutated payload holding a set once crashed Foundation's bridging (DecoderPropertyTests).
+        var bytes = [UInt8](try PlistValue.binaryPropertyList(from: ["k": [1, 2]]))
+        let array = try XCTUnwrap(bytes.firstIndex(of: 0xA2))
+        bytes[array] = 0xC2
+        XCTAssertThrowsError(try PlistValue.dictionary(fromPropertyList: Data(bytes))) { error in
+            XCTAssertEqual((error as? HandoffError)?.code, .corruptPayload)
+            XCTAssertTrue("\(error)".contains("unsupported object type 0xc2"), "\(error)")
+        }
+        var keyed = [UInt8](try PlistValue.binaryPropertyList(from: ["k": 1]))
+        let key = try XCTUnwrap(keyed.firstIndex(of: 0x51))   // ASCII string of length 1: "k"
+        keyed[key] = 0x10                                       // now a one-byte integer
+        XCTAssertThrowsError(try PlistValue.dictionary(fromPropertyList: Data(keyed))) { error in
+            XCTAssertTrue("\(error)".contains("key is not a string"), "\(error)")
+        }
+    }
+
     func testExcessiveNestingIsRefused() throws {
         var value: PlistValue = "leaf"
         for _ in 0..<100 { value = .array([value]) }

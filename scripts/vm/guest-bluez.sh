@@ -5,11 +5,14 @@
 #   guest-bluez.sh start-stack                    modules, dbus-daemon, bluetoothd, btvirt, btmon; waits for ready
 #   guest-bluez.sh stop-stack                     stops all of them (btmon last, so the trace is complete)
 #   guest-bluez.sh restart-bluetoothd [options]   kills bluetoothd, starts it again, waits until both adapters
-#                                                 are powered; options: --mtu N, --privacy MODE, --signal SIG
-#                                                 (TERM by default; KILL to simulate a crash), --no-wait
-#   guest-bluez.sh ensure-bluetoothd [--mtu N] [--privacy MODE]
+#                                                 are powered; options: --mtu N, --privacy MODE,
+#                                                 --experimental 0|1 (bluetoothd -E), --signal SIG (TERM by
+#                                                 default; KILL to simulate a crash), --no-wait; settings not
+#                                                 given stay as they were
+#   guest-bluez.sh ensure-bluetoothd [--mtu N] [--privacy MODE] [--experimental 0|1]
 #                                                 restarts bluetoothd only if it is down or runs other settings
-#   guest-bluez.sh stop-bluetoothd [--signal SIG] / start-bluetoothd [--mtu N] [--privacy MODE]
+#                                                 (settings not given: the VM's defaults)
+#   guest-bluez.sh stop-bluetoothd [--signal SIG] / start-bluetoothd [settings]
 #   guest-bluez.sh wait-ready [SECONDS]           waits until hci0 and hci1 report Powered (default 30 s)
 #   guest-bluez.sh btmon-rotate FILE              stops btmon and starts a new one writing to FILE
 #   guest-bluez.sh status                         prints the running settings and the adapters' Powered state
@@ -25,7 +28,11 @@ adapters=(hci0 hci1)
 die() { echo "guest-bluez: $*" >&2; exit 1; }
 say() { printf 'guest-bluez: [%s] %s\n' "$(cut -d' ' -f1 /proc/uptime)" "$*" >&2; }
 
-[[ -e /proc/self ]] || die "no /proc; this script runs inside the VM only"
+# Only inside the VM (guest-init.sh sets HANDOFF_IN_VM=1): on a host it would replace the system bus socket.
+if [[ "${HANDOFF_IN_VM:-}" != 1 ]]; then
+    echo "guest-bluez: runs only inside the VM started by scripts/vm-run.sh (HANDOFF_IN_VM=1 is not set)" >&2
+    exit 2
+fi
 mkdir -p "$state"
 logdir=${HANDOFF_VM_LOGDIR:-$(cat "$state/logdir" 2>/dev/null || echo "$state/logs")}
 mkdir -p "$logdir"
@@ -84,9 +91,10 @@ start_dbus() {
     die "dbus-daemon did not answer within 10 s; see $logdir/dbus.log"
 }
 
-# write_main_conf MTU PRIVACY: the main.conf bluetoothd runs with; the values tests depend on are explicit.
+# write_main_conf MTU PRIVACY EXPERIMENTAL: the main.conf bluetoothd runs with; what tests depend on is explicit.
 write_main_conf() {
-    local mtu=$1 privacy=$2
+    local mtu=$1 privacy=$2 experimental=$3
+    [[ "$experimental" =~ ^[01]$ ]] || die "--experimental must be 0 or 1, not $experimental"
     ((mtu >= 48 && mtu <= 517)) || die "ExchangeMTU must be 48..517 (below 48 bluetoothd registers no adapter), not $mtu"
     case "$privacy" in off | device | network) ;; *) die "Privacy must be off, device or network, not $privacy" ;; esac
     cat >"$state/main.conf" <<EOF
@@ -100,23 +108,25 @@ ExchangeMTU = $mtu
 [Policy]
 AutoEnable = true
 EOF
-    printf '%s %s\n' "$mtu" "$privacy" >"$state/settings"
+    printf '%s %s %s\n' "$mtu" "$privacy" "$experimental" >"$state/settings"
 }
 
 start_bluetoothd() {
     local mtu=${opt_mtu:-$(cut -d' ' -f1 "$state/settings" 2>/dev/null || echo "${HANDOFF_VM_MTU:-517}")}
     local privacy=${opt_privacy:-$(cut -d' ' -f2 "$state/settings" 2>/dev/null || echo "${HANDOFF_VM_PRIVACY:-off}")}
+    local experimental=${opt_experimental:-$(cut -d' ' -f3 "$state/settings" 2>/dev/null \
+        || echo "${HANDOFF_VM_BLUETOOTHD_EXPERIMENTAL:-0}")}
     pid_alive "$(pid_of bluetoothd)" && die "bluetoothd is already running"
-    write_main_conf "$mtu" "$privacy"
+    write_main_conf "$mtu" "$privacy" "$experimental"
     local flags=(-n -f "$state/main.conf")
     [[ "${HANDOFF_VM_BLUETOOTHD_DEBUG:-0}" == 1 ]] && flags+=(-d)
-    [[ "${HANDOFF_VM_BLUETOOTHD_EXPERIMENTAL:-0}" == 1 ]] && flags+=(-E)
+    [[ "$experimental" == 1 ]] && flags+=(-E)
     echo "=== bluetoothd ${flags[*]} (ExchangeMTU=$mtu Privacy=$privacy) at uptime $(cut -d' ' -f1 /proc/uptime)" \
         >>"$logdir/bluetoothd.log"
     cat "$state/main.conf" >>"$logdir/bluetoothd.log"
     setsid "$bluetoothd" "${flags[@]}" </dev/null >>"$logdir/bluetoothd.log" 2>&1 &
     echo $! >"$state/bluetoothd.pid"
-    say "bluetoothd started (pid $!, ExchangeMTU=$mtu, Privacy=$privacy)"
+    say "bluetoothd started (pid $!, ExchangeMTU=$mtu, Privacy=$privacy, experimental=$experimental)"
 }
 
 adapter_powered() {
@@ -157,11 +167,12 @@ start_btvirt() {
 }
 
 parse_opts() {
-    opt_mtu="" opt_privacy="" opt_signal=TERM opt_wait=1
+    opt_mtu="" opt_privacy="" opt_experimental="" opt_signal=TERM opt_wait=1
     while (($#)); do
         case "$1" in
             --mtu) opt_mtu=${2:?--mtu needs a value}; shift 2 ;;
             --privacy) opt_privacy=${2:?--privacy needs a value}; shift 2 ;;
+            --experimental) opt_experimental=${2:?--experimental needs 0 or 1}; shift 2 ;;
             --signal) opt_signal=${2:?--signal needs a value}; shift 2 ;;
             --no-wait) opt_wait=0; shift ;;
             *) die "unknown option '$1'" ;;
@@ -210,9 +221,11 @@ case "$cmd" in
     ensure-bluetoothd)
         parse_opts "$@"
         want_mtu=${opt_mtu:-${HANDOFF_VM_MTU:-517}} want_privacy=${opt_privacy:-${HANDOFF_VM_PRIVACY:-off}}
-        if ! pid_alive "$(pid_of bluetoothd)" || [[ "$(cat "$state/settings" 2>/dev/null)" != "$want_mtu $want_privacy" ]]; then
+        want_experimental=${opt_experimental:-${HANDOFF_VM_BLUETOOTHD_EXPERIMENTAL:-0}}
+        want="$want_mtu $want_privacy $want_experimental"
+        if ! pid_alive "$(pid_of bluetoothd)" || [[ "$(cat "$state/settings" 2>/dev/null)" != "$want" ]]; then
             stop_proc bluetoothd TERM 5
-            opt_mtu=$want_mtu opt_privacy=$want_privacy
+            opt_mtu=$want_mtu opt_privacy=$want_privacy opt_experimental=$want_experimental
             start_bluetoothd
         fi
         wait_ready "${HANDOFF_VM_READY_TIMEOUT:-30}"
@@ -226,7 +239,7 @@ case "$cmd" in
         start_btmon "$1"
         ;;
     status)
-        echo "settings (ExchangeMTU Privacy): $(cat "$state/settings" 2>/dev/null || echo none)"
+        echo "settings (ExchangeMTU Privacy experimental): $(cat "$state/settings" 2>/dev/null || echo none)"
         for n in dbus bluetoothd btvirt btmon; do
             p=$(pid_of "$n")
             if pid_alive "$p"; then echo "$n: running (pid $p)"; else echo "$n: not running"; fi
@@ -236,7 +249,7 @@ case "$cmd" in
         done
         ;;
     *)
-        sed -n '2,19p' "$0" >&2
+        sed -n '2,21p' "$0" >&2
         exit 2
         ;;
 esac

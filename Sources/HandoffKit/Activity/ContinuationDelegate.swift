@@ -1,9 +1,3 @@
-/// Something the receiving app restores from a continued activity, as UIUserActivityRestoring.
-public protocol UserActivityRestoring: Sendable {
-    /// Restores this object's state from `activity` (for example fills a note editor).
-    func restoreUserActivityState(_ activity: UserActivity)
-}
-
 /// The receiving app's side of Handoff, as the UIApplicationDelegate continuation methods.
 public protocol ContinuationDelegate: AnyObject, Sendable {
     /// Asked before any payload moves. Return false to decline this activity type now.

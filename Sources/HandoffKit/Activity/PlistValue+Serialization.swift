@@ -14,8 +14,10 @@ extension PlistValue {
         }
     }
 
-    /// Parses a property list (binary or XML) whose root is a dictionary. Never traps on bad input.
+    /// Parses a binary property list whose root is a dictionary. Never traps on bad input: the structure is
+    /// checked by `BinaryPlistValidator` before Foundation sees it.
     public static func dictionary(fromPropertyList data: Data) throws -> [String: PlistValue] {
+        try BinaryPlistValidator.validate([UInt8](data))
         let object: Any
         do {
             object = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)

@@ -20,9 +20,7 @@ package enum Sodium {
 
     /// `count` bytes from libsodium's CSPRNG.
     package static func randomBytes(_ count: Int) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: max(count, 1))
-        out.withUnsafeMutableBytes { randombytes_buf($0.baseAddress!, count) }
-        return Array(out.prefix(count))
+        withOutput(count) { randombytes_buf($0, count) }
     }
 
     /// A uniformly random integer below `upperBound` (libsodium's randombytes_uniform).
@@ -34,13 +32,19 @@ package enum Sodium {
     /// non-null parameters require) and the byte count.
     private static func withInput<R>(_ bytes: [UInt8], _ body: (UnsafePointer<UInt8>, Int) -> R) -> R {
         let backing = bytes.isEmpty ? [0] : bytes
-        return backing.withUnsafeBufferPointer { body($0.baseAddress!, bytes.count) }
+        return backing.withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { preconditionFailure("a non-empty array always has storage") }
+            return body(base, bytes.count)
+        }
     }
 
     /// Calls `body` with a writable buffer of `count` bytes (at least one allocated) and returns its first `count`.
     private static func withOutput(_ count: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Void) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: max(count, 1))
-        out.withUnsafeMutableBufferPointer { body($0.baseAddress!) }
+        out.withUnsafeMutableBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { preconditionFailure("a non-empty array always has storage") }
+            body(base)
+        }
         return Array(out.prefix(count))
     }
 

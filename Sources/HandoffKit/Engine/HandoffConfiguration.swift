@@ -5,7 +5,7 @@ public struct HandoffConfiguration: Sendable {
     /// Hard payload limit in bytes, checked on the source before advertising and on the target before fetching.
     /// Default 1 MiB (Apple's soft guidance is 3 KB).
     public var maximumPayloadSize = 1 << 20
-    /// Plaintext bytes per sealed record (default 4096; at most 65535).
+    /// Plaintext bytes per sealed record (default 4096; 256...65535, receivers refuse smaller records).
     public var recordSize = 4096
     /// How long the client waits without progress before re-asking (default 2 s). After `maximumStalls`
     /// such waits in a row the continuation fails with `remoteApplicationTimedOut`.

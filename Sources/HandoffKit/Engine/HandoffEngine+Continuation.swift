@@ -18,6 +18,10 @@ extension HandoffEngine {
                 if !askedAlready, !(delegate?.willContinue(activityType: type) ?? true) {
                     throw TransferClient.Declined(activityType: type)
                 }
+                guard header.recordSize >= 256 || header.recordCount <= 1 else {
+                    throw HandoffError(.corruptPayload, "the source chose records of \(header.recordSize) bytes; "
+                                           + "at least 256 are required", activityType: type)
+                }
                 guard Int(header.payloadLength) <= limit else {
                     throw HandoffError(.userInfoTooLarge, "the payload is \(header.payloadLength) bytes; this device "
                                            + "accepts at most \(limit) bytes", activityType: type)

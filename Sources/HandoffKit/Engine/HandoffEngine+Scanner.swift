@@ -7,7 +7,11 @@ extension HandoffEngine {
             handlePairingBeacon(name: name, event: event)
             return
         }
-        guard let beacon = beaconCodec.open(event.beacon), beacon.device != trust.identity.id,
+        guard let beacon = beaconCodec.open(event.beacon) else {
+            handleOldKeyBeacon(event)
+            return
+        }
+        guard beacon.device != trust.identity.id,
               let device = trust.devices.first(where: { $0.id == beacon.device }) else { return }
         if var state = seen[beacon.device] {
             if beacon.sequence < state.sequence { return }                        // an old beacon replayed

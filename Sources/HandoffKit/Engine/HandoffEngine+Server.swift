@@ -45,7 +45,9 @@ extension HandoffEngine {
         case .pair(let session, let index, let count, let chunk, false):
             await handlePairingWrite(PairingWrite(central: write.central, session: session, index: index, count: count,
                                                   chunk: chunk, mtu: write.mtu))
-        case .open, .data, .error, .pair:
+        case .rekey(let session, let index, let count, let chunk):
+            await handleRekeyFragment(session: session, index: index, count: count, chunk: chunk, from: write)
+        case .open, .data, .error, .pair, .rekeyApplied:
             return
         }
     }
@@ -66,7 +68,7 @@ extension HandoffEngine {
         try checkAdvertisable(snapshot)
         let payload = try snapshot.encodedPayload()
         let (header, stream) = TransferSealer.seal(activityType: type, payload: payload, sequence: lastSequence ?? sequence,
-                                                   recordSize: min(max(configuration.recordSize, 1), 65535),
+                                                   recordSize: min(max(configuration.recordSize, 256), 65535),
                                                    keys: keys, source: trust.identity.id)
         let transfer = CachedTransfer(activity: activity, header: header, stream: stream,
                                       sealer: TransferSealer(header: header, keys: keys, source: trust.identity.id))

@@ -88,6 +88,8 @@ extension HandoffEngine {
     }
 
     private func send(sequence: UInt32) async throws {
+        // In pairing mode the pairing beacon owns the advertisement; leaving pairing mode re-advertises.
+        guard pairingInbox == nil else { return }
         let beacon = beaconCodec.seal(device: trust.identity.id, typeTag: currentTag, sequence: sequence)
         do {
             try await radio.advertise(beacon)

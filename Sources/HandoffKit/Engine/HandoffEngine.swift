@@ -43,6 +43,14 @@ public actor HandoffEngine {
     var pairingInbox: AsyncStream<PairingWrite>.Continuation?
     var pairingWatchers: [UUID: AsyncStream<PairingCandidate>.Continuation] = [:]
 
+    // Revocation.
+    var pendingRekeys: [UUID: RekeyMessage] = [:]
+    var previousGroup: TrustGroup?
+    var previousCodec: BeaconCodec?
+    var rekeysInFlight: Set<UUID> = []
+    var rekeyFragments: [PeerAddress: PairingFragments] = [:]
+    var trustWatchers: [UUID: AsyncStream<TrustStore>.Continuation] = [:]
+
     /// A source-side transfer kept for resumption.
     struct CachedTransfer {
         let activity: UserActivity
@@ -81,17 +89,28 @@ public actor HandoffEngine {
         self.delegate = delegate
     }
 
-    /// Publishes the transfer service and starts scanning.
+    /// Publishes the transfer service and starts scanning. Throws `radioFailure` when the radio refuses either.
     public func start() async throws {
         guard service == nil else { return }
-        let service = try await radio.openTransferService()
+        let service: any TransferService
+        let events: AsyncStream<ScanEvent>
+        do {
+            service = try await radio.openTransferService()
+        } catch {
+            throw HandoffError(.radioFailure, "the radio could not publish the transfer service: \(error)")
+        }
+        do {
+            events = try await radio.scan()
+        } catch {
+            await service.close()
+            throw HandoffError(.radioFailure, "the radio could not start scanning: \(error)")
+        }
         self.service = service
         serviceTask = Task { [weak self] in
             for await write in service.writes {
                 await self?.handle(write)
             }
         }
-        let events = try await radio.scan()
         scanTask = Task { [weak self] in
             for await event in events {
                 await self?.handle(event)
@@ -112,6 +131,8 @@ public actor HandoffEngine {
         watchers = [:]
         for watcher in pairingWatchers.values { watcher.finish() }
         pairingWatchers = [:]
+        for watcher in trustWatchers.values { watcher.finish() }
+        trustWatchers = [:]
         pairingInbox?.finish()
     }
 
@@ -129,6 +150,9 @@ public actor HandoffEngine {
         let trusted = Set(store.devices.map(\.id))
         available = available.filter { trusted.contains($0.key) }
         seen = seen.filter { trusted.contains($0.key) }
+        pendingRekeys = pendingRekeys.filter { trusted.contains($0.key) }
+        refreshPreviousCodec()
+        for watcher in trustWatchers.values { watcher.yield(store) }
         if let current {
             currentTag = keys.typeTag(for: current.activityType)
             try? await advertiseCurrent()

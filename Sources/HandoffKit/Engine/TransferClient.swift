@@ -160,7 +160,7 @@ struct TransferClient: Sendable {
         case .data(let id, let offset, let bytes):
             guard let header = state.header, id == header.transferID else { return nil }
             return try await accept(offset: Int(offset), bytes: bytes, state: &state, link: link, approve: approve)
-        case .request, .fetch, .done, .pair:
+        case .request, .fetch, .done, .pair, .rekey, .rekeyApplied:
             return nil
         }
     }

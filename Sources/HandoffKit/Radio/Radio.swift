@@ -19,29 +19,3 @@ public protocol Radio: Sendable {
     /// Connects to `peer`'s transfer service, subscribes to the data characteristic and returns the link.
     func connect(to peer: PeerAddress) async throws -> any RadioLink
 }
-
-/// The source side of the GATT transfer service.
-public protocol TransferService: Sendable {
-    /// Values centrals wrote to the request characteristic, in arrival order. Finishes when the service closes.
-    var writes: AsyncStream<IncomingWrite> { get }
-    /// Notifies `value` (at most `WireProtocol.valueLength(forMTU:)` of that central's MTU) on the data
-    /// characteristic to `central`. Throws `RadioError` when the central is gone.
-    /// Broadcasting to every subscribed central is acceptable: frames carry ids and clients filter.
-    func notify(_ value: [UInt8], to central: PeerAddress) async throws
-    /// Unpublishes the service.
-    func close() async
-}
-
-/// The client side of a connection to a peer's transfer service.
-public protocol RadioLink: Sendable {
-    /// The peer.
-    var peer: PeerAddress { get }
-    /// The negotiated ATT MTU.
-    var mtu: Int { get }
-    /// Values notified on the data characteristic, in order. Finishes when the link disconnects.
-    var notifications: AsyncStream<[UInt8]> { get }
-    /// Writes `value` (at most 512 bytes) to the request characteristic, with response.
-    func write(_ value: [UInt8]) async throws
-    /// Disconnects. Idempotent.
-    func disconnect() async
-}

@@ -1,21 +1,5 @@
 import Foundation
 
-/// A new group key for one remaining device after a revocation, sealed to that device's public key.
-public struct RekeyMessage: Codable, Sendable, Equatable {
-    /// Sender (the revoking device).
-    public let from: UUID
-    /// Recipient.
-    public let to: UUID
-    /// New epoch.
-    public let epoch: UInt32
-    /// The revoked device.
-    public let revoked: UUID
-    /// XChaCha20-Poly1305 nonce (24 bytes).
-    public let nonce: Data
-    /// The new group key, sealed with a key both ends derive with crypto_kx from their long-term keys.
-    public let sealedKey: Data
-}
-
 extension TrustStore {
     /// Revokes `deviceID`: removes it and replaces the group key (epoch + 1), so the revoked device can no longer
     /// read beacons or payloads, request transfers or inject activities. Returns one `RekeyMessage` per remaining

@@ -1,7 +1,9 @@
-/// Splits pairing messages into frames that fit one value, and puts them back together.
+/// Splits pairing (and rekey) messages into frames that fit one value, and puts them back together.
 struct PairingFragments {
-    /// Frames carrying `message`, each at most `maximumValue` bytes.
-    static func split(_ message: [UInt8], session: [UInt8], maximumValue: Int, fromServer: Bool) throws -> [TransferFrame] {
+    /// Frames carrying `message`, each at most `maximumValue` bytes; `rekey` frames instead of pairing frames
+    /// when `asRekey` is true.
+    static func split(_ message: [UInt8], session: [UInt8], maximumValue: Int, fromServer: Bool,
+                      asRekey: Bool = false) throws -> [TransferFrame] {
         let room = maximumValue - TransferFrame.pairOverhead
         let count = max(1, (message.count + room - 1) / room)
         guard room > 0, count <= Int(UInt8.max) else {
@@ -9,6 +11,7 @@ struct PairingFragments {
         }
         return (0..<count).map { index in
             let chunk = Array(message[min(index * room, message.count)..<min((index + 1) * room, message.count)])
+            if asRekey { return .rekey(session: session, index: UInt8(index), count: UInt8(count), chunk: chunk) }
             return .pair(session: session, index: UInt8(index), count: UInt8(count), chunk: chunk, fromServer: fromServer)
         }
     }

@@ -15,6 +15,10 @@ enum TransferFrame: Sendable, Equatable {
     case error(context: [UInt8], code: Int, message: String)
     /// Either way: fragment `index` of `count` of a pairing message of session `session`.
     case pair(session: [UInt8], index: UInt8, count: UInt8, chunk: [UInt8], fromServer: Bool)
+    /// Client → source: fragment `index` of `count` of a JSON `RekeyMessage` (delivery after a revocation).
+    case rekey(session: [UInt8], index: UInt8, count: UInt8, chunk: [UInt8])
+    /// Source → client: the rekey of `session` was applied.
+    case rekeyApplied(session: [UInt8])
 
     static let nonceLength = 8
     static let transferIDLength = 8
@@ -25,8 +29,8 @@ enum TransferFrame: Sendable, Equatable {
     static let pairOverhead = 12
 
     enum Kind: UInt8 {
-        case request = 0x01, fetch = 0x02, done = 0x03, pairFromClient = 0x20
-        case open = 0x81, data = 0x82, error = 0x83, pairFromServer = 0xA0
+        case request = 0x01, fetch = 0x02, done = 0x03, pairFromClient = 0x20, rekey = 0x21
+        case open = 0x81, data = 0x82, error = 0x83, pairFromServer = 0xA0, rekeyApplied = 0xA1
     }
 
     /// The frame as bytes, with `version` (the current one unless a test says otherwise) first.
@@ -49,6 +53,10 @@ enum TransferFrame: Sendable, Equatable {
         case .pair(let session, let index, let count, let chunk, let fromServer):
             w.u8(fromServer ? Kind.pairFromServer.rawValue : Kind.pairFromClient.rawValue)
             w.raw(session); w.u8(index); w.u8(count); w.raw(chunk)
+        case .rekey(let session, let index, let count, let chunk):
+            w.u8(Kind.rekey.rawValue); w.raw(session); w.u8(index); w.u8(count); w.raw(chunk)
+        case .rekeyApplied(let session):
+            w.u8(Kind.rekeyApplied.rawValue); w.raw(session)
         }
         return w.bytes
     }
@@ -101,6 +109,14 @@ enum TransferFrame: Sendable, Equatable {
                 throw malformed("bad pairing frame")
             }
             return .pair(session: session, index: index, count: count, chunk: r.rest(), fromServer: kind == .pairFromServer)
+        case .rekey:
+            guard let session = r.take(nonceLength), let index = r.u8(), let count = r.u8(), index < count else {
+                throw malformed("bad rekey frame")
+            }
+            return .rekey(session: session, index: index, count: count, chunk: r.rest())
+        case .rekeyApplied:
+            guard let session = r.take(nonceLength), r.remaining == 0 else { throw malformed("bad rekey-applied frame") }
+            return .rekeyApplied(session: session)
         }
     }
 

@@ -1,0 +1,63 @@
+import BlueZ
+import Foundation
+import HandoffKit
+
+extension BlueZRadio {
+    /// Advertises `beacon` as the ManufacturerData of one `LEAdvertisement1` (Type `peripheral`), registering it
+    /// on first use and updating it afterwards (`options.advertisementUpdate`). Calls run one after another.
+    /// - Throws: `RadioError` `.failed` for a beacon of the wrong length or when bluetoothd refuses (no instance
+    ///   left, data too long, adapter gone).
+    public func advertise(_ beacon: [UInt8]) async throws {
+        guard beacon.count == WireProtocol.beaconLength else {
+            throw RadioError(.failed, "a beacon must be \(WireProtocol.beaconLength) bytes, got \(beacon.count)")
+        }
+        let wanted = LEAdvertisement(
+            type: .peripheral, manufacturerData: [WireProtocol.manufacturerID: Data(beacon)],
+            discoverable: options.discoverable ? true : nil)
+        try await serially { radio in try await radio.apply(wanted) }
+    }
+
+    /// Stops advertising: unregisters and unexports the advertisement. Idempotent.
+    public func stopAdvertising() async {
+        try? await serially { radio in await radio.withdraw() }
+    }
+
+    func apply(_ wanted: LEAdvertisement) async throws {
+        if let advertisement {
+            do {
+                try await advertisement.update(wanted, method: options.advertisementUpdate)
+                return
+            } catch {
+                debug("updating the advertisement failed (\(error)); registering it afresh")
+                await advertisement.cancel()
+                self.advertisement = nil
+            }
+        }
+        do {
+            advertisement = try await bluez.register(wanted, on: adapter)
+        } catch {
+            throw RadioError(error, while: "cannot advertise on \(adapterName)")
+        }
+    }
+
+    func withdraw() async {
+        await advertisement?.cancel()
+        advertisement = nil
+    }
+
+    /// Runs advertising operations one at a time, in call order, although the actor is reentrant.
+    private func serially(_ body: @escaping @Sendable (BlueZRadio) async throws -> Void) async throws {
+        let previous = advertisingQueue
+        let result = Task<Result<Void, any Error>, Never> {
+            await previous?.value
+            do {
+                try await body(self)
+                return .success(())
+            } catch {
+                return .failure(error)
+            }
+        }
+        advertisingQueue = Task { _ = await result.value }
+        try await result.value.get()
+    }
+}

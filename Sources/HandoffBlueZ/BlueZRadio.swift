@@ -1,0 +1,83 @@
+import BlueZ
+import DBus
+import Foundation
+import HandoffKit
+
+/// HandoffKit's `Radio` over BlueZ, on one adapter chosen by name.
+///
+/// ```swift
+/// let radio = try await BlueZRadio.connect(adapter: "hci0")            // the system bus
+/// let engine = try HandoffEngine(configuration: configuration, trust: store, radio: radio, delegate: delegate)
+/// try await engine.start()
+/// ```
+///
+/// The beacon travels as one `LEAdvertisement1` (Type `peripheral`, `ManufacturerData {0xFFFF: beacon}`); scanning
+/// is a filtered discovery (`Transport=le`, `DuplicateData=true`) whose Device1 objects become `ScanEvent`s; the
+/// transfer service is a GATT application under `/org/handoff/…`; links are GATT client connections. Peers are
+/// named by their BlueZ device path (`/org/bluez/hci1/dev_00_AA_01_00_00_00`). When bluetoothd restarts, the BlueZ
+/// layer registers the advertisement and the application again, and the radio restarts discovery, so scan
+/// streams keep going.
+public actor BlueZRadio: Radio {
+    /// The BlueZ connection the radio uses.
+    public nonisolated let bluez: BlueZ
+    /// The adapter's name (`hci0`).
+    public nonisolated let adapterName: String
+    /// The options given at creation.
+    public nonisolated let options: BlueZRadioOptions
+    nonisolated let adapter: Adapter1
+
+    var advertisement: AdvertisementRegistration?
+    var advertisingQueue: Task<Void, Never>?
+    var serviceOpen = false
+    var scanners: [UUID: AsyncStream<ScanEvent>.Continuation] = [:]
+    var beacons: [ObjectPath: [UInt8]] = [:]
+    var discovery: DeviceScan?
+    var discoveryPump: Task<Void, Never>?
+    var discoveryRefresher: Task<Void, Never>?
+    var adapterWatch: Task<Void, Never>?
+    var restartingDiscovery = false
+
+    /// A radio on the adapter called `adapter` (`hci0`) of an existing BlueZ connection. Waits for the adapter
+    /// (bluetoothd may still be adding it) and powers it on.
+    /// - Throws: `RadioError` `.failed` when the adapter does not appear within `options.adapterTimeout` or cannot
+    ///   be powered.
+    public init(adapter: String, bluez: BlueZ, options: BlueZRadioOptions = BlueZRadioOptions()) async throws {
+        self.bluez = bluez
+        self.adapterName = adapter
+        self.options = options
+        do {
+            let found = try await bluez.waitForAdapter(named: adapter, timeout: options.adapterTimeout)
+            try await found.setPowered(true)
+            self.adapter = found
+        } catch {
+            throw RadioError(error, while: "cannot use adapter \(adapter)")
+        }
+    }
+
+    /// Connects to `bus` (the system bus by default) and returns a radio on `adapter`.
+    /// - Throws: `RadioError` `.failed` when the bus cannot be reached or the adapter is missing.
+    public static func connect(adapter: String, bus: Connection.Bus = .system,
+                               options: BlueZRadioOptions = BlueZRadioOptions()) async throws -> BlueZRadio {
+        let bluez: BlueZ
+        do {
+            bluez = try await BlueZ.connect(bus: bus, log: options.log)
+        } catch {
+            throw RadioError(error, while: "cannot reach BlueZ")
+        }
+        return try await BlueZRadio(adapter: adapter, bluez: bluez, options: options)
+    }
+
+    /// Stops advertising and scanning. The transfer service and links are closed by their own owners.
+    public func close() async {
+        await stopAdvertising()
+        for scanner in scanners.values { scanner.finish() }
+        scanners = [:]
+        stopDiscovery()
+        adapterWatch?.cancel()
+        adapterWatch = nil
+    }
+
+    nonisolated func debug(_ text: @autoclosure () -> String) {
+        options.log?("radio \(adapterName): \(text())")
+    }
+}

@@ -1,0 +1,31 @@
+import BlueZ
+
+/// How a ``BlueZRadio`` uses BlueZ. The defaults suit a real bluetoothd; every property says its default.
+public struct BlueZRadioOptions: Sendable {
+    /// Set the advertisement's `Discoverable` (LE General Discoverable flag). Default false: the protocol's beacon
+    /// needs no discoverability, because scanners use a discovery filter. bluezoo (tier 1) only reports
+    /// discoverable advertisements, so its tests set it.
+    public var discoverable = false
+    /// How a new beacon reaches bluetoothd: PropertiesChanged on the exported LEAdvertisement1 (default; bluetoothd
+    /// 5.66 re-reads the data in place) or UnregisterAdvertisement + RegisterAdvertisement.
+    public var advertisementUpdate: AdvertisementRegistration.UpdateMethod = .propertiesChanged
+    /// Restart discovery (StopDiscovery + StartDiscovery, keeping the filter) this often while scanning; nil never.
+    /// Default 5 s. Controllers that filter duplicate reports, and btvirt, which reports an advertiser only when
+    /// scanning is enabled, would otherwise never show a changed beacon, and a report lost at the start of
+    /// discovery would hide a peer until the next restart.
+    public var discoveryRefresh: Duration? = .seconds(5)
+    /// Connect attempts when the kernel aborts one locally (`le-connection-abort-by-local`). Default 4.
+    public var connectAttempts = 4
+    /// How long to wait for `ServicesResolved` after connecting. Default 20 s.
+    public var servicesResolvedTimeout: Duration = .seconds(20)
+    /// How long to wait for the adapter at creation and after bluetoothd restarts. Default 30 s.
+    public var adapterTimeout: Duration = .seconds(30)
+    /// The ATT MTU assumed when bluetoothd gives none (neither the `mtu` option nor `GattCharacteristic1.MTU`).
+    /// Default 23, the ATT minimum.
+    public var fallbackMTU = 23
+    /// Where diagnostics go (nil: nowhere).
+    public var log: (@Sendable (String) -> Void)?
+
+    /// The defaults.
+    public init() {}
+}

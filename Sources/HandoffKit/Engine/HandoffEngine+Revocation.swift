@@ -1,0 +1,135 @@
+import Foundation
+
+extension HandoffEngine {
+    /// Revokes `deviceID`: removes it, rotates the group key and adopts the result at once. The new key is then
+    /// delivered to every remaining device the next time this engine sees one of its beacons (still sealed under
+    /// the old key), over the transfer service, sealed to that device's long-term key. Save the returned store.
+    public func revoke(_ deviceID: UUID) async throws -> TrustStore {
+        var store = trust
+        let previous = trust.group
+        let messages = try store.revoke(deviceID)
+        pendingRekeys[deviceID] = nil
+        for message in messages { pendingRekeys[message.to] = message }
+        previousGroup = previous
+        try await updateTrust(store)
+        refreshPreviousCodec()
+        return store
+    }
+
+    /// Devices that have not yet received the group key of the latest revocation.
+    public var devicesAwaitingRekey: [UUID] { pendingRekeys.keys.sorted { $0.uuidString < $1.uuidString } }
+
+    /// Every change of this engine's trust state (pairing, revocation, a rekey received from a peer), for saving.
+    public func trustUpdates() -> AsyncStream<TrustStore> {
+        let (stream, continuation) = AsyncStream<TrustStore>.makeStream()
+        let id = UUID()
+        trustWatchers[id] = continuation
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.removeTrustWatcher(id) }
+        }
+        return stream
+    }
+
+    private func removeTrustWatcher(_ id: UUID) {
+        trustWatchers[id] = nil
+    }
+
+    func refreshPreviousCodec() {
+        guard let previousGroup, !pendingRekeys.isEmpty else {
+            previousCodec = nil
+            previousGroup = nil
+            return
+        }
+        previousCodec = BeaconCodec(group: previousGroup, devices: Array(pendingRekeys.keys))
+    }
+
+    /// A beacon under the previous group key from a device still awaiting its rekey: deliver it.
+    func handleOldKeyBeacon(_ event: ScanEvent) {
+        guard let previousCodec, let beacon = previousCodec.open(event.beacon),
+              let message = pendingRekeys[beacon.device], !rekeysInFlight.contains(beacon.device) else { return }
+        rekeysInFlight.insert(beacon.device)
+        Task { [weak self] in
+            guard let self else { return }
+            let delivered = await self.deliver(message, to: event.peer)
+            await self.finishRekey(beacon.device, delivered: delivered)
+        }
+    }
+
+    private func finishRekey(_ device: UUID, delivered: Bool) {
+        rekeysInFlight.remove(device)
+        if delivered {
+            pendingRekeys[device] = nil
+            refreshPreviousCodec()
+        }
+    }
+
+    private nonisolated func deliver(_ message: RekeyMessage, to peer: PeerAddress) async -> Bool {
+        guard let json = try? JSONEncoder().encode(message), let link = try? await radio.connect(to: peer) else {
+            return false
+        }
+        let inbox = LinkInbox(link: link, tick: configuration.stallInterval)
+        defer { inbox.close() }
+        let session = Sodium.randomBytes(TransferFrame.nonceLength)
+        do {
+            for frame in try PairingFragments.split([UInt8](json), session: session,
+                                                    maximumValue: WireProtocol.valueLength(forMTU: link.mtu),
+                                                    fromServer: false, asRekey: true) {
+                try await link.write(frame.encoded())
+            }
+        } catch {
+            await link.disconnect()
+            return false
+        }
+        var ticks = 0
+        waiting: for await event in inbox.events {
+            switch event {
+            case .frame(let bytes):
+                switch try? TransferFrame.decode(bytes) {
+                case .rekeyApplied(session)?:
+                    await link.disconnect()
+                    return true
+                case .error(session, _, _)?:
+                    break waiting
+                default:
+                    continue
+                }
+            case .tick:
+                ticks += 1
+                if ticks > configuration.maximumStalls { break waiting }
+            case .closed:
+                break waiting
+            }
+        }
+        await link.disconnect()
+        return false
+    }
+
+    /// Handles a rekey fragment written by a peer: once complete, applies it and acknowledges.
+    func handleRekeyFragment(session: [UInt8], index: UInt8, count: UInt8, chunk: [UInt8], from write: IncomingWrite) async {
+        if rekeyFragments[write.central] == nil, rekeyFragments.count >= 8 {
+            rekeyFragments = [:]   // bound the memory unfinished messages from many addresses can take
+        }
+        var fragments = rekeyFragments[write.central] ?? PairingFragments()
+        let message: [UInt8]?
+        do {
+            message = try fragments.add(index: index, count: count, chunk: chunk)
+        } catch {
+            rekeyFragments[write.central] = nil
+            return
+        }
+        rekeyFragments[write.central] = message == nil ? fragments : nil
+        guard let message else { return }
+        do {
+            guard let rekey = try? JSONDecoder().decode(RekeyMessage.self, from: Data(message)) else {
+                throw HandoffError(.corruptPayload, "the rekey message does not parse")
+            }
+            var store = trust
+            try store.applyRekey(rekey)
+            try await updateTrust(store)
+            try? await service?.notify(TransferFrame.rekeyApplied(session: session).encoded(), to: write.central)
+        } catch let error as HandoffError {
+            let frame = TransferFrame.error(context: session, code: error.code.rawValue, message: "rekey refused")
+            try? await service?.notify(frame.encoded(), to: write.central)
+        } catch {}
+    }
+}

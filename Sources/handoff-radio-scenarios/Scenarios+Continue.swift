@@ -1,0 +1,61 @@
+import Foundation
+import HandoffKit
+
+extension Scenarios {
+    /// The trusted peer decodes the beacon, a stranger on the other adapter hears it and decodes nothing, and an
+    /// update re-advertises with a higher sequence that the peer sees.
+    @Sendable static func beacon() async throws -> String {
+        let (source, target) = try await trustedPair()
+        let stranger = try await ScenarioDevice.make("eve", adapter: "hci1", store: try TrustStore.create(deviceName: "eve"))
+        defer { Task { for device in [source, target, stranger] { await device.shutDown() } } }
+        let heard = try await stranger.radio.scan()
+        let leaks = await stranger.engine.availabilityUpdates()
+        let started = ContinuousClock.now
+        let (activity, remote) = try await offerNote(bytes: 100, from: source, to: target)
+        let seenAfter = ContinuousClock.now - started
+        try expect(remote.device.name == "laptop", "the beacon decoded to device \(remote.device.name)")
+        try expect(remote.peer.rawValue == "/org/bluez/hci1/dev_00_AA_01_00_00_00", "peer \(remote.peer)")
+
+        let raw = try await first(heard, "the beacon on the stranger's radio") {
+            $0.peer.rawValue.hasSuffix("dev_00_AA_01_00_00_00")
+        }
+        try expect(raw.beacon.count == WireProtocol.beaconLength, "the stranger heard \(raw.beacon.count) bytes")
+        if let leak = try? await first(leaks, "a leak", limit: .seconds(5)) {
+            throw ScenarioFailure("the stranger decoded \(leak)")
+        }
+        let strangerList = await stranger.engine.availableActivities()
+        try expect(strangerList.isEmpty, "the stranger lists \(strangerList)")
+
+        let updates = await target.engine.availabilityUpdates()
+        let updated = ContinuousClock.now
+        activity.userInfo = ["content": "milk, eggs, bread"]
+        let next = try await first(updates, "the updated beacon") { $0.sequence > remote.sequence }
+        let updateAfter = ContinuousClock.now - updated
+        return "trusted peer decoded the beacon after \(seconds(seenAfter)) s; stranger heard it and decoded "
+            + "nothing; update (sequence \(remote.sequence) → \(next.sequence)) seen after \(seconds(updateAfter)) s"
+    }
+
+    /// A note with `bytes` of data is discovered and continued over real GATT; prints time and throughput.
+    static func roundTrip(bytes: Int) async throws -> String {
+        let (source, target) = try await trustedPair()
+        defer { Task { for device in [source, target] { await device.shutDown() } } }
+        let (_, remote) = try await offerNote(bytes: bytes, from: source, to: target)
+        let started = ContinuousClock.now
+        let outcome = await target.engine.continueActivity(remote)
+        let elapsed = ContinuousClock.now - started
+        guard let received = outcome.activity else {
+            throw ScenarioFailure("continue failed: \(String(describing: outcome.error))")
+        }
+        if bytes == 0 {
+            try expect(received.userInfo.isEmpty, "userInfo arrived as \(received.userInfo)")
+        } else {
+            try expect(received.userInfo["blob"] == .data(blob(bytes)), "the payload arrived altered")
+        }
+        try expect(received.title == "Groceries", "the title arrived as \(received.title ?? "nil")")
+        let mtu = target.counting.lastMTU.map(String.init) ?? "?"
+        let time = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let rate = time > 0 ? Double(bytes) / time / 1024 : 0
+        return "\(bytes) B continued in \(seconds(elapsed)) s (\(String(format: "%.1f", rate)) KiB/s) at ATT MTU "
+            + "\(mtu), \(target.counting.connectCount) connection(s)"
+    }
+}

@@ -1,0 +1,100 @@
+import BlueZ
+import DBus
+import Foundation
+import HandoffKit
+
+extension Scenarios {
+    /// The central's device path on the source's adapter (hci1's address seen from hci0).
+    static let targetOnSource = ObjectPath(stringLiteral: "/org/bluez/hci0/dev_00_AA_01_01_00_01")
+
+    /// The link drops mid-transfer (the source disconnects the central); the target reconnects and resumes.
+    @Sendable static func resumeAfterDisconnect() async throws -> String {
+        let (source, target) = try await trustedPair()
+        defer { Task { for device in [source, target] { await device.shutDown() } } }
+        let (_, remote) = try await offerNote(bytes: 512 * 1024, from: source, to: target)
+        let transfer = Task { await target.engine.continueActivity(remote) }
+        let central = await source.bluez.device(at: targetOnSource)
+        try await within(.seconds(60), "the central to connect") {
+            while (try? await central.properties().connected) != true { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        try await Task.sleep(for: .milliseconds(1500))
+        let connectsBefore = target.counting.connectCount
+        do {
+            try await central.disconnect()
+        } catch {
+            throw ScenarioFailure("the source could not disconnect the central: \(error)")
+        }
+        let dropped = ContinuousClock.now
+        let outcome = try await within(.seconds(180), "the resumed transfer") { await transfer.value }
+        guard let received = outcome.activity else {
+            throw ScenarioFailure("no resume: \(String(describing: outcome.error))")
+        }
+        try expect(received.userInfo["blob"] == .data(blob(512 * 1024)), "the resumed payload arrived altered")
+        let connects = target.counting.connectCount
+        try expect(connects > connectsBefore, "the transfer finished without reconnecting (it was over before the drop)")
+        return "512 KiB transfer dropped by the source after 1.5 s; target reconnected (\(connects) connections) and "
+            + "finished \(seconds(ContinuousClock.now - dropped)) s after the drop"
+    }
+
+    /// The source goes away mid-transfer (engine stopped, service and advertisement gone, link dropped): the
+    /// target reports connectionUnavailable (4609) for the note's type through didFailToContinue.
+    @Sendable static func sourceVanishes() async throws -> String {
+        let (source, target) = try await trustedPair(configure: { $0.maximumReconnects = 1 },
+                                                     target: { $0.connectAttempts = 1 })
+        defer { Task { for device in [source, target] { await device.shutDown() } } }
+        let (_, remote) = try await offerNote(bytes: 512 * 1024, from: source, to: target)
+        let transfer = Task { await target.engine.continueActivity(remote) }
+        let central = await source.bluez.device(at: targetOnSource)
+        try await within(.seconds(60), "the central to connect") {
+            while (try? await central.properties().connected) != true { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        try await Task.sleep(for: .milliseconds(1500))
+        await source.engine.stop()
+        await source.radio.close()
+        try? await central.disconnect()
+        let outcome = try await within(.seconds(200), "the failure") { await transfer.value }
+        guard let error = outcome.error else {
+            throw ScenarioFailure("the transfer finished although the source vanished (\(String(describing: outcome)))")
+        }
+        try expect(error.code == .connectionUnavailable || error.code == .remoteApplicationTimedOut,
+                   "wrong code \(error.code.rawValue): \(error.message)")
+        let reported = target.delegate.failures
+        try expect(reported.count == 1 && reported.first?.activityType == noteType,
+                   "didFailToContinue got \(reported.map { "\($0.activityType) \($0.error.code.rawValue)" })")
+        return "didFailToContinue(\(noteType), \(error.code.rawValue)): \(error.message)"
+    }
+
+    /// bluetoothd is killed and restarted under running engines: the advertisement, GATT application and
+    /// discovery come back by themselves, an update is seen and the note continues.
+    @Sendable static func bluetoothdRestart() async throws -> String {
+        let (source, target) = try await trustedPair()
+        defer { Task { for device in [source, target] { await device.shutDown() } } }
+        let (activity, remote) = try await offerNote(bytes: 3 * 1024, from: source, to: target)
+        let killed = ContinuousClock.now
+        try runGuest(["restart-bluetoothd", "--signal", "KILL"])
+        let ready = ContinuousClock.now
+        let updates = await target.engine.availabilityUpdates()
+        activity.userInfo = ["content": "after the restart", "blob": .data(blob(3 * 1024))]
+        let next = try await first(updates, "the beacon after the restart", limit: .seconds(60)) {
+            $0.sequence > remote.sequence
+        }
+        let seenAfter = ContinuousClock.now - ready
+        let outcome = await target.engine.continueActivity(next)
+        guard let received = outcome.activity else {
+            throw ScenarioFailure("continue after the restart failed: \(String(describing: outcome.error))")
+        }
+        try expect(received.userInfo["content"] == "after the restart", "the old state arrived")
+        return "bluetoothd SIGKILL+restart took \(seconds(ready - killed)) s; new beacon seen \(seconds(seenAfter)) s "
+            + "after BlueZ was ready; continue OK, our processes untouched"
+    }
+
+    /// Runs `guest-bluez.sh` (on PATH in the VM) and waits.
+    static func runGuest(_ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["guest-bluez.sh"] + arguments
+        try process.run()
+        process.waitUntilExit()
+        try expect(process.terminationStatus == 0, "guest-bluez.sh \(arguments.joined(separator: " ")) failed")
+    }
+}

@@ -1,0 +1,117 @@
+import BlueZ
+import DBus
+import Foundation
+
+/// Tier 1: bluezoo (the BlueZ mock from PyPI) with hci0 and hci1 on a private system-like bus, started through
+/// the repository's launcher `scripts/bluezoo-bus.sh` in its command mode. The command only reports the bus
+/// address and then waits, so the fixture may kill bluezoo and start a replacement on the same bus (the
+/// launcher tolerates that in command mode), which is how the resilience test makes org.bluez vanish and return.
+///
+/// A missing launcher, bluezoo or dbus-daemon is a test failure with the launcher's message, never a skip.
+final class BluezooFixture: @unchecked Sendable {
+    static let hci0Address = "00:AA:01:00:00:00"
+    static let hci1Address = "00:AA:01:01:00:01"
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    let address: String
+    private let launcher: Process
+    private let commandPID: pid_t
+    private var replacement: Process?
+    private var stopped = false
+
+    /// Foundation's Process hands children the test runner's signal mask, in which SIGTERM is blocked; the
+    /// launcher and bluezoo stop on SIGTERM, so they are started through this tiny exec wrapper that clears it.
+    static let unblockSignals = [
+        "-c", "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execvp(sys.argv[1], sys.argv[1:])",
+    ]
+
+    struct SetupError: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    init() throws {
+        let script = Self.root.appendingPathComponent("scripts/bluezoo-bus.sh").path
+        guard FileManager.default.isExecutableFile(atPath: script) else {
+            throw SetupError(description: "tier 1 needs \(script) (from the vm branch); it is missing")
+        }
+        let launcher = Process()
+        launcher.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        launcher.arguments = Self.unblockSignals + [
+            "/bin/bash", script, "--timeout", "40", "--", "/bin/bash", "-c",
+            "echo \"DBUS_SYSTEM_BUS_ADDRESS=$DBUS_SYSTEM_BUS_ADDRESS\"; echo \"PID=$$\"; echo READY; exec sleep 3600",
+        ]
+        let output = Pipe()
+        let errors = Pipe()
+        launcher.standardOutput = output
+        launcher.standardError = errors
+        launcher.standardInput = FileHandle.nullDevice
+        try launcher.run()
+        var text = ""
+        while !text.contains("READY\n") {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        var address: String?
+        var pid: pid_t?
+        for line in text.split(separator: "\n") {
+            if line.hasPrefix("DBUS_SYSTEM_BUS_ADDRESS=") { address = String(line.dropFirst(24)) }
+            if line.hasPrefix("PID=") { pid = pid_t(line.dropFirst(4)) }
+        }
+        guard let address, let pid, text.contains("READY") else {
+            launcher.terminate()
+            let reason = String(decoding: errors.fileHandleForReading.availableData, as: UTF8.self)
+            throw SetupError(description: "bluezoo tier could not start (scripts/deps.sh test installs it): \(reason)")
+        }
+        self.address = address
+        self.launcher = launcher
+        self.commandPID = pid
+    }
+
+    /// Connects the BlueZ layer to the fixture's bus.
+    func connect(log: BlueZLog? = nil) async throws -> BlueZ {
+        try await BlueZ.connect(bus: .address(address), log: log)
+    }
+
+    /// Kills whichever bluezoo owns org.bluez (SIGKILL: a crash, nothing unregisters).
+    func killBluezoo() async throws {
+        let probe = try Connection(.address(address))
+        defer { probe.close() }
+        let pid = try await probe.unixProcessID(ofSender: "org.bluez")
+        kill(pid_t(pid), SIGKILL)
+    }
+
+    /// Starts a fresh bluezoo on the same bus with the launcher's settings.
+    func startBluezoo() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = Self.unblockSignals + [
+            Self.root.appendingPathComponent(".venv/bin/python").path,
+            Self.root.appendingPathComponent("scripts/bluezoo/run_bluezoo.py").path, "--scan-interval", "1",
+            "--auto-enable", "-a", Self.hci0Address, "-a", Self.hci1Address,
+        ]
+        var environment = ProcessInfo.processInfo.environment
+        environment["DBUS_SYSTEM_BUS_ADDRESS"] = address
+        process.environment = environment
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        replacement = process
+    }
+
+    /// Stops the replacement bluezoo (if any), then ends the launcher's command so it tears the bus down.
+    func stop() {
+        guard !stopped else { return }
+        stopped = true
+        if let replacement, replacement.isRunning {
+            replacement.terminate()
+            replacement.waitUntilExit()
+        }
+        kill(commandPID, SIGTERM)
+        launcher.waitUntilExit()
+    }
+
+    deinit { stop() }
+}

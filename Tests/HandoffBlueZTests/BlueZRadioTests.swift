@@ -1,0 +1,149 @@
+import BlueZ
+import Foundation
+import HandoffBlueZ
+import HandoffKit
+import XCTest
+
+/// The radio itself on bluezoo: hci0 advertises and serves, hci1 scans and connects, each through its own
+/// connection to the bus, as two processes would.
+final class BlueZRadioTests: XCTestCase {
+    private var bus: BluezooBus?
+    private var connections: [BlueZ] = []
+
+    override func tearDown() async throws {
+        for bluez in connections { await bluez.close() }
+        connections = []
+        bus?.stop()
+        bus = nil
+    }
+
+    private func radios() async throws -> (source: BlueZRadio, target: BlueZRadio) {
+        let bus = try BluezooBus()
+        self.bus = bus
+        var options = BlueZRadioOptions()
+        options.discoverable = true           // bluezoo reports discoverable advertisements only
+        let a = try await BlueZ.connect(bus: .address(bus.address))
+        let b = try await BlueZ.connect(bus: .address(bus.address))
+        connections = [a, b]
+        return (try await BlueZRadio(adapter: "hci0", bluez: a, options: options),
+                try await BlueZRadio(adapter: "hci1", bluez: b, options: options))
+    }
+
+    private func beacon(_ marker: UInt8) -> [UInt8] { testBeacon(marker) }
+
+    func testABeaconAdvertisedOnHci0IsScannedOnHci1AndUpdatesArrive() async throws {
+        let (source, target) = try await radios()
+        let events = try await target.scan()
+        try await source.advertise(beacon(0x10))
+        let seen = try await first(events, "the first beacon") { $0.beacon == testBeacon(0x10) }
+        XCTAssertEqual(seen.peer.rawValue, "/org/bluez/hci1/dev_00_AA_01_00_00_00")
+        try await source.advertise(beacon(0x20))
+        let updated = try await first(events, "the updated beacon") { $0.beacon == testBeacon(0x20) }
+        XCTAssertEqual(updated.peer, seen.peer)
+        await source.stopAdvertising()
+        await source.stopAdvertising()            // idempotent
+    }
+
+    func testABeaconOfTheWrongLengthIsRefused() async throws {
+        let (source, _) = try await radios()
+        do {
+            try await source.advertise([1, 2, 3])
+            XCTFail("a 3-byte beacon was advertised")
+        } catch let error as RadioError {
+            XCTAssertEqual(error.kind, .failed)
+            XCTAssertTrue(error.message.contains("24 bytes"), error.message)
+        }
+    }
+
+    func testAnUnknownAdapterIsAClearError() async throws {
+        let bus = try BluezooBus()
+        self.bus = bus
+        var options = BlueZRadioOptions()
+        options.adapterTimeout = .milliseconds(300)
+        let bluez = try await BlueZ.connect(bus: .address(bus.address))
+        connections = [bluez]
+        do {
+            _ = try await BlueZRadio(adapter: "hci7", bluez: bluez, options: options)
+            XCTFail("a radio opened on a missing adapter")
+        } catch let error as RadioError {
+            XCTAssertEqual(error.kind, .failed)
+            XCTAssertTrue(error.message.contains("hci7"), error.message)
+        }
+    }
+
+    func testWritesNameTheCentralAndItsMTUAndNotificationsReachIt() async throws {
+        let (source, target) = try await radios()
+        let service = try await source.openTransferService()
+        do {
+            _ = try await source.openTransferService()
+            XCTFail("a second transfer service opened")
+        } catch let error as RadioError {
+            XCTAssertEqual(error.kind, .failed)
+        }
+        let events = try await target.scan()
+        try await source.advertise(beacon(0x30))
+        let peer = try await first(events, "the beacon").peer
+
+        let link = try await target.connect(to: peer)
+        XCTAssertEqual(link.peer, peer)
+        XCTAssertGreaterThanOrEqual(link.mtu, WireProtocol.minimumMTU)
+        try await link.write([0x01, 0x02, 0x03])
+        let write = try await first(service.writes, "the write")
+        XCTAssertEqual(write.value, [0x01, 0x02, 0x03])
+        XCTAssertEqual(write.central.rawValue, "/org/bluez/hci0/dev_00_AA_01_01_00_01")
+        XCTAssertEqual(write.mtu, link.mtu)
+
+        let value = [UInt8](repeating: 0xAB, count: WireProtocol.valueLength(forMTU: write.mtu))
+        try await service.notify(value, to: write.central)
+        let notified = try await first(link.notifications, "the notification")
+        XCTAssertEqual(notified, value)
+
+        do {
+            try await service.notify(value + [0], to: write.central)
+            XCTFail("a notification longer than MTU - 3 was sent")
+        } catch let error as RadioError {
+            XCTAssertEqual(error.kind, .valueTooLong)
+        }
+        do {
+            try await link.write([UInt8](repeating: 0, count: 513))
+            XCTFail("a 513-byte write was sent")
+        } catch let error as RadioError {
+            XCTAssertEqual(error.kind, .valueTooLong)
+        }
+
+        await link.disconnect()
+        await link.disconnect()                   // idempotent
+        for await _ in link.notifications {}      // finished by the disconnect
+        // The source learns of the disconnection through its own connection's signals; give it a moment.
+        var refusal: RadioError?
+        for _ in 0..<100 where refusal == nil {
+            do {
+                try await service.notify([1], to: write.central)
+                try await Task.sleep(for: .milliseconds(100))
+            } catch let error as RadioError {
+                refusal = error
+            }
+        }
+        XCTAssertEqual(refusal?.kind, .disconnected, "notifications still went to a disconnected central")
+        await service.close()
+        for await _ in service.writes {}          // finished by close
+    }
+
+    func testConnectingToAnUnknownPeerIsUnreachable() async throws {
+        let (_, target) = try await radios()
+        for peer in ["/org/bluez/hci1/dev_00_AA_01_09_09_09", "00:AA:01:09:09:09", "/org/bluez/hci0/dev_00_AA_01_01_00_01",
+                     "not an address"] {
+            do {
+                _ = try await target.connect(to: PeerAddress(peer))
+                XCTFail("connected to \(peer)")
+            } catch let error as RadioError {
+                XCTAssertEqual(error.kind, .unreachable, "\(peer): \(error)")
+            }
+        }
+    }
+}
+
+/// A 24-byte beacon-shaped value, different for each marker.
+func testBeacon(_ marker: UInt8) -> [UInt8] {
+    [WireProtocol.version] + (1..<WireProtocol.beaconLength).map { UInt8($0) ^ marker }
+}

@@ -1,0 +1,83 @@
+import BlueZ
+import Foundation
+import HandoffBlueZ
+import HandoffKit
+import HandoffTesting
+import Synchronization
+import XCTest
+
+/// Thrown when an awaited event never comes (a guard against hangs, not a timing assertion).
+struct TimedOut: Error, CustomStringConvertible {
+    let what: String
+    var description: String { "timed out waiting for \(what)" }
+}
+
+/// The first element of `stream` satisfying `predicate`, or `TimedOut` after a generous guard delay.
+func first<T: Sendable>(_ stream: AsyncStream<T>, _ what: String, guardDelay: Duration = .seconds(30),
+                        where predicate: @escaping @Sendable (T) -> Bool = { _ in true }) async throws -> T {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask {
+            for await value in stream where predicate(value) { return value }
+            return nil
+        }
+        group.addTask {
+            try await Task.sleep(for: guardDelay)
+            return nil
+        }
+        defer { group.cancelAll() }
+        guard let value = try await group.next() ?? nil else { throw TimedOut(what: what) }
+        return value
+    }
+}
+
+let noteType = "org.handoff.note"
+
+/// One device on a bluezoo adapter: its own BlueZ connection, radio, started engine and recording delegate.
+struct RadioDevice: Sendable {
+    let bluez: BlueZ
+    let radio: BlueZRadio
+    let engine: HandoffEngine
+    let delegate: RecordingContinuationDelegate
+    let store: TrustStore
+
+    /// A device on `adapter` of the bus at `address` with trust state `store`.
+    static func make(adapter: String, bus address: String, store: TrustStore,
+                     configure: (inout HandoffConfiguration) -> Void = { _ in }) async throws -> RadioDevice {
+        let bluez = try await BlueZ.connect(bus: .address(address))
+        var options = BlueZRadioOptions()
+        options.discoverable = true            // bluezoo reports discoverable advertisements only
+        let radio = try await BlueZRadio(adapter: adapter, bluez: bluez, options: options)
+        var configuration = HandoffConfiguration(declaredTypes: try DeclaredActivityTypes([noteType]))
+        configuration.beaconRotationInterval = nil
+        configuration.stallInterval = .seconds(2)
+        configure(&configuration)
+        let delegate = RecordingContinuationDelegate()
+        let engine = try HandoffEngine(configuration: configuration, trust: store, radio: radio, delegate: delegate)
+        try await engine.start()
+        return RadioDevice(bluez: bluez, radio: radio, engine: engine, delegate: delegate, store: store)
+    }
+
+    /// Stops the engine, the radio and the connection.
+    func shutDown() async {
+        await engine.stop()
+        await radio.close()
+        await bluez.close()
+    }
+}
+
+extension ContinuationOutcome {
+    /// The continued activity, or nil.
+    var activity: UserActivity? {
+        if case .continued(let activity, _) = self { activity } else { nil }
+    }
+
+    /// The failure, or nil.
+    var error: HandoffError? {
+        if case .failed(let error) = self { error } else { nil }
+    }
+}
+
+/// A payload of `count` bytes that is not all zeros.
+func blob(_ count: Int) -> Data {
+    Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
+}
