@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "BlueZ", targets: ["BlueZ"]),
         .library(name: "HandoffDaemon", targets: ["HandoffDaemon"]),
         .library(name: "HandoffDBusClient", targets: ["HandoffDBusClient"]),
+        .executable(name: "handoffd", targets: ["handoffd"]),
         .library(name: "HandoffBlueZ", targets: ["HandoffBlueZ"]),
     ],
     targets: [
@@ -59,6 +60,7 @@ let package = Package(
         // The daemon: the D-Bus API over a HandoffEngine, and the CLI's client for it.
         .target(name: "HandoffDBusClient", dependencies: ["DBus", "HandoffClient"]),
         .target(name: "HandoffDaemon", dependencies: ["HandoffKit", "DBus", "HandoffClient", "HandoffDBusClient"]),
+        .executableTarget(name: "handoffd", dependencies: ["HandoffDaemon", "HandoffBlueZ", "BlueZ", "DBus"]),
         .executableTarget(name: "dbus-bench", dependencies: ["DBus"], path: "bench/swift"),
         .executableTarget(name: "bluez-vm-scenarios", dependencies: ["BlueZ", "DBus"]),
         // Tier 2 of HandoffBlueZ: two engines on hci0/hci1 over the VM's real bluetoothd (scripts/vm/scenarios.list).

@@ -23,6 +23,7 @@ extension HandoffDaemon {
         case answered(Result<TrustStore, any Error>)
         case candidate(PairingCandidate)
         case timedOut
+        case callerLeft
     }
 
     /// Pairs as `role`, showing codes to `sender` (PairingCode signals, answered with ConfirmPairing), and returns
@@ -56,6 +57,7 @@ extension HandoffDaemon {
         guard let device = store.devices.first(where: { !before.contains($0.id) }) ?? store.devices.last else {
             throw DaemonError.pairingFailed("pairing ended without a new device")
         }
+        lastSeen[device.id] = Date()
         logger.log("user \(uid) paired with '\(device.name)' (\(device.id))")
         return DeviceInfo(id: device.id.uuidString, name: device.name, inRange: true, lastSeenSecondsAgo: 0)
     }
@@ -91,8 +93,18 @@ extension HandoffDaemon {
             try? await Task.sleep(for: timeout)
             sink.yield(.timedOut)
         }
+        // Nobody is left to confirm a code when the caller (`handoff pair`) goes away: stop pairing then.
+        let departures = try? await connection.nameOwnerChanges(of: sender)
+        let callerWatch = Task {
+            guard let departures else { return }
+            for await change in departures where change.newOwner == nil {
+                sink.yield(.callerLeft)
+                return
+            }
+        }
         defer {
             responder?.cancel()
+            callerWatch.cancel()
             timer.cancel()
             sink.finish()
             pairingEvents = nil
@@ -107,6 +119,8 @@ extension HandoffDaemon {
                 throw error
             case .timedOut:
                 throw HandoffError(.pairingFailed, "no device paired within \(timeout.components.seconds) s")
+            case .callerLeft:
+                throw HandoffError(.pairingFailed, "the program that asked to pair went away")
             case .candidate(let candidate):
                 let initiate: Bool
                 switch role {
