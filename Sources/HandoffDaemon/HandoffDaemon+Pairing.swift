@@ -20,7 +20,7 @@ extension HandoffDaemon {
 
     /// Events of a running pairing, merged into one stream.
     enum PairingEvent: Sendable {
-        case answered(Result<TrustStore, any Error>)
+        case answered(generation: Int, Result<TrustStore, any Error>)
         case candidate(PairingCandidate)
         case timedOut
         case callerLeft
@@ -74,15 +74,23 @@ extension HandoffDaemon {
         let (events, sink) = AsyncStream<PairingEvent>.makeStream()
         let engine = self.engine
         var responder: Task<Void, Never>?
-        if case .initiate = role {} else {
-            responder = Task {
-                do {
-                    sink.yield(.answered(.success(try await engine.acceptPairing(confirm: confirm))))
-                } catch {
-                    sink.yield(.answered(.failure(error)))
+        var generation = 0
+        var attemptsLeft = 3
+        func startResponder() {
+            guard case .initiate = role else {
+                generation += 1
+                let current = generation
+                responder = Task {
+                    do {
+                        sink.yield(.answered(generation: current, .success(try await engine.acceptPairing(confirm: confirm))))
+                    } catch {
+                        sink.yield(.answered(generation: current, .failure(error)))
+                    }
                 }
+                return
             }
         }
+        startResponder()
         // Candidates come from the daemon's permanent watcher (remember(_:)): the ones seen lately now, later
         // ones as they come. Both happen on this actor, so none falls between the two.
         for recent in recentCandidates.values where Date().timeIntervalSince(recent.seen) < 120 {
@@ -109,14 +117,24 @@ extension HandoffDaemon {
             sink.finish()
             pairingEvents = nil
         }
-        var cancelledResponder = false
+        /// Over the air the first exchange right after a connection is sometimes lost; both sides then start
+        /// over (the responder re-enters pairing mode, the initiator tries the candidate again), a few times.
+        func retryable(_ error: any Error) -> Bool {
+            guard let error = error as? HandoffError, attemptsLeft > 0,
+                [.connectionUnavailable, .remoteApplicationTimedOut].contains(error.code) else { return false }
+            attemptsLeft -= 1
+            logger.log("pairing attempt failed (\(error)); trying again")
+            return true
+        }
         for await event in events {
             switch event {
-            case .answered(.success(let store)):
+            case .answered(let answered, .success(let store)):
+                guard answered == generation else { continue }
                 return store
-            case .answered(.failure(let error)):
-                if cancelledResponder { continue }
-                throw error
+            case .answered(let answered, .failure(let error)):
+                guard answered == generation, responder != nil else { continue }
+                guard retryable(error) else { throw error }
+                startResponder()
             case .timedOut:
                 throw HandoffError(.pairingFailed, "no device paired within \(timeout.components.seconds) s")
             case .callerLeft:
@@ -139,13 +157,24 @@ extension HandoffDaemon {
                 }
                 guard initiate else { continue }
                 peerName.value = candidate.name
-                if let responder {
-                    cancelledResponder = true
-                    responder.cancel()
-                    await responder.value
+                if let running = responder {
+                    responder = nil
+                    running.cancel()
+                    await running.value
                 }
                 logger.log("pairing with '\(candidate.name)' as the initiator")
-                return try await engine.pair(with: candidate.peer, timeout: timeout, confirm: confirm)
+                do {
+                    return try await engine.pair(with: candidate.peer, timeout: timeout, confirm: confirm)
+                } catch {
+                    guard retryable(error) else { throw error }
+                    startResponder()
+                    // The other device re-enters pairing mode with the same beacon, which BlueZ may not report
+                    // again: offer the same candidate once more after a moment.
+                    Task {
+                        try? await Task.sleep(for: .seconds(2))
+                        sink.yield(.candidate(candidate))
+                    }
+                }
             }
         }
         throw HandoffError(.pairingFailed, "pairing was cancelled")
