@@ -164,7 +164,10 @@ extension HandoffDaemon {
                 }
                 logger.log("pairing with '\(candidate.name)' as the initiator")
                 do {
-                    return try await engine.pair(with: candidate.peer, timeout: timeout, confirm: confirm)
+                    // Each attempt gets at most 45 s between messages (the other user confirming the code
+                    // included), so a lost exchange is retried within the caller's timeout.
+                    return try await engine.pair(with: candidate.peer, timeout: min(timeout, .seconds(45)),
+                                                 confirm: confirm)
                 } catch {
                     guard retryable(error) else { throw error }
                     startResponder()
