@@ -163,8 +163,12 @@ public final class DBusHandoffService: HandoffService {
                 }
             },
         ]
+        // The stream keeps the connection open for as long as someone listens, even when the caller drops this
+        // service object (the CLI's `watch` does).
+        let connection = self.connection
         continuation.onTermination = { _ in
             for task in tasks { task.cancel() }
+            withExtendedLifetime(connection) {}
         }
         return stream
     }
