@@ -4,23 +4,26 @@
 # pair (both confirm the code), `handoff note edit --stdin` on the laptop, the desktop's `handoff watch` line,
 # `handoff continue --print` on the desktop, and the time each step took. Exit 0 when the note arrived intact.
 #
-#   scripts/demo-flow.sh [--discoverable] [--keep DIR] [--isolation]
+#   scripts/demo-flow.sh [--discoverable] [--keep DIR] [--isolation] [--bluetoothd-restart]
 #
 # Run by scripts/demo.sh inside the VM (real bluetoothd, two btvirt controllers), and on the host against bluezoo
 # with --discoverable (bluezoo only reports discoverable advertisements). Uses the built .build/debug binaries
 # --isolation (as root, in the VM) then proves the shipped policy with a second Unix user (nobody): it may call
 # the daemon but is refused the paired devices and the activities, and cannot own the daemon's name.
+# --bluetoothd-restart (in the VM) kills bluetoothd after the pairing and starts it again before the note is
+# offered: both daemons must survive and the flow must still work.
 # (HANDOFF_BIN_DIR overrides). The daemons' logs go to --keep DIR, or in the VM to $HANDOFF_VM_LOGDIR/demo.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=${HANDOFF_BIN_DIR:-$here/.build/debug}
-extra=(${HANDOFFD_FLAGS:-}) keep="" isolation=0
+extra=(${HANDOFFD_FLAGS:-}) keep="" isolation=0 restart=0
 while (($#)); do
     case "$1" in
         --discoverable) extra+=(--discoverable); shift ;;
         --keep) keep=${2:?--keep needs a folder}; shift 2 ;;
         --isolation) isolation=1; shift ;;
+        --bluetoothd-restart) restart=1; shift ;;
         *) echo "demo-flow: unknown option $1" >&2; exit 2 ;;
     esac
 done
@@ -52,7 +55,7 @@ step() {   # step NAME: records the time since the previous step
     timings+=("$(awk -v name="$1" -v a="$t" -v b="$step_start" 'BEGIN { printf "%-34s %6.2f s", name, a - b }')")
     step_start=$t
 }
-say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+say() { printf '\n== %s\n' "$*"; }
 show() { printf '%s$ %s\n' "$1" "${*:2}"; }
 
 # Two machines: an API bus each (our production policy), one daemon per adapter.
@@ -69,9 +72,11 @@ say "two machines in one box: laptop = hci0, desktop = hci1, each handoffd on it
 "$bin/handoffd" --adapter hci0 --name laptop --bus "${bus[laptop]}" --state-dir "$work/laptop/state" \
     "${extra[@]}" >"$logs/laptop-handoffd.log" 2>&1 &
 pids+=($!)
+daemon_pids=($!)
 "$bin/handoffd" --adapter hci1 --name desktop --bus "${bus[desktop]}" --state-dir "$work/desktop/state" \
     "${extra[@]}" >"$logs/desktop-handoffd.log" 2>&1 &
 pids+=($!)
+daemon_pids+=($!)
 on() {   # on MACHINE handoff ARGS...: runs the CLI as that machine's user
     local machine=$1; shift
     HANDOFF_BUS_ADDRESS=${bus[$machine]} XDG_DATA_HOME=${home[$machine]} HOME=${home[$machine]} "$bin/handoff" "$@"
@@ -105,6 +110,17 @@ pair_once || { echo "(pairing failed; once more)"; sleep 1; pair_once; } || {
     echo "demo-flow: pairing failed" >&2; tail -n 20 "$logs"/*-handoffd.log >&2; exit 1; }
 show desktop handoff devices; on desktop devices
 step "pair (code confirmed on both)"
+
+if ((restart)); then
+    say "bluetoothd crashes and comes back; the daemons stay"
+    show root "guest-bluez.sh restart-bluetoothd --signal KILL"
+    guest-bluez.sh restart-bluetoothd --signal KILL || { echo "demo-flow: bluetoothd did not come back" >&2; exit 1; }
+    for pid in "${daemon_pids[@]}"; do
+        kill -0 "$pid" 2>/dev/null || { echo "demo-flow: a daemon exited with bluetoothd" >&2; exit 1; }
+    done
+    echo "(both handoffd still running)"
+    step "bluetoothd restart"
+fi
 
 say "the desktop watches; the laptop saves a note"
 on desktop watch >"$work/desktop/watch.out" 2>&1 &
