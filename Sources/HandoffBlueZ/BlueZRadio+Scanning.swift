@@ -66,11 +66,11 @@ extension BlueZRadio {
             }
         }
         if let interval = options.discoveryRefresh {
-            let adapter = self.adapter
-            discoveryRefresher = Task {
+            let path = adapter.path
+            discoveryRefresher = Task { [bluez] in
                 while !Task.isCancelled {
                     do { try await Task.sleep(for: interval) } catch { return }
-                    try? await adapter.restartDiscovery()
+                    try? await bluez.refreshDiscovery(on: path, filter: Self.discoveryFilter)
                 }
             }
         }

@@ -9,8 +9,12 @@ extension BlueZRadio {
         guard !serviceOpen else { throw RadioError(.failed, "the transfer service is already open on \(adapterName)") }
         serviceOpen = true
         do {
-            return try await BlueZTransferService.open(on: adapter, bluez: bluez, fallbackMTU: options.fallbackMTU,
-                                                       onClose: { [weak self] in await self?.serviceClosed() })
+            let name = adapterName
+            let log = options.log
+            return try await BlueZTransferService.open(
+                on: adapter, bluez: bluez, fallbackMTU: options.fallbackMTU,
+                log: { text in log?("radio \(name): \(text)") },
+                onClose: { [weak self] in await self?.serviceClosed() })
         } catch {
             serviceOpen = false
             throw RadioError(error, while: "cannot register the transfer service on \(adapterName)")
@@ -28,7 +32,10 @@ extension BlueZRadio {
     public func connect(to peer: PeerAddress) async throws -> any RadioLink {
         let path = try devicePath(of: peer)
         let device = await bluez.device(at: path)
-        return try await BlueZRadioLink.open(to: peer, device: device, bluez: bluez, options: options)
+        let name = adapterName
+        let log = options.log
+        return try await BlueZRadioLink.open(to: peer, device: device, bluez: bluez, options: options,
+                                             log: { text in log?("radio \(name): \(text)") })
     }
 
     /// The Device1 path for a peer: its own text when it is a path under this adapter, or the path BlueZ gives

@@ -26,42 +26,28 @@ final class BlueZRadioLink: RadioLink {
 
     /// Connects (retrying `le-connection-abort-by-local`), waits for ServicesResolved, finds the transfer
     /// service's characteristics, subscribes to the data characteristic and reads the MTU.
-    static func open(to peer: PeerAddress, device: Device1, bluez: BlueZ, options: BlueZRadioOptions)
-        async throws -> BlueZRadioLink {
-        let known: Device1.Properties
+    static func open(to peer: PeerAddress, device: Device1, bluez: BlueZ, options: BlueZRadioOptions,
+                     log: @escaping @Sendable (String) -> Void) async throws -> BlueZRadioLink {
+        // Watch the device's own PropertiesChanged from before the connection is made: the BlueZ layer's mirror
+        // can miss a Connected change that races an InterfacesAdded (they travel on separate tasks).
+        let changes: AsyncStream<Message>
         do {
-            known = try await device.properties()
+            changes = try await bluez.connection.signals(matching: MatchRule.signal(
+                interface: InterfaceName(stringLiteral: BlueZNames.properties), member: "PropertiesChanged",
+                path: device.path))
         } catch {
-            throw RadioError(.unreachable, "\(peer) is not known to BlueZ (only scanned devices can be connected)")
+            throw RadioError(.failed, "cannot watch \(peer): \(error)")
         }
-        if !known.connected {
-            do {
-                try await device.connect(attempts: options.connectAttempts)
-            } catch {
-                throw RadioError(error, while: "cannot connect to \(peer)", fallback: .unreachable)
-            }
-        }
-        do {
-            try await device.waitUntilServicesResolved(timeout: options.servicesResolvedTimeout)
-        } catch {
-            try? await device.disconnect(timeout: .seconds(5))
-            throw RadioError(error, while: "services of \(peer) did not resolve", fallback: .unreachable)
-        }
+        try await establish(peer, device: device, bluez: bluez, options: options, log: log)
         let request: GattCharacteristic1
         let data: GattCharacteristic1
         do {
-            // The BlueZ layer may apply ServicesResolved before the InterfacesAdded of the characteristics (two
-            // signal streams), so wait for the characteristics themselves too.
-            try await waitForCharacteristics(of: device, bluez: bluez, timeout: options.servicesResolvedTimeout)
             request = try await device.characteristic(BlueZTransferService.requestUUID,
                                                       service: BlueZTransferService.serviceUUID)
             data = try await device.characteristic(BlueZTransferService.dataUUID,
                                                    service: BlueZTransferService.serviceUUID)
         } catch {
-            let services = await device.services().map(\.string).joined(separator: ", ")
-            try? await device.disconnect(timeout: .seconds(5))
-            throw RadioError(.unreachable, "\(peer) serves no handoff transfer service (\(error); its services: "
-                                 + "\(services.isEmpty ? "none" : services))")
+            throw RadioError(.unreachable, "\(peer) serves no handoff transfer service (\(error))")
         }
         var mtu = options.fallbackMTU
         if let reported = try? await data.mtu() {
@@ -76,36 +62,26 @@ final class BlueZRadioLink: RadioLink {
             throw RadioError(error, while: "cannot subscribe to \(peer)'s data characteristic", fallback: .disconnected)
         }
         let link = BlueZRadioLink(peer: peer, mtu: mtu, device: device, request: request)
-        link.start(values: values, bluez: bluez)
+        link.start(values: values, changes: changes, bluez: bluez, log: log)
+        log("link to \(peer) up, ATT MTU \(mtu)")
         return link
     }
 
-    /// Waits until both transfer characteristics are in the mirror under `device`.
-    private static func waitForCharacteristics(of device: Device1, bluez: BlueZ, timeout: Duration)
-        async throws(BlueZError) {
-        let path = device.path
-        let wanted = Set([BlueZTransferService.requestUUID.string, BlueZTransferService.dataUUID.string])
-        try await bluez.wait(timeout: timeout, "the transfer characteristics of \(path)") { tree in
-            let found = tree.paths(with: BlueZNames.gattCharacteristic1).filter { path.isAncestor(of: $0) }
-                .compactMap { try? tree.properties($0, BlueZNames.gattCharacteristic1)?["UUID"]?.get(String.self) }
-            return wanted.isSubset(of: Set(found.map { $0.lowercased() }))
-        }
-    }
-
     /// Forwards notifications, and finishes the stream when the device is no longer connected (or is gone).
-    private func start(values: AsyncStream<Data>, bluez: BlueZ) {
+    private func start(values: AsyncStream<Data>, changes: AsyncStream<Message>, bluez: BlueZ,
+                       log: @escaping @Sendable (String) -> Void) {
         let continuation = self.continuation
         let path = device.path
+        let peer = self.peer
         let pump = Task {
             for await value in values { continuation.yield([UInt8](value)) }
+            if !Task.isCancelled { log("link to \(peer): the notification subscription ended") }
             continuation.finish()
         }
         let watcher = Task {
-            try? await bluez.wait(timeout: .seconds(365 * 24 * 3600), "\(path) disconnected") { tree in
-                guard let properties = tree.properties(path, BlueZNames.device1) else { return true }
-                return (try? properties["Connected"]?.get(Bool.self)) != true
-            }
+            await Self.waitForDisconnection(of: path, changes: changes, bluez: bluez)
             guard !Task.isCancelled else { return }
+            log("link to \(peer): the device is no longer connected")
             continuation.finish()
             pump.cancel()
         }
@@ -136,5 +112,30 @@ final class BlueZRadioLink: RadioLink {
         for task in tasks.withLock({ $0 }) { task.cancel() }
         continuation.finish()
         try? await device.disconnect(timeout: .seconds(5))
+    }
+
+    /// Returns when `path` reports `Connected` false in a PropertiesChanged, or when bluetoothd, asked every
+    /// two seconds, no longer says it is connected (the device object or bluetoothd went away).
+    private static func waitForDisconnection(of path: ObjectPath, changes: AsyncStream<Message>, bluez: BlueZ) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await message in changes {
+                    guard let arguments = try? message.arguments(), arguments.count >= 2,
+                          (try? String(dbusValue: arguments[0])) == BlueZNames.device1,
+                          let changed = try? [String: Variant](dbusValue: arguments[1]),
+                          let connected = try? changed["Connected"]?.get(Bool.self) else { continue }
+                    if !connected { return }
+                }
+            }
+            group.addTask {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(2))
+                    if Task.isCancelled { return }
+                    if await bluez.connectedNow(path) != true { return }
+                }
+            }
+            await group.next()
+            group.cancelAll()
+        }
     }
 }

@@ -37,7 +37,7 @@ final class BlueZTransferService: TransferService {
     }
 
     /// Exports and registers the application on `adapter`.
-    static func open(on adapter: Adapter1, bluez: BlueZ, fallbackMTU: Int,
+    static func open(on adapter: Adapter1, bluez: BlueZ, fallbackMTU: Int, log: @escaping @Sendable (String) -> Void,
                      onClose: @escaping @Sendable () async -> Void) async throws(BlueZError) -> BlueZTransferService {
         let (writes, continuation) = AsyncStream<IncomingWrite>.makeStream(bufferingPolicy: .unbounded)
         let centrals = CentralTable()
@@ -50,6 +50,8 @@ final class BlueZTransferService: TransferService {
                 }
                 let central = PeerAddress(request.device?.rawValue ?? "unknown-central")
                 let mtu = centrals.note(central, mtu: request.mtu, fallback: fallbackMTU)
+                log("write of \(value.count) B (frame kind \(value.count > 1 ? String(value[value.startIndex + 1], radix: 16) : "-")) from "
+                    + "\(central), MTU \(mtu)")
                 continuation.yield(IncomingWrite(central: central, value: [UInt8](value), mtu: mtu))
             })
         let data = GattApplication.Characteristic(uuid: dataUUID, flags: [.notify])
@@ -87,12 +89,7 @@ final class BlueZTransferService: TransferService {
     private func isConnected(_ central: PeerAddress) async -> Bool {
         guard let path = ObjectPath(rawValue: central.rawValue) else { return true }
         if (try? await bluez.device(at: path).properties())?.connected == true { return true }
-        let reply = try? await bluez.connection.call(
-            destination: BusName(stringLiteral: BlueZNames.service), path: path,
-            interface: InterfaceName(stringLiteral: BlueZNames.properties), member: "Get",
-            arguments: [.string(BlueZNames.device1), .string("Connected")], timeout: .seconds(5))
-        guard let first = reply?.first, case .variant(let variant) = first else { return false }
-        return (try? variant.get(Bool.self)) == true
+        return await bluez.connectedNow(path) == true
     }
 
     /// Unregisters the application and ends `writes`. Idempotent.

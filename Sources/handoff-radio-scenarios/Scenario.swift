@@ -11,7 +11,7 @@ struct Scenario: Sendable {
         Scenario(name: "radio-continue-3k", limit: .seconds(90), run: { try await Scenarios.roundTrip(bytes: 3 * 1024) }),
         Scenario(name: "radio-continue-64k", limit: .seconds(120),
                  run: { try await Scenarios.roundTrip(bytes: 64 * 1024) }),
-        Scenario(name: "radio-continue-1m", limit: .seconds(300),
+        Scenario(name: "radio-continue-1m", limit: .seconds(600),
                  run: { try await Scenarios.roundTrip(bytes: 1 << 20) }),
         Scenario(name: "radio-pairing", limit: .seconds(120), run: Scenarios.pairing),
         Scenario(name: "radio-resume", limit: .seconds(240), run: Scenarios.resumeAfterDisconnect),

@@ -19,11 +19,15 @@ struct ScenarioDevice: Sendable {
     static func make(_ name: String, adapter: String, store: TrustStore,
                      configure: (inout HandoffConfiguration) -> Void = { _ in },
                      options adjust: (inout BlueZRadioOptions) -> Void = { _ in }) async throws -> ScenarioDevice {
-        let bluez = try await BlueZ.connect(bus: .system)
-        var options = BlueZRadioOptions()
-        if ProcessInfo.processInfo.environment["HANDOFF_RADIO_DEBUG"] == "1" {
-            options.log = { say("[\(name)] \($0)") }
+        let debug = ProcessInfo.processInfo.environment["HANDOFF_RADIO_DEBUG"] == "1"
+        var bluezLog: BlueZLog?
+        if debug {
+            let prefix = "[\(name)] bluez: "
+            bluezLog = { text in say(prefix + text) }
         }
+        let bluez = try await BlueZ.connect(bus: .system, log: bluezLog)
+        var options = BlueZRadioOptions()
+        if debug { options.log = { say("[\(name)] \($0)") } }
         // bluezoo reports discoverable advertisements only; set this to smoke-test scenarios on its bus.
         options.discoverable = ProcessInfo.processInfo.environment["HANDOFF_RADIO_DISCOVERABLE"] == "1"
         options.discoveryRefresh = .seconds(3)       // btvirt reports an advertiser only when scanning starts

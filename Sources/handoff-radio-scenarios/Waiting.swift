@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The first element of `stream` satisfying `predicate`, or a `ScenarioFailure` naming `what` after `limit`.
 func first<T: Sendable>(_ stream: AsyncStream<T>, _ what: String, limit: Duration = .seconds(30),
                         where predicate: @escaping @Sendable (T) -> Bool = { _ in true }) async throws -> T {
@@ -7,20 +9,46 @@ func first<T: Sendable>(_ stream: AsyncStream<T>, _ what: String, limit: Duratio
     }
 }
 
-/// Runs `body`, failing with a `ScenarioFailure` naming `what` when it takes longer than `limit`.
+/// Runs `body`, failing with a `ScenarioFailure` naming `what` when it takes longer than `limit`. The body runs
+/// in its own task and is only cancelled, not awaited, after the limit: some awaits (an unstructured task's value,
+/// a D-Bus call) do not end on cancellation, and a scenario must still report.
 func within<T: Sendable>(_ limit: Duration, _ what: String, _ body: @escaping @Sendable () async throws -> T)
     async throws -> T {
-    try await withThrowingTaskGroup(of: T?.self) { group in
-        group.addTask { try await body() }
-        group.addTask {
-            try await Task.sleep(for: limit)
-            return nil
+    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+        let outcome = Outcome(continuation)
+        let work = Task { outcome.settle(await Result(catching: body)) }
+        Task {
+            try? await Task.sleep(for: limit)
+            work.cancel()
+            outcome.settle(.failure(ScenarioFailure("no \(what) within \(limit)")))
         }
-        defer { group.cancelAll() }
-        guard let value = try await group.next() ?? nil else {
-            throw ScenarioFailure("no \(what) within \(limit)")
+    }
+}
+
+/// Resumes a continuation with the first result it is given and ignores the rest.
+final class Outcome<T: Sendable>: Sendable {
+    private let continuation: Mutex<CheckedContinuation<T, any Error>?>
+
+    init(_ continuation: CheckedContinuation<T, any Error>) {
+        self.continuation = Mutex(continuation)
+    }
+
+    func settle(_ result: Result<T, any Error>) {
+        continuation.withLock { pending in
+            pending?.resume(with: result)
+            pending = nil
         }
-        return value
+    }
+}
+
+extension Result where Failure == any Error {
+    /// The result of an async throwing body.
+    init(catching body: () async throws -> Success) async {
+        do {
+            self = .success(try await body())
+        } catch {
+            self = .failure(error)
+        }
     }
 }
 

@@ -1,0 +1,37 @@
+import BlueZ
+import DBus
+
+/// Questions asked of bluetoothd directly, for the moments when the BlueZ layer's mirror may lag: it applies
+/// PropertiesChanged on its own task, so a method reply can overtake the signal that preceded it.
+extension BlueZ {
+    /// `Device1.Connected` of `path` as bluetoothd says now; nil when the device or bluetoothd is gone.
+    func connectedNow(_ path: ObjectPath) async -> Bool? {
+        await deviceFlagNow(path, "Connected")
+    }
+
+    /// A boolean `Device1` property (`Connected`, `ServicesResolved`) of `path` as bluetoothd says now.
+    func deviceFlagNow(_ path: ObjectPath, _ name: String) async -> Bool? {
+        let reply = try? await connection.call(
+            destination: BusName(stringLiteral: BlueZNames.service), path: path,
+            interface: InterfaceName(stringLiteral: BlueZNames.properties), member: "Get",
+            arguments: [.string(BlueZNames.device1), .string(name)], timeout: .seconds(5))
+        guard let first = reply?.first, case .variant(let variant) = first else { return nil }
+        return try? variant.get(Bool.self)
+    }
+
+    /// StopDiscovery, SetDiscoveryFilter, StartDiscovery on `adapter`: bluetoothd forgets a client's filter when
+    /// it stops discovering, and without the filter non-discoverable advertisements are no longer reported.
+    func refreshDiscovery(on adapter: ObjectPath, filter: DiscoveryFilter) async throws(DBusError) {
+        let service = BusName(stringLiteral: BlueZNames.service)
+        let interface = InterfaceName(stringLiteral: BlueZNames.adapter1)
+        _ = try? await connection.call(destination: service, path: adapter, interface: interface,
+                                       member: "StopDiscovery")
+        let options: [String: Variant] = [
+            "Transport": Variant(filter.transport), "DuplicateData": Variant(filter.duplicateData),
+        ]
+        _ = try await connection.call(destination: service, path: adapter, interface: interface,
+                                      member: "SetDiscoveryFilter", arguments: [options.dbusValue])
+        _ = try await connection.call(destination: service, path: adapter, interface: interface,
+                                      member: "StartDiscovery")
+    }
+}

@@ -1,0 +1,66 @@
+import BlueZ
+import DBus
+import Foundation
+import HandoffKit
+
+extension BlueZRadioLink {
+    /// Connects unless bluetoothd says the device is connected, then waits until bluetoothd reports
+    /// `ServicesResolved` and the mirror holds both transfer characteristics.
+    ///
+    /// bluetoothd is asked directly first: after a drop, the mirror can still show the old `Connected` and
+    /// `ServicesResolved`, and trusting it would make a link that closes at once.
+    static func establish(_ peer: PeerAddress, device: Device1, bluez: BlueZ, options: BlueZRadioOptions,
+                          log: @Sendable (String) -> Void) async throws {
+        guard let connected = await bluez.connectedNow(device.path) else {
+            throw RadioError(.unreachable, "\(peer) is not known to BlueZ (only scanned devices can be connected)")
+        }
+        if !connected {
+            do {
+                try await device.connect(attempts: options.connectAttempts)
+            } catch {
+                throw RadioError(error, while: "cannot connect to \(peer)", fallback: .unreachable)
+            }
+            log("connected to \(peer)")
+        } else {
+            log("\(peer) is already connected; reusing the connection")
+        }
+        let deadline = ContinuousClock.now + options.servicesResolvedTimeout
+        while await bluez.deviceFlagNow(device.path, "ServicesResolved") != true {
+            guard ContinuousClock.now < deadline else {
+                try? await device.disconnect(timeout: .seconds(5))
+                throw RadioError(.unreachable, "services of \(peer) did not resolve within "
+                                     + "\(options.servicesResolvedTimeout)")
+            }
+            if await bluez.connectedNow(device.path) != true {
+                throw RadioError(.unreachable, "\(peer) disconnected while its services were being resolved")
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        let path = device.path
+        let wanted = Set([BlueZTransferService.requestUUID.string, BlueZTransferService.dataUUID.string])
+        do {
+            try await bluez.wait(timeout: .seconds(10), "the transfer characteristics of \(path)") { tree in
+                let found = tree.paths(with: BlueZNames.gattCharacteristic1).filter { path.isAncestor(of: $0) }
+                    .compactMap { try? tree.properties($0, BlueZNames.gattCharacteristic1)?["UUID"]?.get(String.self) }
+                return wanted.isSubset(of: Set(found.map { $0.lowercased() }))
+            }
+        } catch {
+            throw RadioError(.unreachable, "\(peer) serves no handoff transfer service (\(error); "
+                                 + "\(await describe(path, bluez: bluez)))")
+        }
+    }
+
+    /// What the mirror and bluetoothd say about a device, for error messages.
+    static func describe(_ path: ObjectPath, bluez: BlueZ) async -> String {
+        let tree = await bluez.tree
+        let mirrored = (try? tree.properties(path, BlueZNames.device1)?["Connected"]?.get(Bool.self)).map { "\($0)" }
+        let characteristics = tree.paths(with: BlueZNames.gattCharacteristic1).filter { path.isAncestor(of: $0) }
+            .map { "\($0.elements.suffix(2).joined(separator: "/"))=" + ((try? tree.properties($0,
+                BlueZNames.gattCharacteristic1)?["UUID"]?.get(String.self)) ?? "?") }
+        let services = tree.paths(with: BlueZNames.gattService1).filter { path.isAncestor(of: $0) }
+            .map { (try? tree.properties($0, BlueZNames.gattService1)?["UUID"]?.get(String.self)) ?? "?" }
+        let connected = await bluez.connectedNow(path).map { "\($0)" } ?? "unknown"
+        return "mirror: Connected=\(mirrored ?? "absent"), services \(services), characteristics \(characteristics); "
+            + "bluetoothd: Connected=\(connected)"
+    }
+}
