@@ -5,7 +5,7 @@ SWIFT ?= swift
 CONFIG ?= debug
 export PATH := $(CURDIR)/.venv/bin:$(PATH)
 
-.PHONY: all build test test-unit test-vm bench demo deps clean help
+.PHONY: all build test test-unit test-vm bench demo deps clean help install uninstall
 
 all: build
 
@@ -16,6 +16,7 @@ help:
 	@echo "make test-vm   the real-BlueZ tier only: bluetoothd and two virtual controllers in qemu"
 	@echo "make bench     benchmarks; results land in bench/results/"
 	@echo "make build     swift build"
+	@echo "make install   handoffd, handoff, the D-Bus policy, the systemd unit (PREFIX=/usr/local, DESTDIR)"
 
 deps:
 	@scripts/deps.sh test
@@ -42,6 +43,39 @@ bench:
 demo:
 	@scripts/deps.sh test
 	scripts/demo.sh
+
+# Installs for a real machine: binaries in $(PREFIX)/bin, the bus policy in /etc/dbus-1/system.d, the systemd
+# unit and the D-Bus activation file (paths rewritten to $(PREFIX)), the API doc. DESTDIR is honoured.
+PREFIX ?= /usr/local
+SYSCONFDIR ?= /etc
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+INSTALL_CONFIG ?= release
+BUILT = .build/$(INSTALL_CONFIG)
+install:
+	@scripts/deps.sh build
+	$(SWIFT) build -c $(INSTALL_CONFIG) --product handoffd
+	$(SWIFT) build -c $(INSTALL_CONFIG) --product handoff
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(SYSCONFDIR)/dbus-1/system.d $(DESTDIR)$(UNITDIR) \
+		$(DESTDIR)$(PREFIX)/share/dbus-1/system-services $(DESTDIR)$(PREFIX)/share/doc/handoff \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions
+	install -m 0755 $(BUILT)/handoffd $(BUILT)/handoff $(DESTDIR)$(PREFIX)/bin/
+	install -m 0644 dbus-policy/org.handoff.Handoff1.conf $(DESTDIR)$(SYSCONFDIR)/dbus-1/system.d/
+	sed 's|/usr/local|$(PREFIX)|g' scripts/systemd/handoffd.service > $(DESTDIR)$(UNITDIR)/handoffd.service
+	sed 's|/usr/local|$(PREFIX)|g' scripts/systemd/org.handoff.Handoff1.service \
+		> $(DESTDIR)$(PREFIX)/share/dbus-1/system-services/org.handoff.Handoff1.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/handoffd.service \
+		$(DESTDIR)$(PREFIX)/share/dbus-1/system-services/org.handoff.Handoff1.service
+	install -m 0644 Docs/dbus-api.md Docs/usage.md $(DESTDIR)$(PREFIX)/share/doc/handoff/
+	$(BUILT)/handoff completions bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/handoff
+	$(BUILT)/handoff completions zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_handoff
+	@echo "installed; now: systemctl daemon-reload && systemctl enable --now handoffd"
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/handoffd $(DESTDIR)$(PREFIX)/bin/handoff \
+		$(DESTDIR)$(SYSCONFDIR)/dbus-1/system.d/org.handoff.Handoff1.conf $(DESTDIR)$(UNITDIR)/handoffd.service \
+		$(DESTDIR)$(PREFIX)/share/dbus-1/system-services/org.handoff.Handoff1.service \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/handoff $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_handoff
+	rm -rf $(DESTDIR)$(PREFIX)/share/doc/handoff
 
 clean:
 	rm -rf .build .vm bench/results

@@ -17,6 +17,9 @@ let package = Package(
         .executable(name: "handoff", targets: ["handoff"]),
         .executable(name: "handoff-radio-scenarios", targets: ["handoff-radio-scenarios"]),
         .library(name: "BlueZ", targets: ["BlueZ"]),
+        .library(name: "HandoffDaemon", targets: ["HandoffDaemon"]),
+        .library(name: "HandoffDBusClient", targets: ["HandoffDBusClient"]),
+        .executable(name: "handoffd", targets: ["handoffd"]),
         .library(name: "HandoffBlueZ", targets: ["HandoffBlueZ"]),
     ],
     targets: [
@@ -52,8 +55,12 @@ let package = Package(
         .target(name: "HandoffClient"),
         .executableTarget(
             name: "handoff",
-            dependencies: ["HandoffCommandLine", "HandoffNotes", "HandoffClient"]
+            dependencies: ["HandoffCommandLine", "HandoffNotes", "HandoffClient", "HandoffDBusClient"]
         ),
+        // The daemon: the D-Bus API over a HandoffEngine, and the CLI's client for it.
+        .target(name: "HandoffDBusClient", dependencies: ["DBus", "HandoffClient"]),
+        .target(name: "HandoffDaemon", dependencies: ["HandoffKit", "DBus", "HandoffClient", "HandoffDBusClient"]),
+        .executableTarget(name: "handoffd", dependencies: ["HandoffDaemon", "HandoffBlueZ", "BlueZ", "DBus"]),
         .executableTarget(name: "dbus-bench", dependencies: ["DBus"], path: "bench/swift"),
         .executableTarget(name: "bluez-vm-scenarios", dependencies: ["BlueZ", "DBus"]),
         // Tier 2 of HandoffBlueZ: two engines on hci0/hci1 over the VM's real bluetoothd (scripts/vm/scenarios.list).
@@ -69,6 +76,11 @@ let package = Package(
         .testTarget(name: "HandoffKitTests", dependencies: ["HandoffKit", "HandoffTesting"]),
         .testTarget(name: "HandoffCommandLineTests", dependencies: ["HandoffCommandLine"]),
         .testTarget(name: "HandoffNotesTests", dependencies: ["HandoffNotes"]),
+        .testTarget(
+            name: "HandoffDaemonTests",
+            dependencies: ["HandoffDaemon", "HandoffDBusClient", "HandoffClient", "HandoffTesting", "HandoffKit",
+                           "DBus", "DBusTestSupport"]
+        ),
         .testTarget(name: "CLITests", dependencies: ["HandoffNotes", "handoff"], exclude: ["zsh-complete.zsh"]),
     ]
 )

@@ -1,17 +1,16 @@
 import Foundation
 import HandoffClient
 import HandoffCommandLine
+import HandoffDBusClient
 import HandoffNotes
 
 /// The `handoff` program: parse, dispatch, map errors to documented exit statuses.
 @main
 enum Handoff {
     static func main() async {
+        let environment = ProcessInfo.processInfo.environment
         let context = CommandContext(
-            environment: ProcessInfo.processInfo.environment,
-            terminal: .standard,
-            connector: UnavailableServiceConnector(
-                reason: "this build of handoff has no daemon connection yet (no D-Bus client is built in)"))
+            environment: environment, terminal: .standard, connector: DBusServiceConnector(environment: environment))
         let code = await run(Array(CommandLine.arguments.dropFirst()), context: context)
         exit(code.rawValue)
     }

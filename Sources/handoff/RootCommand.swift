@@ -56,6 +56,8 @@ enum RootCommand {
             .init("VISUAL, EDITOR", "The editor for notes: VISUAL, else EDITOR, else vi. A shell command line."),
             .init("XDG_DATA_HOME", "Notes live in $XDG_DATA_HOME/handoff/notes (default ~/.local/share)."),
             .init("HOME", "Used when XDG_DATA_HOME is unset or not an absolute path."),
+            .init("HANDOFF_BUS_ADDRESS", "The bus the daemon is on: system (the default), session, or a D-Bus "
+                + "address such as unix:path=/run/handoff/bus."),
         ])
 
     static let files = HelpSection(

@@ -107,4 +107,15 @@ public final class Connection: Sendable {
     ) throws(DBusError) {
         try core.send(Message.signal(path: path, interface: interface, member: member, arguments: arguments))
     }
+
+    /// Emits a signal addressed to one connection only (a unicast signal): the bus delivers it to `destination`
+    /// and to nobody else, whatever match rules others have. Use it for events only one caller may see.
+    public func emitSignal(
+        path: ObjectPath, interface: InterfaceName, member: MemberName, arguments: [Value] = [],
+        destination: BusName
+    ) throws(DBusError) {
+        let message = try Message.signal(path: path, interface: interface, member: member, arguments: arguments)
+        try message.setDestination(destination)
+        try core.send(message)
+    }
 }

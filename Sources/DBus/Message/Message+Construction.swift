@@ -47,6 +47,13 @@ extension Message {
         return dbus_message_new_error(self.raw, name.rawValue, clean).map { Message(adopting: $0) }
     }
 
+    /// Addresses the message to one connection (a unicast signal is delivered only there).
+    func setDestination(_ destination: BusName) throws(DBusError) {
+        guard dbus_message_set_destination(raw, destination.rawValue) != 0 else {
+            throw DBusError(.outOfMemory, "cannot set the destination of a message")
+        }
+    }
+
     /// Asks the receiver not to reply (for calls whose answer is not awaited).
     func setNoReply(_ noReply: Bool) {
         dbus_message_set_no_reply(raw, noReply ? 1 : 0)

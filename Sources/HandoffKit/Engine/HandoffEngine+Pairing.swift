@@ -120,7 +120,7 @@ extension HandoffEngine {
             do {
                 try await service.notify(frame.encoded(), to: write.central)
             } catch {
-                throw HandoffError(.connectionUnavailable, "the other device left during pairing")
+                throw HandoffError(.connectionUnavailable, "the other device left during pairing (\(error))")
             }
         }
     }
@@ -173,7 +173,7 @@ extension HandoffEngine {
                 do {
                     try await link.write(frame.encoded())
                 } catch {
-                    throw HandoffError(.connectionUnavailable, "the other device left during pairing")
+                    throw HandoffError(.connectionUnavailable, "the other device left during pairing (\(error))")
                 }
             }
         }

@@ -17,7 +17,10 @@ enum PairCommand: HandoffCommand {
         let terminal = context.terminal
         let device = try await service.pair { code in
             terminal.err("Pair with '\(code.deviceName)'? Both screens must show \(code.code). [y/N] ")
-            return terminal.readLine()?.lowercased().hasPrefix("y") == true
+            let answer = terminal.readLine() ?? ""
+            // A terminal echoes the answer; from a pipe, show it, so the transcript reads right.
+            if !terminal.inputIsTerminal { terminal.err(answer + "\n") }
+            return answer.lowercased().hasPrefix("y")
         }
         context.terminal.note("paired with '\(device.name)' (\(device.id))")
         return .success

@@ -22,7 +22,9 @@ enum WatchCommand: HandoffCommand {
             } else {
                 let verb = event.event == .appeared ? "available" : "gone"
                 let activity = event.activity
-                context.terminal.out("\(verb): \(activity.title) (\(activity.type)) from \(activity.device)\n")
+                // A beacon carries no title (it is private), so an activity not yet continued has none.
+                let what = activity.title.isEmpty ? activity.type : "\(activity.title) (\(activity.type))"
+                context.terminal.out("\(verb): \(what) from \(activity.device)\n")
             }
         }
         return .success

@@ -1,0 +1,51 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Writes a file so that a reader or a crash sees the old content or the new, never a mix.
+enum AtomicFile {
+    /// Writes `data` to a fresh temporary file beside `url` (mode `mode`), flushes it, renames it over `url`,
+    /// then flushes the directory so the rename itself is durable.
+    static func write(_ data: Data, to url: URL, mode: mode_t = 0o600) throws {
+        let directory = url.deletingLastPathComponent().path
+        let temporary = directory + "/." + url.lastPathComponent + ".tmp-" + UUID().uuidString
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+        guard fd >= 0 else { throw failure("create", temporary) }
+        var ok = data.withUnsafeBytes { buffer -> Bool in
+            guard let base = buffer.baseAddress else { return true }
+            var offset = 0
+            while offset < buffer.count {
+                let written = Glibc.write(fd, base + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return false
+                }
+                offset += written
+            }
+            return true
+        }
+        ok = ok && fsync(fd) == 0
+        let error = failure("write", temporary)
+        close(fd)
+        guard ok else {
+            unlink(temporary)
+            throw error
+        }
+        guard rename(temporary, url.path) == 0 else {
+            let error = failure("rename", url.path)
+            unlink(temporary)
+            throw error
+        }
+        let directoryFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if directoryFD >= 0 {
+            fsync(directoryFD)
+            close(directoryFD)
+        }
+    }
+
+    private static func failure(_ what: String, _ path: String) -> DaemonError {
+        DaemonError.failed("cannot \(what) \(path): \(String(cString: strerror(errno)))")
+    }
+}

@@ -1,0 +1,31 @@
+import Foundation
+import HandoffKit
+
+/// How a ``HandoffDaemon`` runs: where it keeps its state, what it is called, what it declares.
+public struct DaemonConfiguration: Sendable {
+    /// The daemon's version, reported by Status.
+    public static let version = "0.1.0"
+
+    /// Where the trust store and the daemon state live (default `/var/lib/handoff`). Created `0700` if missing.
+    public var stateDirectory: URL
+    /// This device's name, shown on the other devices (at most 16 UTF-8 bytes reach a pairing beacon).
+    public var deviceName: String
+    /// The Bluetooth controller in use (`hci0`), reported by Status; nil when the radio is not a controller.
+    public var adapter: String?
+    /// The engine's configuration: declared types, limits, timing. Its `initialSequence` is replaced by the
+    /// persisted sequence + 1.
+    public var handoff: HandoffConfiguration
+    /// A paired device counts as in range when its last new beacon is younger than this (default 10 minutes).
+    public var inRangeInterval: Duration = .seconds(600)
+    /// Whether the radio's controller is powered, for Status (default: always true).
+    public var powered: @Sendable () async -> Bool = { true }
+
+    /// The default: `/var/lib/handoff`, the host name, activity type `org.handoff.note`.
+    public init(stateDirectory: URL = URL(fileURLWithPath: "/var/lib/handoff"),
+                deviceName: String = ProcessInfo.processInfo.hostName, adapter: String? = nil) throws {
+        self.stateDirectory = stateDirectory
+        self.deviceName = deviceName
+        self.adapter = adapter
+        self.handoff = HandoffConfiguration(declaredTypes: try DeclaredActivityTypes(["org.handoff.note"]))
+    }
+}

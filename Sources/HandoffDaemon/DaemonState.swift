@@ -1,0 +1,13 @@
+/// What the daemon keeps across restarts besides the trust store (`state.json`).
+public struct DaemonState: Codable, Sendable, Equatable {
+    /// The Unix user the trust group belongs to: the user who paired. Nil until the first pairing.
+    public var ownerUID: UInt32?
+    /// The last beacon sequence advertised; the next run starts above it so sequences never repeat.
+    public var lastSequence: UInt32?
+
+    /// Creates a state.
+    public init(ownerUID: UInt32? = nil, lastSequence: UInt32? = nil) {
+        self.ownerUID = ownerUID
+        self.lastSequence = lastSequence
+    }
+}

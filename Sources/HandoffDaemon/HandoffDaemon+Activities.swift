@@ -1,0 +1,105 @@
+import Foundation
+import HandoffDBusClient
+import HandoffClient
+import HandoffKit
+
+/// The caller's own current activity: set, update, resign.
+extension HandoffDaemon {
+    /// Makes a new activity current for `uid` and returns its id.
+    func setCurrentActivity(uid: UInt32, type: String, title: String, userInfo: [UInt8]) async throws -> String {
+        try authorize(uid, "offer activities")
+        if let offer, offer.uid != uid {
+            throw DaemonError.accessDenied("another user's activity is current on this device")
+        }
+        let activity = try makeActivity(type: type, title: title, userInfo: userInfo)
+        try await becomeCurrent(activity)
+        offer?.resignTask?.cancel()
+        let id = UUID().uuidString
+        offer = Offer(id: id, uid: uid, activity: activity, resignTask: nil)
+        logger.log("user \(uid) offers \(type) '\(title)' (\(userInfo.count) bytes of userInfo)")
+        return id
+    }
+
+    /// Replaces the content of `uid`'s current activity `id` and offers it again (a new sequence); cancels a
+    /// pending resignation.
+    func updateCurrentActivity(uid: UInt32, id: String, title: String, userInfo: [UInt8]) async throws {
+        let existing = try ownOffer(uid: uid, id: id, action: "update activities")
+        let activity = try makeActivity(type: existing.activity.activityType, title: title, userInfo: userInfo)
+        try await becomeCurrent(activity)
+        offer?.resignTask?.cancel()
+        offer?.resignTask = nil
+        offer?.activity = activity
+    }
+
+    /// Stops offering `uid`'s activity `id` after `milliseconds` (0: now). The timer lives here, so the caller may
+    /// exit; a later update cancels it.
+    func resignCurrentActivity(uid: UInt32, id: String, milliseconds: UInt64) async throws {
+        _ = try ownOffer(uid: uid, id: id, action: "resign activities")
+        offer?.resignTask?.cancel()
+        guard milliseconds > 0 else {
+            await expire(id)
+            return
+        }
+        let delay = Duration.milliseconds(Int64(clamping: milliseconds))
+        offer?.resignTask = Task { [weak self] in
+            do { try await Task.sleep(for: delay) } catch { return }
+            await self?.expire(id)
+        }
+        logger.log("user \(uid)'s activity stays available for \(milliseconds / 1000) s")
+    }
+
+    /// Resigns the activity `id` if it is still current.
+    func expire(_ id: String) async {
+        guard let current = offer, current.id == id else { return }
+        offer = nil
+        await current.activity.resignCurrent(in: engine)
+        logger.log("user \(current.uid)'s activity is no longer offered")
+    }
+
+    /// The caller's current activity as a summary, for Status.
+    func currentSummary(uid: UInt32) async -> ActivitySummary? {
+        guard let offer, offer.uid == uid else { return nil }
+        let size = (try? PlistValue.binaryPropertyList(from: offer.activity.userInfo).count) ?? 0
+        return ActivitySummary(id: ActivityID(rawValue: offer.id), type: offer.activity.activityType,
+                               title: offer.activity.title ?? "", device: await engine.trust.identity.name, age: 0,
+                               size: size)
+    }
+
+    private func ownOffer(uid: UInt32, id: String, action: String) throws -> Offer {
+        try authorize(uid, action)
+        guard let offer, offer.id == id else {
+            throw DaemonError(HandoffBusError.notCurrent, "activity \(id) is not current (it was resigned or replaced)")
+        }
+        guard offer.uid == uid else { throw DaemonError.accessDenied("activity \(id) belongs to another user") }
+        return offer
+    }
+
+    private func makeActivity(type: String, title: String, userInfo: [UInt8]) throws -> UserActivity {
+        guard !type.isEmpty else { throw DaemonError.invalidArguments("the activity type is empty") }
+        let info: [String: PlistValue]
+        do {
+            info = userInfo.isEmpty ? [:] : try PlistValue.dictionary(fromPropertyList: Data(userInfo))
+        } catch let error as HandoffError {
+            throw DaemonError.invalidArguments("userInfo must be a binary property list with a dictionary root: "
+                + error.message)
+        }
+        let activity = UserActivity(activityType: type)
+        activity.title = title
+        activity.userInfo = info
+        return activity
+    }
+
+    /// Makes `activity` current (the engine checks the type and the size before advertising) and persists the
+    /// sequence it advertised under.
+    private func becomeCurrent(_ activity: UserActivity) async throws {
+        do {
+            try await activity.becomeCurrent(in: engine)
+        } catch let error as HandoffError {
+            throw DaemonError(error)
+        }
+        if let sequence = await engine.lastSequence, sequence != persisted.lastSequence {
+            persisted.lastSequence = sequence
+            saveState()
+        }
+    }
+}

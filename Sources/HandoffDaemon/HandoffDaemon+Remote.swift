@@ -1,0 +1,152 @@
+import DBus
+import Foundation
+import HandoffClient
+import HandoffDBusClient
+import HandoffKit
+
+/// Activities other devices offer: the list, the watchers' signals, continuing one.
+extension HandoffDaemon {
+    /// The API's id of an availability: the device's id and the beacon's sequence.
+    nonisolated static func activityID(_ remote: RemoteActivity) -> String {
+        "\(remote.device.id.uuidString)-\(remote.sequence)"
+    }
+
+    /// The summary of an availability. A beacon carries no title or size (protocol.md §2: nothing readable by
+    /// strangers, and only 24 bytes), so the title is empty until the activity is continued and size is 0.
+    func summary(_ remote: RemoteActivity) -> ActivitySummary {
+        let id = Self.activityID(remote)
+        return ActivitySummary(
+            id: ActivityID(rawValue: id), type: remote.activityType ?? "(undeclared type)", title: titles[id] ?? "",
+            device: remote.device.name, age: max(0, Date().timeIntervalSince(remote.seenAt)), size: 0)
+    }
+
+    /// Activities nearby trusted devices offer, freshest first.
+    func availableActivities(uid: UInt32) async throws -> [ActivitySummary] {
+        try authorize(uid, "see activities")
+        return await engine.availableActivities().map(summary)
+    }
+
+    /// Sends ActivityAppeared/ActivityDisappeared to `sender` from now on, until it leaves the bus.
+    func watchActivities(sender: BusName, uid: UInt32) async throws {
+        try authorize(uid, "watch activities")
+        guard watchers[sender] == nil else { return }
+        let departures = try await connection.nameOwnerChanges(of: sender)
+        let task = Task { [weak self] in
+            for await change in departures where change.newOwner == nil {
+                await self?.removeWatcher(sender)
+                return
+            }
+        }
+        watchers[sender] = Watcher(uid: uid, task: task)
+    }
+
+    private func removeWatcher(_ sender: BusName) {
+        watchers.removeValue(forKey: sender)?.task.cancel()
+    }
+
+    /// A new availability from the engine: tell the owner's watchers and the desktop.
+    func announce(_ remote: RemoteActivity) async {
+        lastSeen[remote.device.id] = remote.seenAt
+        let summary = summary(remote)
+        announced[remote.device.id] = summary
+        logger.log("\(summary.type) available from '\(summary.device)' (\(summary.id))")
+        emit(HandoffBusAPI.Signal.activityAppeared, summary)
+        await notifier?.notify(summary)
+    }
+
+    /// Tells the owner's watchers that the device's activity is gone.
+    func withdraw(device: UUID) {
+        guard let summary = announced.removeValue(forKey: device) else { return }
+        emit(HandoffBusAPI.Signal.activityDisappeared, summary)
+    }
+
+    private func emit(_ member: MemberName, _ summary: ActivitySummary) {
+        for (name, watcher) in watchers where persisted.ownerUID == nil || watcher.uid == persisted.ownerUID {
+            do {
+                try connection.emitSignal(path: HandoffBusAPI.objectPath, interface: HandoffBusAPI.interface,
+                                          member: member, arguments: [BusCoding.value(summary)], destination: name)
+            } catch {
+                logger.log("cannot signal \(name): \(error.message)")
+            }
+        }
+    }
+
+    /// Fetches the activity `id` from its device, sending Progress signals to `sender`, and returns it.
+    func continueActivity(id: String, sender: BusName, uid: UInt32) async throws
+        -> (ActivitySummary, UserActivity, [UInt8])
+    {
+        try authorize(uid, "continue activities")
+        let available = await engine.availableActivities()
+        guard let remote = available.first(where: { Self.activityID($0) == id })
+            ?? available.first(where: { id.hasPrefix($0.device.id.uuidString + "-") })
+        else {
+            throw DaemonError(HandoffBusError.noActivity, "activity \(id) is no longer available")
+        }
+        let connection = self.connection
+        let signalID = id
+        @Sendable func progress(_ phase: ContinueProgress.Phase, _ received: Int, _ total: Int) {
+            try? connection.emitSignal(
+                path: HandoffBusAPI.objectPath, interface: HandoffBusAPI.interface,
+                member: HandoffBusAPI.Signal.progress,
+                arguments: [.string(signalID), .string(phase.rawValue), .uint64(UInt64(max(0, received))),
+                            .uint64(UInt64(max(0, total)))],
+                destination: sender)
+        }
+        progress(.requesting, 0, 0)
+        radio.observe(remote.peer) { received, total in progress(.transferring, received, total) }
+        let started = Date()
+        let outcome = await engine.continueActivity(remote)
+        radio.stopObserving(remote.peer)
+        switch outcome {
+        case .continued(let activity, _):
+            let payload = Array((try? PlistValue.binaryPropertyList(from: activity.userInfo)) ?? Data())
+            progress(.finishing, payload.count, payload.count)
+            var result = summary(remote)
+            result.title = activity.title ?? ""
+            result.size = payload.count
+            titles[id] = result.title
+            logger.log("continued \(activity.activityType) from '\(remote.device.name)' ("
+                + "\(payload.count) bytes in \(String(format: "%.2f", Date().timeIntervalSince(started))) s)")
+            withdraw(device: remote.device.id)
+            return (result, activity, payload)
+        case .declined(let type):
+            throw DaemonError(HandoffBusError.declined, "this device declined \(type)")
+        case .failed(let error):
+            if [.handoffFailed, .connectionUnavailable, .activityExpired, .untrustedPeer].contains(error.code) {
+                await engine.forget(remote)
+                withdraw(device: remote.device.id)
+            }
+            throw DaemonError(error)
+        }
+    }
+
+    /// Paired devices, with whether each sent a new beacon recently.
+    func devices(uid: UInt32) async throws -> [DeviceInfo] {
+        try authorize(uid, "see devices")
+        let now = Date()
+        let window = Double(configuration.inRangeInterval.components.seconds)
+        return await engine.trust.devices.map { device in
+            let age = lastSeen[device.id].map { now.timeIntervalSince($0) }
+            return DeviceInfo(id: device.id.uuidString, name: device.name, inRange: age.map { $0 <= window } ?? false,
+                              lastSeenSecondsAgo: age)
+        }
+    }
+
+    /// The daemon's state as the caller may see it.
+    func status(uid: UInt32) async -> [String: Variant] {
+        var values: [String: Variant] = [
+            "Version": Variant(DaemonConfiguration.version),
+            "DeviceName": Variant(await engine.trust.identity.name),
+            "Adapter": Variant(configuration.adapter ?? ""),
+            "Powered": Variant(await configuration.powered()),
+            "Owner": Variant(persisted.ownerUID.map { $0 == uid } ?? false),
+        ]
+        guard (try? authorize(uid, "")) != nil else { return values }
+        values["PairedDevices"] = Variant(UInt32(await engine.trust.devices.count))
+        values["AvailableActivities"] = Variant(UInt32(await engine.availableActivities().count))
+        if let current = await currentSummary(uid: uid) {
+            values["CurrentActivity"] = Variant(BusCoding.value(current))
+        }
+        return values
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import HandoffKit
+
+/// The daemon's state directory: `trust.json` (the trust store, secret keys, mode 0600) and `state.json`
+/// (owner and sequence). Every write is atomic: a temporary file in the same directory, flushed, then renamed.
+public struct StateDirectory: Sendable {
+    /// The directory.
+    public let url: URL
+
+    /// The directory at `url` (not created yet).
+    public init(_ url: URL) {
+        self.url = url
+    }
+
+    var trustFile: URL { url.appendingPathComponent("trust.json") }
+    var stateFile: URL { url.appendingPathComponent("state.json") }
+
+    /// Creates the directory (mode 0700) if needed.
+    public func prepare() throws {
+        do {
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw DaemonError.failed("cannot create the state directory \(url.path): \(error.localizedDescription)")
+        }
+    }
+
+    /// The saved trust store, or a new one for `deviceName` (saved at once). A store that exists but cannot be
+    /// read is an error: it is never replaced, so no pairing is lost to a bad read.
+    public func loadTrust(deviceName: String) throws -> TrustStore {
+        if let data = try read(trustFile) {
+            var store: TrustStore
+            do {
+                store = try TrustStore.load(from: data)
+            } catch {
+                throw DaemonError.failed("\(trustFile.path) cannot be used (\(error)); move it away to start afresh")
+            }
+            if store.identity.name != deviceName {
+                store.rename(deviceName)
+                try saveTrust(store)
+            }
+            return store
+        }
+        let store = try TrustStore.create(deviceName: deviceName)
+        try saveTrust(store)
+        return store
+    }
+
+    /// Saves the trust store atomically, mode 0600.
+    public func saveTrust(_ store: TrustStore) throws {
+        try AtomicFile.write(try store.encoded(), to: trustFile)
+    }
+
+    /// The saved daemon state, or an empty one.
+    public func loadState() throws -> DaemonState {
+        guard let data = try read(stateFile) else { return DaemonState() }
+        do {
+            return try JSONDecoder().decode(DaemonState.self, from: data)
+        } catch {
+            throw DaemonError.failed("\(stateFile.path) cannot be read (\(error)); move it away to start afresh")
+        }
+    }
+
+    /// Saves the daemon state atomically.
+    public func saveState(_ state: DaemonState) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        try AtomicFile.write(try encoder.encode(state), to: stateFile)
+    }
+
+    private func read(_ file: URL) throws -> Data? {
+        guard FileManager.default.fileExists(atPath: file.path) else { return nil }
+        do {
+            return try Data(contentsOf: file)
+        } catch {
+            throw DaemonError.failed("cannot read \(file.path): \(error.localizedDescription)")
+        }
+    }
+}

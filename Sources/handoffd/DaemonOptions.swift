@@ -1,0 +1,92 @@
+import DBus
+import Foundation
+
+/// handoffd's command line.
+struct DaemonOptions {
+    var adapter = "hci0"
+    var apiBus: Connection.Bus = .system
+    var apiBusText = "system"
+    var stateDirectory = "/var/lib/handoff"
+    var name: String?
+    var notifyBus: Connection.Bus?
+    var debug = false
+    var discoverable = false
+
+    static let usage = """
+        Usage: handoffd [OPTIONS]
+
+        The handoff daemon: offers the current activity of this machine's user to their other paired devices
+        over Bluetooth LE (BlueZ on the system bus) and serves the org.handoff.Handoff1 D-Bus API that the
+        'handoff' command uses.
+
+        Options:
+          --adapter NAME      Bluetooth controller to use (default hci0).
+          --bus BUS           Bus for the API: system (default), session, or a D-Bus address such as
+                              unix:path=/run/handoff/laptop/bus (one private bus per simulated machine).
+          --state-dir DIR     Where the trust store and state live (default /var/lib/handoff; created 0700).
+          --name NAME         This device's name as other devices show it (default: the host name).
+          --notify-bus BUS    Where to post desktop notifications: session, an address, or none (default:
+                              the session bus when DBUS_SESSION_BUS_ADDRESS is set, else none).
+          --discoverable      Advertise as LE discoverable (only needed with bluezoo, the BlueZ mock).
+          --debug             Log the radio's diagnostics too.
+          --help, --version
+
+        BlueZ is always reached on the system bus (DBUS_SYSTEM_BUS_ADDRESS overrides its address).
+        Exit status: 0 after SIGTERM or SIGINT, 1 when it cannot start, 64 on a usage error.
+        """
+
+    struct UsageError: Error {
+        let message: String
+    }
+
+    enum Parsed {
+        case run(DaemonOptions)
+        case help
+        case version
+    }
+
+    static func parse(_ arguments: [String], environment: [String: String]) throws -> Parsed {
+        var options = DaemonOptions()
+        if let session = environment["DBUS_SESSION_BUS_ADDRESS"], !session.isEmpty { options.notifyBus = .session }
+        var rest = arguments[...]
+        func value(_ option: String) throws -> String {
+            guard let next = rest.popFirst(), !next.isEmpty else { throw UsageError(message: "\(option) needs a value") }
+            return next
+        }
+        while let argument = rest.popFirst() {
+            var argument = argument
+            if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
+                rest.insert(String(argument[argument.index(after: equals)...]), at: rest.startIndex)
+                argument = String(argument[..<equals])
+            }
+            switch argument {
+            case "--adapter": options.adapter = try value(argument)
+            case "--bus":
+                options.apiBusText = try value(argument)
+                options.apiBus = bus(options.apiBusText)
+            case "--state-dir": options.stateDirectory = try value(argument)
+            case "--name": options.name = try value(argument)
+            case "--notify-bus":
+                let text = try value(argument)
+                options.notifyBus = text == "none" ? nil : bus(text)
+            case "--debug": options.debug = true
+            case "--discoverable": options.discoverable = true
+            case "--help", "-h": return .help
+            case "--version": return .version
+            default: throw UsageError(message: "unknown option '\(argument)'")
+            }
+        }
+        if let name = options.name, name.isEmpty || name.utf8.count > 16 {
+            throw UsageError(message: "--name must be 1 to 16 UTF-8 bytes (it travels in the pairing beacon)")
+        }
+        return .run(options)
+    }
+
+    static func bus(_ text: String) -> Connection.Bus {
+        switch text {
+        case "system": return .system
+        case "session": return .session
+        default: return .address(text)
+        }
+    }
+}

@@ -1,0 +1,70 @@
+import BlueZ
+import DBus
+import Foundation
+import HandoffBlueZ
+import HandoffDaemon
+
+/// handoffd: the radio over BlueZ, the daemon over it, the API on a bus; runs until SIGTERM or SIGINT.
+let logger = DaemonLogger.standardError
+let options: DaemonOptions
+do {
+    switch try DaemonOptions.parse(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment) {
+    case .run(let parsed): options = parsed
+    case .help:
+        print(DaemonOptions.usage)
+        exit(0)
+    case .version:
+        print("handoffd \(DaemonConfiguration.version)")
+        exit(0)
+    }
+} catch let error as DaemonOptions.UsageError {
+    FileHandle.standardError.write(Data("handoffd: \(error.message)\n\(DaemonOptions.usage)\n".utf8))
+    exit(64)
+}
+
+func fail(_ message: String) -> Never {
+    logger.log("error: \(message)")
+    exit(1)
+}
+
+var radioOptions = BlueZRadioOptions()
+radioOptions.discoverable = options.discoverable
+if options.debug { radioOptions.log = { logger.log("radio: \($0)") } }
+let radio: BlueZRadio
+do {
+    radio = try await BlueZRadio.connect(adapter: options.adapter, options: radioOptions)
+} catch {
+    fail("cannot use Bluetooth adapter \(options.adapter): \(error)")
+}
+
+let connection: Connection
+do {
+    connection = try Connection(options.apiBus)
+} catch {
+    fail("cannot connect to the API bus (\(options.apiBusText)): \(error.message)")
+}
+
+let daemon: HandoffDaemon
+do {
+    var configuration = try DaemonConfiguration(
+        stateDirectory: URL(fileURLWithPath: options.stateDirectory),
+        deviceName: options.name ?? String(ProcessInfo.processInfo.hostName.prefix(16)), adapter: options.adapter)
+    let bluez = radio.bluez
+    let adapter = options.adapter
+    configuration.powered = { await bluez.adapters().first { $0.name == adapter }?.powered ?? false }
+    let notifier = DesktopNotifier(bus: options.notifyBus, logger: logger)
+    daemon = try await HandoffDaemon.launch(configuration: configuration, radio: radio, connection: connection,
+                                            notifier: notifier, logger: logger)
+    try await daemon.claimName()
+} catch {
+    fail("cannot start: \(error)")
+}
+logger.log("serving on \(options.apiBusText) with adapter \(options.adapter)")
+
+// Wait for SIGTERM or SIGINT without polling; then withdraw everything and leave.
+let number = await TerminationSignals.wait()
+logger.log("signal \(number): stopping")
+await daemon.stop()
+await radio.close()
+connection.close()
+exit(0)

@@ -1,0 +1,196 @@
+#!/usr/bin/env bash
+# The demo's flow, on whatever BlueZ DBUS_SYSTEM_BUS_ADDRESS (or the system bus) leads to: two handoffd, one per
+# adapter (hci0 = "laptop", hci1 = "desktop"), each with its own API bus (scripts/api-bus.sh, our policy); they
+# pair (both confirm the code), `handoff note edit --stdin` on the laptop, the desktop's `handoff watch` line,
+# `handoff continue --print` on the desktop, and the time each step took. Exit 0 when the note arrived intact.
+#
+#   scripts/demo-flow.sh [--discoverable] [--keep DIR] [--isolation] [--bluetoothd-restart]
+#
+# Run by scripts/demo.sh inside the VM (real bluetoothd, two btvirt controllers), and on the host against bluezoo
+# with --discoverable (bluezoo only reports discoverable advertisements). Uses the built .build/debug binaries
+# --isolation (as root, in the VM) then proves the shipped policy with a second Unix user (nobody): it may call
+# the daemon but is refused the paired devices and the activities, and cannot own the daemon's name.
+# --bluetoothd-restart (in the VM) kills bluetoothd after the pairing and starts it again before the note is
+# offered: both daemons must survive and the flow must still work.
+# (HANDOFF_BIN_DIR overrides). The daemons' logs go to --keep DIR, or in the VM to $HANDOFF_VM_LOGDIR/demo.
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+bin=${HANDOFF_BIN_DIR:-$here/.build/debug}
+extra=(${HANDOFFD_FLAGS:-}) keep="" isolation=0 restart=0
+while (($#)); do
+    case "$1" in
+        --discoverable) extra+=(--discoverable); shift ;;
+        --keep) keep=${2:?--keep needs a folder}; shift 2 ;;
+        --isolation) isolation=1; shift ;;
+        --bluetoothd-restart) restart=1; shift ;;
+        *) echo "demo-flow: unknown option $1" >&2; exit 2 ;;
+    esac
+done
+for program in handoffd handoff; do
+    [[ -x $bin/$program ]] || { echo "demo-flow: $bin/$program is not built (swift build)" >&2; exit 1; }
+done
+
+work=$(mktemp -d /tmp/handoff-demo.XXXXXX)
+chmod 755 "$work"      # the API sockets must be reachable by the second user of --isolation
+# Daemon logs go where they survive: the VM's run folder when there is one, else --keep's folder, else $work.
+logs=$work/logs
+[[ -n $keep ]] && logs=$keep
+[[ -n ${HANDOFF_VM_LOGDIR:-} ]] && logs=$HANDOFF_VM_LOGDIR/demo
+mkdir -p "$logs"
+pids=()
+cleanup() {
+    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null; done
+    wait 2>/dev/null
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+now() { date +%s.%N; }
+started=$(now)
+step_start=$started
+timings=()
+step() {   # step NAME: records the time since the previous step
+    local t; t=$(now)
+    timings+=("$(awk -v name="$1" -v a="$t" -v b="$step_start" 'BEGIN { printf "%-34s %6.2f s", name, a - b }')")
+    step_start=$t
+}
+say() { printf '\n== %s\n' "$*"; }
+show() { printf '%s$ %s\n' "$1" "${*:2}"; }
+
+# Two machines: an API bus each (our production policy), one daemon per adapter.
+declare -A bus home
+for machine in laptop desktop; do
+    mkdir -p "$work/$machine"
+    chmod 755 "$work/$machine"
+    out=$("$here/scripts/api-bus.sh" "$work/$machine/api")
+    bus[$machine]=$(sed -n 1p <<<"$out")
+    pids+=("$(sed -n 2p <<<"$out")")
+    home[$machine]=$work/$machine/home
+done
+say "two machines in one box: laptop = hci0, desktop = hci1, each handoffd on its own API bus"
+"$bin/handoffd" --adapter hci0 --name laptop --bus "${bus[laptop]}" --state-dir "$work/laptop/state" \
+    "${extra[@]}" >"$logs/laptop-handoffd.log" 2>&1 &
+pids+=($!)
+daemon_pids=($!)
+"$bin/handoffd" --adapter hci1 --name desktop --bus "${bus[desktop]}" --state-dir "$work/desktop/state" \
+    "${extra[@]}" >"$logs/desktop-handoffd.log" 2>&1 &
+pids+=($!)
+daemon_pids+=($!)
+on() {   # on MACHINE handoff ARGS...: runs the CLI as that machine's user
+    local machine=$1; shift
+    HANDOFF_BUS_ADDRESS=${bus[$machine]} XDG_DATA_HOME=${home[$machine]} HOME=${home[$machine]} "$bin/handoff" "$@"
+}
+for machine in laptop desktop; do
+    for _ in $(seq 100); do
+        on "$machine" status >/dev/null 2>&1 && break
+        sleep 0.2
+    done
+    on "$machine" status >/dev/null 2>&1 || {
+        echo "demo-flow: the $machine daemon did not start:" >&2; cat "$logs/$machine-handoffd.log" >&2; exit 1; }
+done
+show laptop handoff status; on laptop status
+step "start two daemons"
+
+say "pair them: both run 'handoff pair' and answer y to the code"
+pair_once() {
+    (echo y | on laptop pair >"$work/laptop/pair.out" 2>&1; echo $? >"$work/laptop/pair.rc") &
+    local a=$!
+    (echo y | on desktop pair >"$work/desktop/pair.out" 2>&1; echo $? >"$work/desktop/pair.rc") &
+    local b=$!
+    wait $a $b
+    for machine in laptop desktop; do
+        show "$machine" "echo y | handoff pair"
+        cat "$work/$machine/pair.out"
+    done
+    [[ $(cat "$work/laptop/pair.rc") == 0 && $(cat "$work/desktop/pair.rc") == 0 ]]
+}
+# One retry: over the air, a first GATT exchange right after connecting is sometimes lost (see the report).
+pair_once || { echo "(pairing failed; once more)"; sleep 1; pair_once; } || {
+    echo "demo-flow: pairing failed" >&2; tail -n 20 "$logs"/*-handoffd.log >&2; exit 1; }
+show desktop handoff devices; on desktop devices
+step "pair (code confirmed on both)"
+
+if ((restart)); then
+    say "bluetoothd crashes and comes back; the daemons stay"
+    show root "guest-bluez.sh restart-bluetoothd --signal KILL"
+    guest-bluez.sh restart-bluetoothd --signal KILL || { echo "demo-flow: bluetoothd did not come back" >&2; exit 1; }
+    for pid in "${daemon_pids[@]}"; do
+        kill -0 "$pid" 2>/dev/null || { echo "demo-flow: a daemon exited with bluetoothd" >&2; exit 1; }
+    done
+    echo "(both handoffd still running)"
+    step "bluetoothd restart"
+fi
+
+say "the desktop watches; the laptop saves a note"
+on desktop watch >"$work/desktop/watch.out" 2>&1 &
+watch_pid=$!
+pids+=($watch_pid)
+sleep 0.5
+note=$'# Groceries\nmilk\neggs\nbread\n'
+show laptop "printf '# Groceries\\nmilk\\neggs\\nbread\\n' | handoff note edit groceries --stdin --grace 120"
+printf '%s' "$note" | on laptop note edit groceries --stdin --grace 120 || {
+    echo "demo-flow: note edit failed" >&2; exit 1; }
+step "note edit --stdin on the laptop"
+
+for _ in $(seq 450); do
+    grep -q '^available:' "$work/desktop/watch.out" && break
+    sleep 0.1
+done
+show desktop "handoff watch"
+cat "$work/desktop/watch.out"
+grep -q '^available:' "$work/desktop/watch.out" || { echo "demo-flow: the desktop saw nothing" >&2; exit 1; }
+kill $watch_pid 2>/dev/null
+step "desktop notified (watch line)"
+
+say "continue on the desktop"
+show desktop "handoff continue --print"
+on desktop continue --print >"$work/desktop/continued.txt" 2>"$work/desktop/continue.err"
+status=$?
+cat "$work/desktop/continued.txt"; cat "$work/desktop/continue.err"
+step "continue --print on the desktop"
+[[ $status == 0 ]] || { echo "demo-flow: continue failed ($status)" >&2; tail -n 20 "$logs"/*-handoffd.log >&2; exit 1; }
+if [[ $(cat "$work/desktop/continued.txt") == "$(printf '%s' "$note")" ]]; then
+    echo "(identical to the laptop's note)"
+else
+    echo "demo-flow: the continued note differs from the laptop's" >&2; exit 1
+fi
+
+if ((isolation)); then
+    say "a second Unix user (nobody) under the shipped policy"
+    mkdir -p "$work/nobody"
+    chown 65534:65534 "$work/nobody"
+    as_nobody() {   # as_nobody MACHINE COMMAND...: runs COMMAND as nobody, pointed at that machine's daemon
+        local machine=$1; shift
+        setpriv --reuid=65534 --regid=65534 --clear-groups env HANDOFF_BUS_ADDRESS="${bus[$machine]}" \
+            XDG_DATA_HOME="$work/nobody" HOME="$work/nobody" "$@"
+    }
+    expect_status() {   # expect_status WANTED DESCRIPTION COMMAND...
+        local wanted=$1 what=$2; shift 2
+        "$@" >"$work/nobody.out" 2>&1
+        local got=$?
+        show nobody "$(sed "s|$bin/||g" <<<"${*:3}")"; cat "$work/nobody.out"
+        [[ $got == "$wanted" ]] || { echo "demo-flow: $what: exit $got, expected $wanted" >&2; exit 1; }
+    }
+    # The laptop offers the note again, so there is something to refuse.
+    printf '%s' "$note" | on laptop note edit groceries --stdin --grace 120 >/dev/null 2>&1
+    sleep 3
+    expect_status 0 "status as nobody" as_nobody desktop "$bin/handoff" status
+    expect_status 77 "continue as nobody" as_nobody desktop "$bin/handoff" continue --print
+    expect_status 77 "devices as nobody" as_nobody desktop "$bin/handoff" devices
+    expect_status 77 "note edit as nobody" as_nobody laptop sh -c "echo mine | $bin/handoff note edit theirs --stdin"
+    # The shipped policy lets only root own the daemon's name.
+    as_nobody laptop busctl --address="${bus[laptop]}" call org.freedesktop.DBus /org/freedesktop/DBus \
+        org.freedesktop.DBus RequestName su org.handoff.Handoff1 4 >"$work/nobody.out" 2>&1
+    got=$?
+    show nobody "busctl call … RequestName su org.handoff.Handoff1 4"; cat "$work/nobody.out"
+    [[ $got != 0 ]] || { echo "demo-flow: nobody could own org.handoff.Handoff1" >&2; exit 1; }
+    # And root's activity is untouched.
+    on laptop status --json | grep -q '"currentActivity"' || { echo "demo-flow: the laptop's activity is gone" >&2; exit 1; }
+    echo "(refused as it should be; the laptop's activity is still current)"
+    step "second-user checks"
+fi
+
+say "timings"
+printf '%s\n' "${timings[@]}"
+awk -v a="$(now)" -v b="$started" 'BEGIN { printf "%-34s %6.2f s\n", "total", a - b }'
