@@ -238,11 +238,9 @@ extension HandoffDaemon {
             throw DaemonError(HandoffBusError.unknownDevice, "no paired device is called '\(device)'")
         }
         do {
-            let rekeys = try store.revoke(target.id)
-            if !rekeys.isEmpty {
-                logger.log("\(rekeys.count) remaining device(s) need the new group key; pair them again")
-            }
-            try await engine.updateTrust(store)
+            // The engine rotates the group key and delivers it to the remaining devices over the radio when it
+            // next sees them; trustUpdates() saves every step.
+            store = try await engine.revoke(target.id)
         } catch let error as HandoffError {
             throw DaemonError(error)
         }

@@ -39,6 +39,7 @@ public actor HandoffDaemon {
     var confirmations: [String: PendingConfirmation] = [:]
     var availabilityTask: Task<Void, Never>?
     var candidateTask: Task<Void, Never>?
+    var trustTask: Task<Void, Never>?
     var recentCandidates: [String: (candidate: PairingCandidate, seen: Date)] = [:]
     var pairingEvents: AsyncStream<PairingEvent>.Continuation?
 
@@ -117,6 +118,7 @@ public actor HandoffDaemon {
     public func stop() async {
         availabilityTask?.cancel()
         candidateTask?.cancel()
+        trustTask?.cancel()
         for watcher in watchers.values { watcher.task.cancel() }
         watchers = [:]
         offer?.resignTask?.cancel()
@@ -138,6 +140,19 @@ public actor HandoffDaemon {
         availabilityTask = Task { [weak self] in
             for await remote in updates {
                 await self?.announce(remote)
+            }
+        }
+        // Every trust change (pairing, revocation, a new group key from a peer) is saved as it happens.
+        let trustChanges = await engine.trustUpdates()
+        let state = self.state
+        let logger = self.logger
+        trustTask = Task {
+            for await store in trustChanges {
+                do {
+                    try state.saveTrust(store)
+                } catch {
+                    logger.log("cannot save the trust store: \(error)")
+                }
             }
         }
         // A pairing beacon is reported once, when it starts; remember them, so a device that enters pairing
