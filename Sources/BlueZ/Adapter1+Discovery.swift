@@ -10,11 +10,12 @@ extension Adapter1 {
         try await bluez.scan(on: self, filter: filter)
     }
 
-    /// Stops and starts discovery again, keeping the filter. Useful with virtual controllers (btvirt) that send
-    /// an advertiser's report only once when scanning starts, and under load can lose it.
-    public func restartDiscovery() async throws(BlueZError) {
+    /// Stops and starts discovery again with `filter`. bluetoothd forgets a client's filter when it stops
+    /// discovering, so the filter is set again before starting. Useful with virtual controllers (btvirt) that
+    /// send an advertiser's report only once when scanning starts, and under load can lose it.
+    public func restartDiscovery(filter: DiscoveryFilter = DiscoveryFilter()) async throws(BlueZError) {
         _ = try? await bluez.call(path, BlueZNames.adapter1, "StopDiscovery")
-        _ = try await bluez.call(path, BlueZNames.adapter1, "StartDiscovery")
+        try await bluez.startDiscovery(on: path, filter: filter)
     }
 
     /// Removes a device from bluetoothd (forgetting its bond), so the next advertisement makes a fresh object.
@@ -35,16 +36,21 @@ extension BlueZ {
         }
     }
 
-    func scan(on adapter: Adapter1, filter: DiscoveryFilter) async throws(BlueZError) -> DeviceScan {
-        let stream = changes()
+    /// SetDiscoveryFilter then StartDiscovery.
+    func startDiscovery(on adapter: ObjectPath, filter: DiscoveryFilter) async throws(BlueZError) {
         var options: [String: Variant] = [
             "Transport": Variant(filter.transport), "DuplicateData": Variant(filter.duplicateData),
         ]
         if !filter.uuids.isEmpty { options["UUIDs"] = Variant(filter.uuids.map(\.string)) }
         if let rssi = filter.rssi { options["RSSI"] = Variant(rssi) }
         if let pattern = filter.pattern { options["Pattern"] = Variant(pattern) }
-        _ = try await call(adapter.path, BlueZNames.adapter1, "SetDiscoveryFilter", [options.dbusValue])
-        _ = try await call(adapter.path, BlueZNames.adapter1, "StartDiscovery")
+        _ = try await call(adapter, BlueZNames.adapter1, "SetDiscoveryFilter", [options.dbusValue])
+        _ = try await call(adapter, BlueZNames.adapter1, "StartDiscovery")
+    }
+
+    func scan(on adapter: Adapter1, filter: DiscoveryFilter) async throws(BlueZError) -> DeviceScan {
+        let stream = changes()
+        try await startDiscovery(on: adapter.path, filter: filter)
         let initial = devices(under: adapter.path).filter(filter.matches)
         let adapterPath = adapter.path
         let (events, continuation) = AsyncStream<DeviceEvent>.makeStream(bufferingPolicy: .unbounded)
@@ -52,7 +58,8 @@ extension BlueZ {
             var seen = Set(initial.map(\.path))
             for device in initial { continuation.yield(.appeared(device)) }
             for await batch in stream {
-                for change in batch where change.interface == BlueZNames.device1 && adapterPath.isAncestor(of: change.path) {
+                for change in batch
+                where change.interface == BlueZNames.device1 && adapterPath.isAncestor(of: change.path) {
                     guard let self else { break }
                     switch change.kind {
                     case .removed(let last):
@@ -73,16 +80,26 @@ extension BlueZ {
             }
             continuation.finish()
         }
-        let connection = self.connection
+        let stopped = LockedBox(false)
+        let stopDiscovery: @Sendable () async -> Void = { [weak self] in
+            guard stopped.update({ old in defer { old = true }; return !old }) else { return }
+            _ = try? await self?.call(adapterPath, BlueZNames.adapter1, "StopDiscovery")
+        }
         continuation.onTermination = { _ in
             pump.cancel()
-            Task {
-                _ = try? await connection.call(
-                    destination: Self.bluezName, path: adapterPath, interface: InterfaceName(stringLiteral: BlueZNames.adapter1),
-                    member: "StopDiscovery")
-            }
+            Task { await stopDiscovery() }
         }
-        return DeviceScan(events: events, finish: { continuation.finish() })
+        return DeviceScan(
+            events: events, finish: { continuation.finish() },
+            stopNow: {
+                continuation.finish()
+                await stopDiscovery()
+            },
+            restart: { [weak self] () async throws(BlueZError) -> Void in
+                guard let self else { return }
+                _ = try? await self.call(adapterPath, BlueZNames.adapter1, "StopDiscovery")
+                try await self.startDiscovery(on: adapterPath, filter: filter)
+            })
     }
 
     func deviceProperties(_ path: ObjectPath) -> Device1.Properties? {

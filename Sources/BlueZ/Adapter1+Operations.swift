@@ -15,7 +15,8 @@ extension BlueZ {
     public func adapter(named name: String) throws(BlueZError) -> Adapter1 {
         guard owner != nil else { throw BlueZError(.unavailable(.noBlueZ), "bluetoothd (org.bluez) is not running") }
         let wantedAddress = BluetoothAddress(name)
-        for adapter in adapters() where adapter.name == name || (wantedAddress != nil && adapter.address == wantedAddress) {
+        for adapter in adapters()
+        where adapter.name == name || (wantedAddress != nil && adapter.address == wantedAddress) {
             return Adapter1(path: adapter.path, bluez: self)
         }
         let known = adapters().map(\.name).joined(separator: ", ")
@@ -50,7 +51,9 @@ extension BlueZ {
                     for change in batch where change.interface == BlueZNames.adapter1 {
                         switch change.kind {
                         case .added:
-                            if let props = await self?.adapterProperties(change.path) { continuation.yield(.added(props)) }
+                            if let props = await self?.adapterProperties(change.path) {
+                                continuation.yield(.added(props))
+                            }
                         case .removed:
                             continuation.yield(.removed(change.path))
                         case .changed:

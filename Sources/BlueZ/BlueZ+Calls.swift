@@ -4,8 +4,8 @@ import DBus
 extension BlueZ {
     /// Calls `member` of `interface` on a bluetoothd object.
     ///
-    /// - Throws: ``BlueZError``: the BlueZ error code of an error reply (ATT errors as `.att`), `.unavailable(.noBlueZ)`
-    ///   when bluetoothd is not on the bus, `.bus` for D-Bus failures.
+    /// - Throws: ``BlueZError``: the BlueZ error code of an error reply (ATT errors as `.att`),
+    ///   `.unavailable(.noBlueZ)` when bluetoothd is not on the bus, `.bus` for D-Bus failures.
     nonisolated func call(
         _ path: ObjectPath, _ interface: String, _ member: String, _ arguments: [Value] = [],
         timeout: Duration? = nil

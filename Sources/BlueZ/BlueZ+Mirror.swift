@@ -12,19 +12,15 @@ extension BlueZ {
     func start() async throws(BlueZError) {
         do {
             let owners = try await connection.nameOwnerChanges(of: Self.bluezName)
-            let objectManager = try await connection.signals(
-                matching: MatchRule.signal(interface: Self.objectManagerInterface).path(.root))
-            let properties = try await connection.signals(
-                matching: MatchRule.signal(interface: Self.propertiesInterface, member: "PropertiesChanged")
-                    .pathNamespace("/org/bluez"))
+            // One rule for every bluetoothd signal, so InterfacesAdded and PropertiesChanged arrive in the order
+            // bluetoothd sent them (two streams consumed by two tasks could reorder ServicesResolved before the
+            // services it announces).
+            let signals = try await connection.signals(matching: MatchRule.signal(sender: Self.bluezName))
             pumps.append(Task { [weak self] in
                 for await change in owners { await self?.ownerChanged(to: change.newOwner) }
             })
             pumps.append(Task { [weak self] in
-                for await message in objectManager { await self?.received(message) }
-            })
-            pumps.append(Task { [weak self] in
-                for await message in properties { await self?.received(message) }
+                for await message in signals { await self?.received(message) }
             })
             owner = try await connection.owner(of: Self.bluezName)
         } catch {
@@ -49,19 +45,27 @@ extension BlueZ {
     }
 
     /// Reads GetManagedObjects into the mirror (clearing it first) and re-registers what was lost.
+    ///
+    /// A service that has just taken the name may not export its ObjectManager yet (bluezoo does this), so a
+    /// failed read is retried a few times; signals keep the mirror current meanwhile.
     func resynchronise() async {
-        do {
-            let reply = try await connection.call(
-                destination: Self.bluezName, path: .root, interface: Self.objectManagerInterface,
-                member: "GetManagedObjects", timeout: .seconds(10))
-            guard let first = reply.first else { return }
-            let snapshot = try [ObjectPath: [String: [String: Variant]]](dbusValue: first)
-            generation += 1
-            publish(tree.clear())
-            publish(tree.reset(to: snapshot))
-            await restoreRegistrations()
-        } catch {
-            debug("GetManagedObjects failed: \(error)")
+        for attempt in 1...5 {
+            do {
+                let reply = try await connection.call(
+                    destination: Self.bluezName, path: .root, interface: Self.objectManagerInterface,
+                    member: "GetManagedObjects", timeout: .seconds(10))
+                guard let first = reply.first else { return }
+                let snapshot = try [ObjectPath: [String: [String: Variant]]](dbusValue: first)
+                generation += 1
+                publish(tree.clear())
+                publish(tree.reset(to: snapshot))
+                await restoreRegistrations()
+                return
+            } catch {
+                debug("GetManagedObjects failed (attempt \(attempt)): \(error)")
+                guard owner != nil else { return }
+                try? await Task.sleep(for: .milliseconds(200 * attempt))
+            }
         }
     }
 
@@ -72,15 +76,15 @@ extension BlueZ {
               let arguments = try? message.arguments() else { return }
         var changes: [ObjectTree.Change] = []
         switch member {
-        case "InterfacesAdded":
+        case "InterfacesAdded" where message.interface == Self.objectManagerInterface:
             guard arguments.count == 2, case .objectPath(let object) = arguments[0],
                   let interfaces = try? [String: [String: Variant]](dbusValue: arguments[1]) else { return }
             changes = tree.interfacesAdded(object, interfaces)
-        case "InterfacesRemoved":
+        case "InterfacesRemoved" where message.interface == Self.objectManagerInterface:
             guard arguments.count == 2, case .objectPath(let object) = arguments[0],
                   let names = try? [String](dbusValue: arguments[1]) else { return }
             changes = tree.interfacesRemoved(object, names)
-        case "PropertiesChanged":
+        case "PropertiesChanged" where message.interface == Self.propertiesInterface:
             guard arguments.count == 3, let interface = try? String(dbusValue: arguments[0]),
                   let changed = try? [String: Variant](dbusValue: arguments[1]),
                   let invalidated = try? [String](dbusValue: arguments[2]) else { return }

@@ -9,9 +9,19 @@ extension BlueZ {
 
     /// Registers every lost registration whose adapter (with the needed manager) is back.
     func restoreRegistrations() async {
-        guard !resynchronising else { return }
+        guard !resynchronising else {
+            restorePending = true
+            return
+        }
         resynchronising = true
         defer { resynchronising = false }
+        repeat {
+            restorePending = false
+            await restoreOnce()
+        } while restorePending
+    }
+
+    private func restoreOnce() async {
         for (id, registration) in registrations.sorted(by: { $0.key < $1.key })
         where !registration.active && !registration.released {
             do {
@@ -52,8 +62,8 @@ extension BlueZ {
 
     func adapterPath(_ name: String, needing interface: String) throws(BlueZError) -> ObjectPath {
         guard owner != nil else { throw BlueZError(.unavailable(.noBlueZ), "bluetoothd is not running") }
-        guard let path = tree.paths(with: BlueZNames.adapter1).first(where: { $0.elements.last.map(String.init) == name })
-        else { throw BlueZError(.unavailable(.noAdapter), "no adapter \(name)") }
+        let named = tree.paths(with: BlueZNames.adapter1).first { $0.elements.last.map(String.init) == name }
+        guard let path = named else { throw BlueZError(.unavailable(.noAdapter), "no adapter \(name)") }
         guard tree.properties(path, interface) != nil else {
             throw BlueZError(.unavailable(.noLESupport), "\(name) has no \(interface)")
         }

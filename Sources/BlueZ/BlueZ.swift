@@ -32,6 +32,7 @@ public actor BlueZ {
     var nextID: UInt64 = 0
     var pumps: [Task<Void, Never>] = []
     var resynchronising = false
+    var restorePending = false
 
     init(connection: Connection, log: BlueZLog?) {
         self.connection = connection

@@ -11,10 +11,23 @@ extension BlueZError {
             return
         }
         let short = String(remoteName.dropFirst(BlueZNames.errorPrefix.count))
-        if let att = Self.attCode(in: message) {
+        if let att = Self.attCode(in: message) ?? Self.attCode(short: short, message: message) {
             self.init(.att(att), message, name: remoteName, cause: cause)
         } else {
             self.init(.bluez(short), message.isEmpty ? short : message, name: remoteName, cause: cause)
+        }
+    }
+
+    /// The ATT errors bluetoothd's GATT client reports under other names (src/gatt-client.c,
+    /// create_gatt_dbus_error): InvalidArguments "Invalid Length" / "Invalid offset", NotPermitted "Read not
+    /// permitted" / "Write not permitted".
+    static func attCode(short: String, message: String) -> ATTErrorCode? {
+        switch (short, message) {
+        case ("InvalidArguments", "Invalid Length"): .invalidAttributeValueLength
+        case ("InvalidArguments", "Invalid offset"): .invalidOffset
+        case ("NotPermitted", "Read not permitted"): .readNotPermitted
+        case ("NotPermitted", "Write not permitted"): .writeNotPermitted
+        default: nil
         }
     }
 

@@ -6,8 +6,10 @@ import Foundation
 /// The first chunk starts with the total length as a 4-byte big-endian integer; the rest is payload. ATT
 /// delivers writes and notifications of one connection in order, so no sequence numbers are needed.
 public enum ChunkedValue {
-    /// The largest chunk for a negotiated ATT MTU: one PDU minus the 3-byte header, at most 512.
-    public static func chunkSize(mtu: Int) -> Int { max(20, min(512, mtu - 3)) }
+    /// The chunk size for a negotiated ATT MTU: one PDU minus the 3-byte header, and at most 244 bytes (one
+    /// LE data PDU of 251 bytes less the L2CAP and ATT headers). bluetoothd 5.66 refused 512-byte Write
+    /// Requests at MTU 517 with ATT 0x0d in the VM tier, while 45-byte chunks at MTU 48 passed.
+    public static func chunkSize(mtu: Int) -> Int { max(20, min(244, mtu - 3)) }
 
     /// Splits `value` into chunks of at most `chunkSize` bytes, the first carrying the length header.
     public static func chunks(of value: Data, chunkSize: Int) -> [Data] {

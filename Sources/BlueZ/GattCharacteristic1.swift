@@ -56,7 +56,9 @@ public struct GattCharacteristic1: Sendable, Hashable {
         return Int(mtu)
     }
 
-    /// Subscribes (StartNotify) and delivers each notified value, in order. Unsubscribes (StopNotify) when
+    /// Subscribes (StartNotify) and delivers the notified values as bluetoothd reports them in PropertiesChanged.
+    /// Fine for occasional notifications; for streams use ``acquireNotifications()``, because bluetoothd may
+    /// coalesce rapid changes of `Value`. Unsubscribes (StopNotify) when
     /// iteration ends or the task is cancelled. The signal subscription is in place before StartNotify.
     public func notifications() async throws(BlueZError) -> AsyncStream<Data> {
         let messages: AsyncStream<Message>
@@ -109,8 +111,25 @@ extension GattCharacteristic1 {
     }
 
     /// Notifications reassembled into whole ``ChunkedValue`` values.
-    public func chunkedNotifications(limit: Int = 16 << 20) async throws(BlueZError) -> AsyncThrowingStream<Data, Error> {
-        let raw = try await notifications()
+    /// Reads ``ChunkedValue`` chunks (each ReadValue answers the server's next chunk) until one whole value
+    /// is reassembled. Reads are acknowledged and ordered, so this is the dependable way to fetch a large value.
+    /// - Throws: ``BlueZError`` `.malformedReply` when the server answers an empty chunk before the value is whole.
+    public func readChunked(limit: Int = 16 << 20) async throws(BlueZError) -> Data {
+        var reassembler = ChunkedValue.Reassembler(limit: limit)
+        while true {
+            let chunk = try await read()
+            guard !chunk.isEmpty else {
+                throw BlueZError(.malformedReply, "\(path) answered an empty chunk before the value was complete")
+            }
+            if let value = try reassembler.append(chunk) { return value }
+        }
+    }
+
+    /// Values arrive through ``acquireNotifications()``.
+    public func chunkedNotifications(limit: Int = 16 << 20) async throws(BlueZError)
+        -> AsyncThrowingStream<Data, Error>
+    {
+        let raw = try await acquireNotifications().values
         return AsyncThrowingStream { continuation in
             let task = Task {
                 var reassembler = ChunkedValue.Reassembler(limit: limit)

@@ -198,17 +198,19 @@ public struct GattRegistration: Sendable {
     let bluez: BlueZ
     let state: LockedBox<GattServerState>
 
-    /// Sends `value` as a notification (PropertiesChanged on `Value`) of the characteristic `uuid`, to every
-    /// subscribed client. Values above 512 bytes are truncated by bluetoothd: use ``notifyChunked(_:value:)``.
+    /// Sends `value` as a notification (PropertiesChanged on `Value`) of the characteristic `uuid`; bluetoothd
+    /// forwards it to every client whose CCC is enabled (it keeps that state per device). Values above 512 bytes
+    /// are truncated by bluetoothd: use ``notifyChunked(_:value:mtu:)``.
     ///
-    /// - Returns: false when no client is subscribed (nothing was sent).
+    /// The signal is emitted even when we have not seen StartNotify: with a client that subscribed through
+    /// AcquireNotify, bluetoothd 5.66 did not call our StartNotify in the VM tier, yet delivers the notifications.
+    /// - Returns: whether a StartNotify is on record for the characteristic.
     @discardableResult
     public func notify(_ uuid: BluetoothUUID, value: Data, service: BluetoothUUID? = nil) throws(BlueZError) -> Bool {
         let snapshot = state.get()
         guard let path = snapshot.path(of: uuid, service: service) else {
             throw BlueZError(.invalidInput, "the application has no characteristic \(uuid)")
         }
-        guard snapshot.characteristics[path]?.notifying == true else { return false }
         do {
             try bluez.connection.emitPropertiesChanged(
                 path: path, interface: InterfaceName(stringLiteral: BlueZNames.gattCharacteristic1),
@@ -216,11 +218,11 @@ public struct GattRegistration: Sendable {
         } catch {
             throw BlueZError(.bus, "cannot send the notification: \(error.message)", cause: error)
         }
-        return true
+        return snapshot.characteristics[path]?.notifying == true
     }
 
     /// Sends a value of any size as ``ChunkedValue`` chunks sized for the MTU bluetoothd last reported.
-    /// - Returns: the number of notifications sent (0 when nobody is subscribed).
+    /// - Returns: the number of notifications sent.
     @discardableResult
     public func notifyChunked(_ uuid: BluetoothUUID, value: Data, mtu: Int? = nil) async throws(BlueZError) -> Int {
         let snapshot = state.get()
@@ -230,7 +232,7 @@ public struct GattRegistration: Sendable {
         let size = ChunkedValue.chunkSize(mtu: mtu ?? snapshot.characteristics[path]?.mtu ?? 23)
         var sent = 0
         for chunk in ChunkedValue.chunks(of: value, chunkSize: size) {
-            guard try notify(uuid, value: chunk) else { return sent }
+            try notify(uuid, value: chunk)
             sent += 1
             if sent % 16 == 0 { await Task.yield() }
         }

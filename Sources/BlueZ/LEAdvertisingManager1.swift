@@ -12,6 +12,7 @@ extension BlueZ {
     public func register(_ advertisement: LEAdvertisement, on adapter: Adapter1) async throws(BlueZError)
         -> AdvertisementRegistration
     {
+        try advertisement.validate()
         let path = try exportPath("adv")
         let box = LockedBox(advertisement)
         try await exportAdvertisement(box, at: path)
@@ -20,7 +21,8 @@ extension BlueZ {
             try await registerWithBlueZ(registration)
         } catch {
             _ = try? connection.unexport(path)
-            throw Self.explainAdvertisingError(error)
+            throw Self.explainAdvertisingError(
+                error, advertisement: advertisement, adapter: adapterProperties(adapter.path))
         }
         registration.active = true
         registration.registeredAt = .now
@@ -28,15 +30,31 @@ extension BlueZ {
         return AdvertisementRegistration(path: path, adapter: adapter, bluez: self, box: box)
     }
 
-    static func explainAdvertisingError(_ error: BlueZError) -> BlueZError {
+    /// Makes bluetoothd's registration errors say what is wrong. bluetoothd 5.66 with extended advertising
+    /// answers data that is too long with `Failed` ("Failed to register advertisement"), not InvalidLength; when
+    /// the advertisement needs more than the adapter's limit (MaxAdvLen, else 31), that becomes `.invalidLength`.
+    static func explainAdvertisingError(
+        _ error: BlueZError, advertisement: LEAdvertisement? = nil, adapter: Adapter1.Properties? = nil
+    ) -> BlueZError {
+        if error.code == .failed, let advertisement {
+            let limit = Int(adapter?.maxAdvertisingLength ?? 31)
+            if advertisement.estimatedLength > limit {
+                return BlueZError(
+                    .invalidLength,
+                    "the advertisement needs about \(advertisement.estimatedLength) bytes; the adapter takes \(limit) "
+                        + "(bluetoothd: \(error.message))", name: error.name, cause: error.cause)
+            }
+        }
         switch error.code {
         case .invalidLength:
-            BlueZError(.invalidLength, "the advertisement does not fit in the advertising data (\(error.message))",
+            return BlueZError(
+                .invalidLength, "the advertisement does not fit in the advertising data (\(error.message))",
                        name: error.name, cause: error.cause)
         case .notPermitted:
-            BlueZError(.notPermitted, "no advertising instance left on the adapter (\(error.message))",
+            return BlueZError(.notPermitted, "no advertising instance left on the adapter (\(error.message))",
                        name: error.name, cause: error.cause)
-        default: error
+        default:
+            return error
         }
     }
 
@@ -70,7 +88,8 @@ extension BlueZ {
         if let registration = removeRegistration(path), registration.active,
            let adapter = try? adapterPath(adapterName, needing: BlueZNames.leAdvertisingManager1)
         {
-            _ = try? await call(adapter, BlueZNames.leAdvertisingManager1, "UnregisterAdvertisement", [.objectPath(path)])
+            _ = try? await call(
+                adapter, BlueZNames.leAdvertisingManager1, "UnregisterAdvertisement", [.objectPath(path)])
         }
         _ = try? connection.unexport(path)
     }
@@ -103,6 +122,7 @@ public struct AdvertisementRegistration: Sendable {
     public func update(_ advertisement: LEAdvertisement, method: UpdateMethod = .propertiesChanged)
         async throws(BlueZError)
     {
+        try advertisement.validate()
         let old = box.get().properties
         let new = advertisement.properties
         box.update { $0 = advertisement }
@@ -142,7 +162,8 @@ extension BlueZ {
             throw BlueZError(.doesNotExist, "advertisement \(path) is not registered")
         }
         if registration.active, let adapter = try? adapterPath(adapterName, needing: BlueZNames.leAdvertisingManager1) {
-            _ = try? await call(adapter, BlueZNames.leAdvertisingManager1, "UnregisterAdvertisement", [.objectPath(path)])
+            _ = try? await call(
+                adapter, BlueZNames.leAdvertisingManager1, "UnregisterAdvertisement", [.objectPath(path)])
         }
         registrations[id]?.active = false
         do {
@@ -162,7 +183,8 @@ extension BlueZ {
             throw BlueZError(.doesNotExist, "advertisement \(path) is not registered")
         }
         if registration.active, let adapter = try? adapterPath(adapterName, needing: BlueZNames.leAdvertisingManager1) {
-            _ = try? await call(adapter, BlueZNames.leAdvertisingManager1, "UnregisterAdvertisement", [.objectPath(path)])
+            _ = try? await call(
+                adapter, BlueZNames.leAdvertisingManager1, "UnregisterAdvertisement", [.objectPath(path)])
         }
         registrations[id]?.active = false
         _ = try? connection.unexport(path)

@@ -4,6 +4,10 @@ import Foundation
 /// A private `dbus-daemon` for tests: started from a generated configuration in a fresh temporary directory,
 /// stopped (killed, and its directory removed) by ``stop()`` or when the value is released.
 ///
+/// The daemon runs under a tiny shell guard that holds the read end of a pipe from this process: when the test
+/// process exits for any reason, even a crash, the pipe closes and the guard kills the daemon, so no bus is left
+/// behind.
+///
 /// The default policy allows everything. Pass `extraPolicy` to add `<policy>` elements, e.g. a deny rule to test
 /// refusals:
 ///
@@ -14,9 +18,8 @@ import Foundation
 public final class PrivateBus: Sendable {
     /// The bus address, e.g. `unix:path=/tmp/…/bus,guid=…`.
     public let address: String
-    /// The daemon's process id.
-    public let processID: Int32
     private let process: Process
+    private let lifeline: FileHandle
     private let directory: URL
 
     /// Starts the daemon and waits until it prints its address.
@@ -36,14 +39,29 @@ public final class PrivateBus: Sendable {
             .write(to: config, atomically: true, encoding: .utf8)
 
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: daemon)
-        process.arguments = ["--config-file=\(config.path)", "--nofork", "--nopidfile", "--print-address=1"]
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = [
+            "-c", #""$0" "$@" <&- & daemon=$!; read _ignored; kill -9 "$daemon""#,
+            daemon, "--config-file=\(config.path)", "--nofork", "--nopidfile", "--print-address=1",
+        ]
         let output = Pipe()
+        // A socket pair rather than a pipe: both ends close-on-exec from birth, so no other child (a second bus,
+        // busctl…) inherits the write end
+        // and keeps this guard waiting; the guard gets the read end as its standard input.
+        var ends: [Int32] = [0, 0]
+        let kind = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+        guard socketpair(AF_UNIX, kind, 0, &ends) == 0 else {
+            throw PrivateBusError("socketpair failed: errno \(errno)")
+        }
+        let lifeline = FileHandle(fileDescriptor: ends[1], closeOnDealloc: true)
+        let guardInput = FileHandle(fileDescriptor: ends[0], closeOnDealloc: true)
+        process.standardInput = guardInput
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
+        try? guardInput.close()
         self.process = process
-        self.processID = process.processIdentifier
+        self.lifeline = lifeline
 
         var collected = Data()
         while !collected.contains(UInt8(ascii: "\n")) {
@@ -53,7 +71,8 @@ public final class PrivateBus: Sendable {
         }
         let line = String(decoding: collected, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         guard !line.isEmpty else {
-            process.terminate()
+            try? lifeline.close()
+            process.waitUntilExit()
             throw PrivateBusError("dbus-daemon exited without printing an address")
         }
         address = line
@@ -83,12 +102,12 @@ public final class PrivateBus: Sendable {
         try Connection(.address(address))
     }
 
-    /// Stops the daemon and removes its directory. Idempotent.
+    /// Stops the daemon (closing the lifeline makes its guard SIGKILL it) and removes its directory.
+    /// Idempotent. The guard does not `wait` for the daemon: it inherits a signal mask with SIGCHLD blocked from
+    /// the spawning thread, and a shell `wait` would then never return.
     public func stop() {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+        try? lifeline.close()
+        process.waitUntilExit()
         try? FileManager.default.removeItem(at: directory)
     }
 

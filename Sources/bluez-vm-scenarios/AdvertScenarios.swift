@@ -45,15 +45,26 @@ enum AdvertScenarios {
         report.measure("supported_instances", "\(props.supportedInstances.map(String.init) ?? "-")")
         report.measure("max_adv_len", "\(props.maxAdvertisingLength.map(String.init) ?? "absent (needs bluetoothd -E in 5.66)")")
 
-        // 27 bytes of manufacturer data: 2 (length, type) + 2 (company) + 27 = 31, plus the 3-byte Flags = 34.
-        let tooLong = LEAdvertisement(manufacturerData: [Rig.company: Data(repeating: 0xAA, count: 27)])
+        // One field too large for any advertisement: refused by our own check, naming the field.
         do {
-            let registration = try await rig.bluez.register(tooLong, on: rig.hci0)
+            let registration = try await rig.bluez.register(
+                LEAdvertisement(manufacturerData: [Rig.company: Data(repeating: 0xAA, count: 28)]), on: rig.hci0)
             await registration.cancel()
-            throw ScenarioFailure("a 34-byte advertisement was accepted")
+            throw ScenarioFailure("28 bytes of manufacturer data were accepted")
         } catch let error as BlueZError {
-            report.note("too long: \(error)")
+            report.note("one field too large: \(error)")
             try check(error.code == .invalidLength, "expected InvalidLength, got \(error)")
+        }
+        // Ten valid fields, 310 bytes together: more than even extended advertising (251) carries.
+        var companies: [UInt16: Data] = [:]
+        for company in UInt16(1)...10 { companies[company] = Data(repeating: UInt8(company), count: 27) }
+        do {
+            let registration = try await rig.bluez.register(LEAdvertisement(manufacturerData: companies), on: rig.hci0)
+            await registration.cancel()
+            throw ScenarioFailure("a 310-byte advertisement was accepted")
+        } catch let error as BlueZError {
+            report.note("too long in total: \(error)")
+            try check(error.code == .invalidLength, "expected InvalidLength from bluetoothd, got \(error)")
         }
 
         var registrations: [AdvertisementRegistration] = []

@@ -32,23 +32,28 @@ struct Rig: Sendable {
         accept: @escaping @Sendable (Device1.Properties) -> Bool = { _ in true }
     ) async throws -> Device1.Properties {
         let scan = try await hci1.scan(filter: filter)
-        let hci1 = self.hci1
         let restarter = Task {
             while !Task.isCancelled {
                 try await Task.sleep(for: .seconds(3))
-                try? await hci1.restartDiscovery()
+                try? await scan.restartDiscovery()
             }
         }
-        defer {
+        defer { restarter.cancel() }
+        do {
+            let found = try await within(timeout, "a matching device on hci1") {
+                for await event in scan {
+                    if case .gone = event { continue }
+                    if accept(event.device) { return event.device }
+                }
+                throw ScenarioFailure("discovery ended without a match")
+            }
             restarter.cancel()
-            scan.stop()
-        }
-        return try await within(timeout, "a matching device on hci1") {
-            for await event in scan {
-                if case .gone = event { continue }
-                if accept(event.device) { return event.device }
-            }
-            throw ScenarioFailure("discovery ended without a match")
+            await scan.stopAndWait()
+            return found
+        } catch {
+            restarter.cancel()
+            await scan.stopAndWait()
+            throw error
         }
     }
 }

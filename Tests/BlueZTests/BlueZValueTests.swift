@@ -37,3 +37,28 @@ struct BlueZValueTests {
         #expect(BlueZError.Code.notSupported.errorName == "org.bluez.Error.NotSupported")
     }
 }
+
+@Suite("Advertisement size checks")
+struct AdvertisementSizeTests {
+    @Test("one oversized field is refused locally with InvalidLength naming it")
+    func oversizedField() {
+        let ad = LEAdvertisement(manufacturerData: [0xFFFF: Data(count: 28)])
+        #expect(throws: BlueZError.self) { try ad.validate() }
+        do {
+            try ad.validate()
+        } catch {
+            #expect(error.code == .invalidLength)
+            #expect(error.message.contains("0xffff"))
+        }
+        let service = LEAdvertisement(serviceData: [BluetoothUUID("6a1d0001-8f4e-4a5b-9c1e-5b0d7c7e0001")!: Data(count: 14)])
+        #expect(throws: BlueZError.self) { try service.validate() }
+        #expect(throws: Never.self) { try LEAdvertisement(manufacturerData: [1: Data(count: 27)]).validate() }
+    }
+
+    @Test("the length estimate follows BlueZ's layout: flags, manufacturer data, 16-bit service data")
+    func estimate() {
+        let ad = LEAdvertisement(manufacturerData: [0xFFFF: Data(count: 10)],
+                                 serviceData: [BluetoothUUID(short: 0xFE2C): Data(count: 4)])
+        #expect(ad.estimatedLength == 3 + (4 + 10) + (4 + 4))
+    }
+}

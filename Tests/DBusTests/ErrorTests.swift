@@ -197,6 +197,42 @@ final class ErrorTests: XCTestCase {
         }
     }
 
+    func testAShortTimeoutExpiresBeforeAnEarlierLongerOne() async throws {
+        let bus = try Self.bus.get()
+        let service = try bus.connect()
+        let client = try bus.connect()
+        connections += [service, client]
+        let arrived = Box(0)
+        var slow = ExportedInterface("org.handoff.Test.Slow")
+        slow.method("Hang") { _ in
+            arrived.value += 1
+            try await Task.sleep(for: .seconds(60))
+            return []
+        }
+        try await service.export([slow], at: "/org/handoff/test/slow")
+        let destination = service.uniqueName
+        let finished = Box(false)
+        let long = Task {
+            defer { finished.value = true }
+            return try await client.call(
+                destination: destination, path: "/org/handoff/test/slow", interface: "org.handoff.Test.Slow",
+                member: "Hang", timeout: .seconds(20))
+        }
+        // The long call is armed first, so the short one must re-arm the connection's timer to an earlier time.
+        while arrived.value == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        do {
+            _ = try await client.call(
+                destination: destination, path: "/org/handoff/test/slow", interface: "org.handoff.Test.Slow",
+                member: "Hang", timeout: .milliseconds(100))
+            XCTFail("expected a timeout")
+        } catch {
+            XCTAssertEqual(error.code, .noReply, "\(error)")
+        }
+        XCTAssertFalse(finished.value, "the call with the later deadline must still be waiting")
+        long.cancel()
+        _ = await long.result
+    }
+
     func testCancellingTheTaskCancelsTheCall() async throws {
         let (service, client) = try await pair()
         var slow = ExportedInterface("org.handoff.Test.Slow")
@@ -224,6 +260,15 @@ final class ErrorTests: XCTestCase {
             destination: destination, path: NoteService.path, interface: NoteService.interface, member: "Sum",
             arguments: [.array(.int32, [])])
         XCTAssertEqual(reply, [.int64(0)])
+    }
+
+    func testUnreachableOrMalformedAddressesFailToConnect() {
+        for address in ["unix:path=/nonexistent/handoff-bus", "bogus", ""] {
+            XCTAssertThrowsError(try Connection(.address(address)), address) { error in
+                XCTAssertEqual((error as? DBusError)?.code, .connectionFailed, "\(error)")
+                XCTAssertFalse((error as? DBusError)?.message.isEmpty ?? true)
+            }
+        }
     }
 
     func testClosedConnectionFailsCleanly() async throws {

@@ -18,8 +18,9 @@ final class SignalTests: XCTestCase {
         let stream = try await listener.signals(
             matching: .signal(interface: "org.handoff.Test.Note1", member: "Edited").argument(0, "wanted"))
         // Emitted right after subscribing: the rule is already active, so nothing is lost.
-        try emitter.emitSignal(path: "/a", interface: "org.handoff.Test.Note1", member: "Edited", arguments: [.string("other")])
-        try emitter.emitSignal(path: "/a", interface: "org.handoff.Test.Note1", member: "Other", arguments: [.string("wanted")])
+        let note: InterfaceName = "org.handoff.Test.Note1"
+        try emitter.emitSignal(path: "/a", interface: note, member: "Edited", arguments: [.string("other")])
+        try emitter.emitSignal(path: "/a", interface: note, member: "Other", arguments: [.string("wanted")])
         try emitter.emitSignal(
             path: "/a/b", interface: "org.handoff.Test.Note1", member: "Edited",
             arguments: [.string("wanted"), .dictionary(key: .string, value: .variant, [])])
@@ -44,8 +45,9 @@ final class SignalTests: XCTestCase {
         let fromOwner = try await listener.signals(
             matching: .signal(sender: "org.handoff.Test.Emitter", interface: "org.handoff.Test.Ticks"))
         let fromAnyone = try await listener.signals(matching: .signal(interface: "org.handoff.Test.Ticks"))
-        try impostor.emitSignal(path: "/t", interface: "org.handoff.Test.Ticks", member: "Tick", arguments: [.uint32(1)])
-        try owner.emitSignal(path: "/t", interface: "org.handoff.Test.Ticks", member: "Tick", arguments: [.uint32(2)])
+        let ticks: InterfaceName = "org.handoff.Test.Ticks"
+        try impostor.emitSignal(path: "/t", interface: ticks, member: "Tick", arguments: [.uint32(1)])
+        try owner.emitSignal(path: "/t", interface: ticks, member: "Tick", arguments: [.uint32(2)])
 
         var any = fromAnyone.makeAsyncIterator()
         let first = await any.next()

@@ -9,7 +9,9 @@ final class SignatureAndNameTests: XCTestCase {
         XCTAssertEqual(
             signature.types,
             [
-                .dictionary(key: .objectPath, value: .dictionary(key: .string, value: .dictionary(key: .string, value: .variant))),
+                .dictionary(
+                    key: .objectPath,
+                    value: .dictionary(key: .string, value: .dictionary(key: .string, value: .variant))),
                 .array(.byte), .structure([.int32, .boolean]),
             ])
         XCTAssertEqual(signature.rawValue, "a{oa{sa{sv}}}ay(ib)")

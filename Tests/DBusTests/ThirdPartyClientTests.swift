@@ -55,7 +55,10 @@ final class ThirdPartyClientTests: XCTestCase {
         let (bus, service) = try await start()
         let result = try await bus.busctl(["introspect", service.uniqueName.rawValue, NoteService.path.rawValue])
         XCTAssertTrue(result.succeeded, result.error)
-        for expected in ["org.handoff.Test.Note1", ".Describe", ".Title", ".Edited", "org.freedesktop.DBus.Properties"] {
+        let expectations = [
+            "org.handoff.Test.Note1", ".Describe", ".Title", ".Edited", "org.freedesktop.DBus.Properties",
+        ]
+        for expected in expectations {
             XCTAssertTrue(result.output.contains(expected), "busctl introspect lacks \(expected):\n\(result.output)")
         }
         let tree = try await bus.busctl(["tree", service.uniqueName.rawValue])
@@ -74,8 +77,10 @@ final class ThirdPartyClientTests: XCTestCase {
         let introspect = try await bus.gdbus(
             "introspect", ["--dest", name, "--object-path", NoteService.path.rawValue, "--xml"])
         XCTAssertTrue(introspect.succeeded, introspect.error)
-        XCTAssertTrue(introspect.output.contains(#"<node name="child_a">"#) || introspect.output.contains(#"<node name="child_a"/>"#),
-                      introspect.output)
+        XCTAssertTrue(
+            introspect.output.contains(#"<node name="child_a">"#)
+                || introspect.output.contains(#"<node name="child_a"/>"#),
+            introspect.output)
 
         let parsed = try await bus.gdbus("introspect", ["--dest", name, "--object-path", NoteService.path.rawValue])
         XCTAssertTrue(parsed.succeeded, parsed.error)
@@ -105,7 +110,8 @@ final class ThirdPartyClientTests: XCTestCase {
         XCTAssertTrue(set.succeeded, set.error)
         XCTAssertEqual(title.value, "milk")
 
-        let noReply = try await bus.dbusSend(["--dest=\(name)", NoteService.path.rawValue, "org.handoff.Test.Note1.Ping"])
+        let noReply = try await bus.dbusSend(
+            ["--dest=\(name)", NoteService.path.rawValue, "org.handoff.Test.Note1.Ping"])
         XCTAssertTrue(noReply.succeeded, noReply.error)
         // The service keeps serving after the no-reply call, and has seen it by the time it answers the next one.
         let after = try await bus.dbusSend([
@@ -121,8 +127,7 @@ final class ThirdPartyClientTests: XCTestCase {
         let proxy = Proxy(
             connection: client, destination: service.uniqueName, path: NoteService.path,
             interface: NoteService.interface)
-        let changes = try await client.signals(
-            matching: .signal(interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged"))
+        let changes = try await proxy.propertyChanges()
         let before = try await proxy.property("Title", as: String.self)
         XCTAssertEqual(before, "groceries")
         try await proxy.setProperty("Title", "tea")
@@ -134,9 +139,10 @@ final class ThirdPartyClientTests: XCTestCase {
 
         var iterator = changes.makeAsyncIterator()
         let next = await iterator.next()
-        let changed = try XCTUnwrap(next)
-        let arguments = try changed.arguments()
-        XCTAssertEqual(arguments.first, .string("org.handoff.Test.Note1"))
-        XCTAssertEqual(try [String: Variant](dbusValue: arguments[1])["Title"], Variant("tea"))
+        let change = try XCTUnwrap(next)
+        XCTAssertEqual(change.path, NoteService.path)
+        XCTAssertEqual(change.interface, NoteService.interface)
+        XCTAssertEqual(change.changed, ["Title": Variant("tea")])
+        XCTAssertEqual(change.invalidated, [])
     }
 }

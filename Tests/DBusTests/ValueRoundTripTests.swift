@@ -41,7 +41,9 @@ final class ValueRoundTripTests: XCTestCase {
             "Tree": Variant(["a": ["b": [ObjectPath("/x")]]] as [String: [String: [ObjectPath]]]),
         ]
         let managed: [ObjectPath: [String: [String: Variant]]] = [
-            "/org/handoff/app/service0": ["org.bluez.GattService1": ["UUID": Variant("180d"), "Primary": Variant(true)]],
+            "/org/handoff/app/service0": [
+                "org.bluez.GattService1": ["UUID": Variant("180d"), "Primary": Variant(true)]
+            ],
             "/org/handoff/app": [:],
         ]
         let structure = Value.structure([
@@ -50,7 +52,8 @@ final class ValueRoundTripTests: XCTestCase {
         ])
         let values: [Value] = [
             properties.dbusValue, managed.dbusValue, structure, .array(.string, []),
-            .dictionary(key: .uint64, value: .array(.variant), []), .array(.array(.array(.byte)), [.array(.array(.byte), [.bytes([]), .bytes([9])])]),
+            .dictionary(key: .uint64, value: .array(.variant), []),
+            .array(.array(.array(.byte)), [.array(.array(.byte), [.bytes([]), .bytes([9])])]),
         ]
         let reply = try await echo(values)
         XCTAssertEqual(reply.count, values.count)
@@ -87,7 +90,9 @@ final class ValueRoundTripTests: XCTestCase {
         writer.method("Write", in: "hs") { call in
             let descriptor = try call.argument(0, as: UnixFileDescriptor.self)
             let text = try call.argument(1, as: String.self)
-            let written = text.utf8CString.withUnsafeBufferPointer { write(descriptor.rawValue, $0.baseAddress, $0.count - 1) }
+            let written = text.utf8CString.withUnsafeBufferPointer {
+                write(descriptor.rawValue, $0.baseAddress, $0.count - 1)
+            }
             guard written == text.utf8.count else { throw DBusError(name: .ioError, message: "short write") }
             return []
         }

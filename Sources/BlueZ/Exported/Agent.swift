@@ -58,7 +58,10 @@ public struct Agent: Sendable {
     public var decide: @Sendable (Request) async -> Answer
 
     /// An agent; by default it accepts every confirmation and authorisation.
-    public init(capability: Capability = .noInputNoOutput, decide: @escaping @Sendable (Request) async -> Answer = { _ in .accept }) {
+    public init(
+        capability: Capability = .noInputNoOutput,
+        decide: @escaping @Sendable (Request) async -> Answer = { _ in .accept }
+    ) {
         self.capability = capability
         self.decide = decide
     }
@@ -66,7 +69,8 @@ public struct Agent: Sendable {
     func interface() -> ExportedInterface {
         var interface = ExportedInterface(InterfaceName(stringLiteral: BlueZNames.agent1))
         let decide = self.decide
-        let rejected = DBusError(name: ErrorName(stringLiteral: BlueZNames.errorPrefix + "Rejected"), message: "rejected")
+        let rejected = DBusError(
+            name: ErrorName(stringLiteral: BlueZNames.errorPrefix + "Rejected"), message: "rejected")
         interface.method("Release") { _ in [] }
         interface.method("Cancel") { _ in [] }
         interface.method("RequestConfirmation", in: "ou") { call in

@@ -75,10 +75,8 @@ extension ConnectionCore {
             },
             unretained, nil)
 
-        dbus_connection_set_wakeup_main_function(
-            raw,
-            { data in ConnectionCore.from(data)?.scheduleDispatch() },
-            unretained, nil)
+        // No wakeup-main function: libdbus uses it to make a poll loop re-read the watch flags after another
+        // thread queued a message, but here each toggle already resumes or suspends its Dispatch source.
 
         _ = dbus_connection_add_filter(raw, Self.messageFilter, unretained, nil)
 
@@ -91,10 +89,10 @@ extension ConnectionCore {
         dbus_connection_remove_filter(raw, Self.messageFilter, Unmanaged.passUnretained(self).toOpaque())
         dbus_connection_close(raw)
         dbus_connection_set_dispatch_status_function(raw, nil, nil, nil)
-        dbus_connection_set_wakeup_main_function(raw, nil, nil, nil)
         dbus_connection_set_timeout_functions(raw, nil, nil, nil, nil, nil)
         // This releases the reference libdbus held on `self`; the enclosing queue block still holds another.
+        // The connection itself stays allocated (closed) until `deinit`, so a task still holding the core can
+        // call libdbus on it safely: calls on a closed connection fail cleanly.
         dbus_connection_set_watch_functions(raw, nil, nil, nil, nil, nil)
-        dbus_connection_unref(raw)
     }
 }

@@ -16,7 +16,9 @@ final class ConnectionCore: @unchecked Sendable {
         var nextID: UInt64 = 1
         var subscriptions: [UInt64: SignalSubscription] = [:]
         var objects = ObjectRegistry()
-        var waiters: [ObjectIdentifier: ReplyWaiter] = [:]
+        var waiters: [ObjectIdentifier: PendingReply] = [:]
+        /// The deadline `replyTimer` is set for, nil when it is disarmed.
+        var armedDeadline: DispatchTime?
         /// Well-known names used as signal senders, whose owners are tracked through NameOwnerChanged.
         var watchedNames: Set<BusName> = []
         var owners: [BusName: BusName] = [:]
@@ -24,6 +26,8 @@ final class ConnectionCore: @unchecked Sendable {
 
     let raw: OpaquePointer
     let queue: DispatchQueue
+    /// One timer per connection for all reply deadlines, armed for the earliest one.
+    let replyTimer: any DispatchSourceTimer
     let state = Locked(State())
     /// The unique name the bus gave this connection.
     let uniqueName: BusName
@@ -31,9 +35,17 @@ final class ConnectionCore: @unchecked Sendable {
     init(raw: OpaquePointer, label: String) {
         self.raw = raw
         self.queue = DispatchQueue(label: label)
+        self.replyTimer = DispatchSource.makeTimerSource(queue: queue)
         self.uniqueName = BusName(trusted: dbus_bus_get_unique_name(raw).map { String(cString: $0) } ?? ":0.0")
         dbus_connection_set_exit_on_disconnect(raw, 0)
+        replyTimer.setEventHandler { [weak self] in self?.expireReplies() }
+        replyTimer.schedule(deadline: .distantFuture)
+        replyTimer.resume()
         install()
+    }
+
+    deinit {
+        dbus_connection_unref(raw)
     }
 
     /// Schedules a drain of libdbus's incoming queue on the connection queue.
@@ -68,12 +80,13 @@ final class ConnectionCore: @unchecked Sendable {
                 state.waiters = [:]
                 state.objects = ObjectRegistry()
             }
-            return (Array(state.subscriptions.values), Array(state.waiters.values))
+            return (Array(state.subscriptions.values), state.waiters.values.map(\.waiter))
         }
         guard let (subscriptions, waiters) = taken else { return }
         for subscription in subscriptions { subscription.finish() }
         queue.async {
             for waiter in waiters { waiter.cancelPending(with: DBusError(.disconnected, "the connection was closed")) }
+            self.replyTimer.cancel()
             self.uninstall()
         }
     }

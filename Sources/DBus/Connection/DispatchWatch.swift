@@ -1,5 +1,10 @@
 import CDBus
 import Dispatch
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// Maps one libdbus `DBusWatch` (a socket libdbus wants to read or write) onto Dispatch read/write sources on the
 /// connection's serial queue. Enabled watches are resumed sources; disabled ones are suspended, so an idle
@@ -16,11 +21,13 @@ final class DispatchWatch: @unchecked Sendable {
     }
 
     private let watch: OpaquePointer
+    private let descriptor: Int32
     private let state = Locked(State())
 
     init(watch: OpaquePointer, queue: DispatchQueue, onEvent: @escaping @Sendable () -> Void) {
         self.watch = watch
         let descriptor = dbus_watch_get_unix_fd(watch)
+        self.descriptor = descriptor
         let flags = dbus_watch_get_flags(watch)
         var sources: [any DispatchSourceProtocol] = []
         if flags & DBUS_WATCH_READABLE.rawValue != 0 {
@@ -37,10 +44,22 @@ final class DispatchWatch: @unchecked Sendable {
         setEnabled(dbus_watch_get_enabled(watch) != 0)
     }
 
-    /// Runs on the queue when the socket is ready.
+    /// Runs on the queue when the socket is ready. libdbus reads at most one buffer per `dbus_watch_handle`, so
+    /// while the socket still holds bytes (FIONREAD) it is handled again here, instead of paying a Dispatch
+    /// event round trip per chunk of a large message; bounded so one busy peer cannot starve the queue.
     private func handle(_ flag: UInt32, _ onEvent: @Sendable () -> Void) {
         guard !state.withLock({ $0.cancelled }) else { return }
         dbus_watch_handle(watch, flag)
+        if flag == DBUS_WATCH_READABLE.rawValue {
+            var rounds = 0
+            var available: Int32 = 0
+            while rounds < 256, ioctl(descriptor, UInt(FIONREAD), &available) == 0, available > 0,
+                !state.withLock({ $0.cancelled }), dbus_watch_get_enabled(watch) != 0
+            {
+                dbus_watch_handle(watch, flag)
+                rounds += 1
+            }
+        }
         onEvent()
     }
 
@@ -65,58 +84,6 @@ final class DispatchWatch: @unchecked Sendable {
                 if !state.resumed { source.resume() }
             }
             state.sources = []
-        }
-    }
-}
-
-/// Maps one libdbus `DBusTimeout` (e.g. a method call's reply deadline) onto a Dispatch timer on the
-/// connection's queue, armed only while libdbus has the timeout enabled.
-final class DispatchTimeout: @unchecked Sendable {
-    private struct State {
-        var timer: (any DispatchSourceTimer)?
-        var cancelled = false
-    }
-
-    private let timeout: OpaquePointer
-    private let queue: DispatchQueue
-    private let onEvent: @Sendable () -> Void
-    private let state = Locked(State())
-
-    init(timeout: OpaquePointer, queue: DispatchQueue, onEvent: @escaping @Sendable () -> Void) {
-        self.timeout = timeout
-        self.queue = queue
-        self.onEvent = onEvent
-        setEnabled(dbus_timeout_get_enabled(timeout) != 0)
-    }
-
-    /// Arms a fresh timer for the current interval, or disarms it.
-    func setEnabled(_ enabled: Bool) {
-        let interval = Int(dbus_timeout_get_interval(timeout))
-        state.withLock { state in
-            guard !state.cancelled else { return }
-            state.timer?.cancel()
-            state.timer = nil
-            guard enabled else { return }
-            let timer = DispatchSource.makeTimerSource(queue: queue)
-            timer.schedule(deadline: .now() + .milliseconds(interval), repeating: .milliseconds(max(interval, 1)))
-            timer.setEventHandler { [weak self] in self?.fire() }
-            timer.resume()
-            state.timer = timer
-        }
-    }
-
-    private func fire() {
-        guard !state.withLock({ $0.cancelled }) else { return }
-        dbus_timeout_handle(timeout)
-        onEvent()
-    }
-
-    /// Stops the timer for good.
-    func cancel() {
-        state.withLock { state in
-            state.cancelled = true
-            state.timer?.cancel()
-            state.timer = nil
         }
     }
 }

@@ -9,8 +9,8 @@
 ///     .argument(0, "org.bluez.Device1")
 /// ```
 public struct MatchRule: Sendable, Hashable, CustomStringConvertible {
-    /// The message kind to match; `.signal` unless changed.
-    public var kind: Message.Kind = .signal
+    /// The message kind to match: `.signal` unless changed; nil matches every kind.
+    public var kind: Message.Kind? = .signal
     /// The sender, a unique or well-known name.
     public var sender: BusName?
     /// The interface.
@@ -68,11 +68,11 @@ public struct MatchRule: Sendable, Hashable, CustomStringConvertible {
             parts.append("\(key)='\(value.replacingApostrophes())'")
         }
         switch kind {
-        case .signal: add("type", "signal")
-        case .methodCall: add("type", "method_call")
-        case .methodReturn: add("type", "method_return")
-        case .error: add("type", "error")
-        case .unknown: break
+        case .signal?: add("type", "signal")
+        case .methodCall?: add("type", "method_call")
+        case .methodReturn?: add("type", "method_return")
+        case .error?: add("type", "error")
+        case .unknown?, nil: break
         }
         add("sender", sender?.rawValue)
         add("interface", interface?.rawValue)
@@ -87,7 +87,7 @@ public struct MatchRule: Sendable, Hashable, CustomStringConvertible {
     /// Whether `message` satisfies the rule, as the bus would decide. A well-known `sender` is compared through
     /// `owners`, the connection's record of which unique name owns each watched well-known name.
     func matches(_ message: Message, owners: [BusName: BusName], arguments decoded: () -> [Value]) -> Bool {
-        if kind != .unknown, message.kind != kind { return false }
+        if let kind, message.kind != kind { return false }
         if let sender, let actual = message.sender, actual != sender {
             guard !sender.rawValue.hasPrefix(":"), let owner = owners[sender], owner == actual else { return false }
         }

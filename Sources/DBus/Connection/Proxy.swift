@@ -54,7 +54,8 @@ public struct Proxy: Sendable {
     ) async throws(DBusError) -> R {
         let reply = try await call(member, arguments: arguments)
         guard reply.count == 1, let only = reply.first else {
-            throw DBusError(.typeMismatch, "'\(member)' returned \(reply.count) values where one \(R.dbusType) was expected")
+            throw DBusError(
+                .typeMismatch, "'\(member)' returned \(reply.count) values where one \(R.dbusType) was expected")
         }
         return try R(dbusValue: only)
     }
@@ -102,5 +103,23 @@ public struct Proxy: Sendable {
     public func signals(_ member: MemberName? = nil) async throws(DBusError) -> AsyncStream<Message> {
         try await connection.signals(
             matching: .signal(sender: destination, interface: interface, member: member, path: path))
+    }
+
+    /// Subscribes to `PropertiesChanged` of this object's interface (from `destination`); the match rule is in
+    /// place when this returns, so read the current values after subscribing to miss nothing.
+    public func propertyChanges() async throws(DBusError) -> AsyncStream<PropertiesChange> {
+        let rule = MatchRule.signal(
+            sender: destination, interface: StandardInterfaces.properties, member: "PropertiesChanged", path: path
+        ).argument(0, interface.rawValue)
+        let messages = try await connection.signals(matching: rule)
+        return AsyncStream { continuation in
+            let task = Task {
+                for await message in messages {
+                    if let change = PropertiesChange(message) { continuation.yield(change) }
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
     }
 }

@@ -15,6 +15,7 @@ final class ReplyWaiter: @unchecked Sendable {
         var continuation: CheckedContinuation<Void, Never>?
         var pending: OpaquePointer?
         var outcome: Result<Message, DBusError>?
+        var replyTaken = false
     }
 
     private let state = Locked(State())
@@ -53,9 +54,16 @@ final class ReplyWaiter: @unchecked Sendable {
         }
     }
 
-    /// Takes the reply from a completed pending call. Runs on the connection queue.
+    /// Takes the reply from a completed pending call: from libdbus's notification on the queue, or from the
+    /// sender when the call completed before the notification was armed. Only the first caller takes it.
     func completeFromPending(_ pending: OpaquePointer) {
-        guard let reply = dbus_pending_call_steal_reply(pending) else {
+        let stolen: OpaquePointer?? = state.withLock { state in
+            guard !state.replyTaken, state.outcome == nil else { return .none }
+            state.replyTaken = true
+            return .some(dbus_pending_call_steal_reply(pending))
+        }
+        guard let stolen else { return }
+        guard let reply = stolen else {
             complete(.failure(DBusError(.disconnected, "the connection closed before the reply arrived")))
             return
         }
@@ -77,15 +85,20 @@ final class ReplyWaiter: @unchecked Sendable {
     /// Ends the wait because the task was cancelled. Any thread.
     func cancel() {
         let cancelled = DBusError(.cancelled, "the call was cancelled")
-        let queue: DispatchQueue? = state.withLock { state in
-            if state.outcome != nil { return nil }
+        enum Action { case none, forget, cancelOnQueue(DispatchQueue) }
+        let action: Action = state.withLock { state in
+            if state.outcome != nil { return .none }
             if state.continuation == nil {
                 state.outcome = .failure(cancelled)
-                return nil
+                return .forget
             }
-            return core?.queue
+            return core.map { .cancelOnQueue($0.queue) } ?? .none
         }
-        queue?.async { self.cancelPending(with: cancelled) }
+        switch action {
+        case .none: break
+        case .forget: core?.forget(self)
+        case .cancelOnQueue(let queue): queue.async { self.cancelPending(with: cancelled) }
+        }
     }
 
     /// Records the outcome once, resumes the waiting task and releases the pending call.

@@ -43,8 +43,8 @@ extension ConnectionCore {
         }
     }
 
-    private func lookup(_ path: ObjectPath) -> (ExportedObject?, [String]) {
-        state.withLock { ($0.objects.objects[path], $0.objects.children(of: path)) }
+    private func lookup(_ path: ObjectPath) -> ExportedObject? {
+        state.withLock { $0.objects.objects[path] }
     }
 
     /// Finds the method and runs it. Returns the reply values and whether the method is a no-reply one.
@@ -52,11 +52,12 @@ extension ConnectionCore {
         guard let path = message.path, let member = message.member else {
             throw DBusError(name: .unknownMethod, message: "method call without a path or member")
         }
-        let (object, children) = lookup(path)
+        let object = lookup(path)
         let interfaceName = message.interface
 
         if interfaceName == StandardInterfaces.introspectable || (interfaceName == nil && member == "Introspect") {
             guard member == "Introspect" else { throw unknownMethod(member, StandardInterfaces.introspectable) }
+            let children = state.withLock { $0.objects.children(of: path) }
             guard object != nil || !children.isEmpty || path == .root else { throw unknownObject(path) }
             try checkSignature(message, "", member)
             return ([.string(Introspection.xml(for: object, children: children))], false)
@@ -138,7 +139,8 @@ extension ConnectionCore {
         try checkSignature(message, signature, member)
         let arguments = try message.arguments()
         guard case .string(let interfaceText) = arguments[0] else { throw DBusError(name: .invalidArgs, message: "") }
-        guard let interfaceName = InterfaceName(rawValue: interfaceText), let interface = object.interface(named: interfaceName)
+        guard let interfaceName = InterfaceName(rawValue: interfaceText),
+            let interface = object.interface(named: interfaceName)
         else {
             throw DBusError(name: .unknownInterface, message: "object \(path) has no interface '\(interfaceText)'")
         }

@@ -21,11 +21,10 @@ extension Array: DBusRepresentable where Element: DBusRepresentable {
     public init(dbusValue: Value) throws(DBusError) {
         switch dbusValue {
         case .bytes(let bytes):
-            // Checked by type, not by casting: an empty array casts to any element type.
-            guard Element.self == UInt8.self, let same = bytes as? [Element] else {
-                throw .mismatch(dbusValue, expected: Self.dbusType)
-            }
-            self = same
+            // Checked by type, not by casting: an empty array casts to any element type, and `as?` between
+            // array types converts element by element (about 20 ns a byte when not specialised).
+            guard Element.self == UInt8.self else { throw .mismatch(dbusValue, expected: Self.dbusType) }
+            self = unsafeBitCast(bytes, to: [Element].self)
         case .array(let element, let items) where element == Element.dbusType:
             var result: [Element] = []
             result.reserveCapacity(items.count)
@@ -38,7 +37,8 @@ extension Array: DBusRepresentable where Element: DBusRepresentable {
 
     /// The array as `.array`, or `.bytes` for `[UInt8]`.
     public var dbusValue: Value {
-        if Element.self == UInt8.self, let bytes = self as? [UInt8] { return .bytes(bytes) }
+        // Element is UInt8 here, so this is the same type: O(1), unlike an `as?` cast.
+        if Element.self == UInt8.self { return .bytes(unsafeBitCast(self, to: [UInt8].self)) }
         return .array(Element.dbusType, map(\.dbusValue))
     }
 }
