@@ -12,7 +12,7 @@ struct Scenario: Sendable {
         Scenario(name: "radio-continue-64k", limit: .seconds(120),
                  run: { try await Scenarios.roundTrip(bytes: 64 * 1024) }),
         Scenario(name: "radio-continue-1m", limit: .seconds(600),
-                 run: { try await Scenarios.roundTrip(bytes: 1 << 20) }),
+                 run: { try await Scenarios.roundTrip(bytes: 1 << 20, patient: true) }),
         Scenario(name: "radio-pairing", limit: .seconds(120), run: Scenarios.pairing),
         Scenario(name: "radio-resume", limit: .seconds(240), run: Scenarios.resumeAfterDisconnect),
         Scenario(name: "radio-vanish", limit: .seconds(240), run: Scenarios.sourceVanishes),
