@@ -118,11 +118,14 @@ case $vm_rc in
     *) why="VM runner exited $vm_rc" ;;
 esac
 
-passed=0 failed=0
+passed=0 failed=0 retried=0
 for n in "${names[@]}"; do
     result=$(grep -E "^(PASS|FAIL) $n " "$run/results" 2>/dev/null | tail -n1)
     read -r verdict _ took reason <<<"$result"
-    if [[ "$verdict" == PASS ]]; then
+    if [[ "$verdict" == PASS && -n "$reason" ]]; then
+        echo "PASS $n (on the second try: the first failed, log $run/scenarios/$n.try1.log)"
+        passed=$((passed + 1)) retried=$((retried + 1))
+    elif [[ "$verdict" == PASS ]]; then
         echo "PASS $n"
         passed=$((passed + 1))
     elif [[ "$verdict" == FAIL ]]; then
@@ -137,10 +140,11 @@ done
 ready=$(sed -n 's/^host_boot_to_ready_ms=//p' "$run/timings" 2>/dev/null)
 whole=$(sed -n 's/^total_ms=//p' "$run/timings" 2>/dev/null)
 echo "vm-test: boot to BlueZ ready ${ready:-?} ms, whole VM run ${whole:-?} ms" >&2
-if ((failed == 0 && keep == 0)); then
+if ((failed == 0 && retried == 0 && keep == 0)); then
     rm -rf "$run"
 else
     echo "vm-test: logs kept in $run" >&2
 fi
+((retried == 0)) || echo "vm-test: $retried scenario(s) passed only on their second try; their first logs are in $run/scenarios"
 echo "$passed passed, $failed failed"
 ((failed == 0))

@@ -11,7 +11,10 @@
 #   2. btmon is rotated to $HANDOFF_VM_LOGDIR/scenarios/NAME.btsnoop;
 #   3. the command runs from the repository root under `timeout` (@timeout=S, default
 #      $HANDOFF_VM_SCENARIO_TIMEOUT or 120 s), output in scenarios/NAME.log;
-#   4. one line "PASS NAME SECONDS" or "FAIL NAME SECONDS REASON" is appended to $HANDOFF_VM_LOGDIR/results.
+#   4. a scenario that fails (exits non-zero before its timeout) runs once more from a fresh bluetoothd
+#      ($HANDOFF_VM_RETRIES, default 1; 0 turns it off); its first log stays as scenarios/NAME.try1.log;
+#   5. one line "PASS NAME SECONDS [second-try-after-REASON]" or "FAIL NAME SECONDS REASON" is appended to
+#      $HANDOFF_VM_LOGDIR/results.
 set -uo pipefail
 
 list=${1:?usage: run-scenarios.sh LIST}
@@ -19,6 +22,7 @@ logdir=${HANDOFF_VM_LOGDIR:?run inside the VM started by scripts/vm-run.sh}
 repo=${HANDOFF_REPO:?run inside the VM started by scripts/vm-run.sh}
 guest=$repo/scripts/vm/guest-bluez.sh
 default_timeout=${HANDOFF_VM_SCENARIO_TIMEOUT:-120}
+retries=${HANDOFF_VM_RETRIES:-1}
 mkdir -p "$logdir/scenarios"
 : >>"$logdir/results"
 
@@ -52,14 +56,29 @@ while IFS= read -r -u 3 line || [[ -n "$line" ]]; do
     start=$(now_ms)
     (cd "$repo" && timeout --kill-after=5 "$limit" bash -c "$rest") </dev/null 3<&- >>"$log" 2>&1
     rc=$?
+    first=""
+    if ((rc != 0 && rc != 124 && rc != 137 && retries > 0)); then
+        # One more try, from a fresh bluetoothd, for a scenario that failed (not one that hung): under TCG on a
+        # loaded host an advert report or a notification is now and then lost for good (Docs/bluez.md). The
+        # first try's log is kept beside the second's, and the verdict says the scenario needed it.
+        first="exit-$rc"
+        mv "$log" "$logdir/scenarios/$name.try1.log"
+        echo "run-scenarios: $name failed ($first); one more try from a fresh bluetoothd"
+        "$guest" restart-bluetoothd --mtu "$mtu" --privacy "$privacy" --experimental "$experimental" \
+            </dev/null >"$log" 2>&1
+        "$guest" btmon-rotate "$logdir/scenarios/$name.try2.btsnoop" </dev/null >>"$log" 2>&1
+        start=$(now_ms)
+        (cd "$repo" && timeout --kill-after=5 "$limit" bash -c "$rest") </dev/null 3<&- >>"$log" 2>&1
+        rc=$?
+    fi
     took=$(secs $(($(now_ms) - start)))
     if ((rc == 0)); then
-        echo "PASS $name $took" >>"$logdir/results"
-        echo "run-scenarios: PASS $name (${took}s)"
+        echo "PASS $name $took ${first:+second-try-after-$first}" >>"$logdir/results"
+        echo "run-scenarios: PASS $name (${took}s${first:+, on the second try})"
     else
         reason="exit-$rc"
         ((rc == 124 || rc == 137)) && reason="timeout-${limit}s"
-        echo "FAIL $name $took $reason" >>"$logdir/results"
+        echo "FAIL $name $took $reason${first:+-on-both-tries}" >>"$logdir/results"
         echo "run-scenarios: FAIL $name ($reason, ${took}s); last lines of $log:"
         tail -n 15 "$log" | sed 's/^/    /'
     fi
