@@ -5,7 +5,7 @@ SWIFT ?= swift
 CONFIG ?= debug
 export PATH := $(CURDIR)/.venv/bin:$(PATH)
 
-.PHONY: all build test test-unit test-vm bench demo deps clean help install uninstall
+.PHONY: all build test test-unit test-vm test-tsan bench demo deps clean help install uninstall
 
 all: build
 
@@ -14,6 +14,7 @@ help:
 	@echo "make test      every test tier: unit and integration (private dbus-daemon, bluezoo), then the VM"
 	@echo "make test-unit the Swift test suites only (no VM)"
 	@echo "make test-vm   the real-BlueZ tier only: bluetoothd and two virtual controllers in qemu"
+	@echo "make test-tsan the D-Bus layer's suites under ThreadSanitizer (a separate build in .build/tsan)"
 	@echo "make bench     benchmarks; results land in bench/results/"
 	@echo "make build     swift build"
 	@echo "make install   handoffd, handoff, the D-Bus policy, the systemd unit (PREFIX=/usr/local, DESTDIR)"
@@ -35,6 +36,11 @@ test-vm:
 	scripts/vm-test.sh
 
 test: test-unit test-vm
+
+# Not part of `make test` yet: a second full build with -sanitize=thread costs minutes on two cores.
+test-tsan:
+	@scripts/deps.sh test
+	$(SWIFT) test --sanitize=thread --scratch-path .build/tsan --filter DBusTests
 
 bench:
 	@scripts/deps.sh bench
