@@ -4,12 +4,14 @@
 # pair (both confirm the code), `handoff note edit --stdin` on the laptop, the desktop's `handoff watch` line,
 # `handoff continue --print` on the desktop, and the time each step took. Exit 0 when the note arrived intact.
 #
-#   scripts/demo-flow.sh [--discoverable] [--keep DIR] [--isolation] [--bluetoothd-restart]
+#   scripts/demo-flow.sh [--discoverable] [--keep DIR] [--isolation] [--bluetoothd-restart] [--failures]
 #
 # Run by scripts/demo.sh inside the VM (real bluetoothd, two btvirt controllers), and on the host against bluezoo
 # with --discoverable (bluezoo only reports discoverable advertisements). Uses the built .build/debug binaries
 # --isolation (as root, in the VM) then proves the shipped policy with a second Unix user (nobody): it may call
 # the daemon but is refused the paired devices and the activities, and cannot own the daemon's name.
+# --failures (in the VM) then shows conflict-on-restore, an oversize note, an undeclared type and a vanished
+# peer through the CLI, each with the exit status and error code the user sees.
 # --bluetoothd-restart (in the VM) kills bluetoothd after the pairing and starts it again before the note is
 # offered: both daemons must survive and the flow must still work.
 # (HANDOFF_BIN_DIR overrides). The daemons' logs go to --keep DIR, or in the VM to $HANDOFF_VM_LOGDIR/demo.
@@ -17,13 +19,14 @@ set -uo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=${HANDOFF_BIN_DIR:-$here/.build/debug}
-extra=(${HANDOFFD_FLAGS:-}) keep="" isolation=0 restart=0
+extra=(${HANDOFFD_FLAGS:-}) keep="" isolation=0 restart=0 failures=0
 while (($#)); do
     case "$1" in
         --discoverable) extra+=(--discoverable); shift ;;
         --keep) keep=${2:?--keep needs a folder}; shift 2 ;;
         --isolation) isolation=1; shift ;;
         --bluetoothd-restart) restart=1; shift ;;
+        --failures) failures=1; shift ;;
         *) echo "demo-flow: unknown option $1" >&2; exit 2 ;;
     esac
 done
@@ -189,6 +192,71 @@ if ((isolation)); then
     on laptop status --json | grep -q '"currentActivity"' || { echo "demo-flow: the laptop's activity is gone" >&2; exit 1; }
     echo "(refused as it should be; the laptop's activity is still current)"
     step "second-user checks"
+fi
+
+if ((failures)); then
+    # What a user sees when things go wrong, through the real CLI and daemons on the real bluetoothd. The peer
+    # that vanishes comes last: the laptop's daemon does not come back. (Untrusted peers and timeouts are proven
+    # in-process, Tests/HandoffDaemonTests, and on the radio, radio-vanish.)
+    fail() { echo "demo-flow: $*" >&2; tail -n 20 "$logs"/*-handoffd.log >&2; exit 1; }
+    wait_available() {   # wait_available: until the desktop lists an activity (45 s at most)
+        local _
+        for _ in $(seq 90); do
+            on desktop status --json 2>/dev/null | grep -q '"availableActivities" *: *[1-9]' && return 0
+            sleep 0.5
+        done
+        return 1
+    }
+
+    say "conflict: the desktop has its own version of the note when the laptop's arrives"
+    mine=$'# Groceries\nmilk\noat milk\n'
+    theirs=$'# Groceries\nmilk\neggs\nbread\ncoffee\n'
+    show desktop "printf '# Groceries\\nmilk\\noat milk\\n' | handoff note edit groceries --stdin --grace 0"
+    printf '%s' "$mine" | on desktop note edit groceries --stdin --grace 0 || fail "note edit on the desktop failed"
+    show laptop "printf '# Groceries\\nmilk\\neggs\\nbread\\ncoffee\\n' | handoff note edit groceries --stdin"
+    printf '%s' "$theirs" | on laptop note edit groceries --stdin --grace 120 || fail "note edit on the laptop failed"
+    wait_available || fail "the desktop never saw the laptop's new version"
+    show desktop "handoff continue --from laptop"
+    on desktop continue --from laptop </dev/null >"$work/desktop/conflict.out" 2>&1
+    got=$?
+    cat "$work/desktop/conflict.out"
+    [[ $got == 5 ]] || fail "continue over a different local note: exit $got, expected 5 (conflict kept)"
+    [[ $(on desktop note show groceries) == "$(printf '%s' "$mine")" ]] || fail "the desktop's own note was changed"
+    copy=$(find "${home[desktop]}/handoff/notes" -name 'groceries (from laptop*' | head -n 1)
+    [[ -n "$copy" && $(cat "$copy") == "$(printf '%s' "$theirs")" ]] || fail "no conflict copy with the laptop's text"
+    echo "(the desktop's note is untouched; the laptop's is beside it: ${copy##*/})"
+    step "conflict kept on restore"
+
+    say "too large: a note over the 1 MiB payload limit is saved but not offered"
+    show laptop "head -c 1100000 /dev/zero | tr '\\0' a | handoff note edit big --stdin"
+    head -c 1100000 /dev/zero | tr '\0' a | on laptop note edit big --stdin >"$work/laptop/big.out" 2>&1
+    got=$?
+    cat "$work/laptop/big.out"
+    [[ $got != 0 ]] && grep -q '4611' "$work/laptop/big.out" || fail "an oversize note: exit $got, no 4611 error"
+    on laptop note show big >/dev/null || fail "the oversize note was not kept locally"
+    echo "(refused with 4611 userInfoTooLarge; the note itself is saved)"
+
+    say "undeclared type: the daemon refuses an activity type it does not declare"
+    show laptop "busctl call … SetCurrentActivity ssay com.example.unknown 'x' 0"
+    busctl --address="${bus[laptop]}" call org.handoff.Handoff1 /org/handoff/Handoff1 org.handoff.Handoff1 \
+        SetCurrentActivity ssay com.example.unknown x 0 >"$work/laptop/undeclared.out" 2>&1
+    got=$?
+    cat "$work/laptop/undeclared.out"
+    [[ $got != 0 ]] && grep -q '4613' "$work/laptop/undeclared.out" || fail "an undeclared type was not refused with 4613"
+
+    say "peer gone: the laptop disappears after the desktop saw its activity"
+    printf '# Groceries\nmilk\n' | on laptop note edit groceries --stdin --grace 120 >/dev/null 2>&1 \
+        || fail "note edit on the laptop failed"
+    wait_available || fail "the desktop never saw the laptop's activity"
+    kill -KILL "${daemon_pids[0]}"
+    show root "kill -KILL <laptop handoffd>"
+    show desktop "handoff continue --print"
+    on desktop continue --print >"$work/desktop/gone.out" 2>&1
+    got=$?
+    cat "$work/desktop/gone.out"
+    [[ $got == 4 ]] && grep -Eq '460[89]|4610' "$work/desktop/gone.out" || fail "continue from a vanished peer: exit $got"
+    echo "(a clear didFailToContinue error, exit 4; nothing was written)"
+    step "failures reported"
 fi
 
 say "timings"
