@@ -11,7 +11,8 @@
 # --isolation (as root, in the VM) then proves the shipped policy with a second Unix user (nobody): it may call
 # the daemon but is refused the paired devices and the activities, and cannot own the daemon's name.
 # --failures (in the VM) then shows conflict-on-restore, an oversize note, an undeclared type and a vanished
-# peer through the CLI, each with the exit status and error code the user sees.
+# peer, then (the laptop daemon restarted with its trust) an unpaired desktop refused as untrusted, through the
+# CLI, each with the exit status and error code the user sees.
 # --bluetoothd-restart (in the VM) kills bluetoothd after the pairing and starts it again before the note is
 # offered: both daemons must survive and the flow must still work.
 # (HANDOFF_BIN_DIR overrides). The daemons' logs go to --keep DIR, or in the VM to $HANDOFF_VM_LOGDIR/demo.
@@ -256,6 +257,26 @@ if ((failures)); then
     cat "$work/desktop/gone.out"
     [[ $got == 4 ]] && grep -Eq '460[89]|4610' "$work/desktop/gone.out" || fail "continue from a vanished peer: exit $got"
     echo "(a clear didFailToContinue error, exit 4; nothing was written)"
+
+    say "the laptop's daemon comes back with its trust; then it unpairs the desktop, which is refused"
+    "$bin/handoffd" --adapter hci0 --name laptop --bus "${bus[laptop]}" --state-dir "$work/laptop/state" \
+        "${extra[@]}" >>"$logs/laptop-handoffd.log" 2>&1 &
+    pids+=($!)
+    for _ in $(seq 100); do on laptop status >/dev/null 2>&1 && break; sleep 0.2; done
+    show laptop handoff devices
+    on laptop devices | grep -q desktop || fail "the restarted laptop daemon forgot the desktop"
+    on laptop devices
+    printf '# Groceries\nmilk\ntea\n' | on laptop note edit groceries --stdin --grace 120 >/dev/null 2>&1 \
+        || fail "note edit on the restarted laptop failed"
+    wait_available || fail "the desktop never saw the restarted laptop's activity"
+    show laptop "handoff unpair desktop"
+    on laptop unpair desktop || fail "unpair on the laptop failed"
+    show desktop "handoff continue --print"
+    on desktop continue --print >"$work/desktop/untrusted.out" 2>&1
+    got=$?
+    cat "$work/desktop/untrusted.out"
+    [[ $got == 4 ]] && grep -q '4612' "$work/desktop/untrusted.out" || fail "continue after being unpaired: exit $got, no 4612"
+    echo "(refused as untrusted, exit 4; the laptop's note never left it)"
     step "failures reported"
 fi
 
