@@ -24,7 +24,7 @@ enum AdvertScenarios {
         next.manufacturerData = [Rig.company: Data([0x04, 0x05, 0x06])]
         var t0 = ContinuousClock.now
         try await registration.update(next, method: .propertiesChanged)
-        _ = try await rig.discover(DiscoveryFilter(manufacturerID: Rig.company), timeout: .seconds(15)) {
+        _ = try await rig.discover(DiscoveryFilter(manufacturerID: Rig.company), timeout: .seconds(45)) {
             $0.manufacturerData[Rig.company] == Data([4, 5, 6])
         }
         report.measure("update_propertieschanged_ms", "\(Report.milliseconds(ContinuousClock.now - t0))")
@@ -33,7 +33,7 @@ enum AdvertScenarios {
         next.manufacturerData = [Rig.company: Data([0x07, 0x08, 0x09])]
         t0 = ContinuousClock.now
         try await registration.update(next, method: .reregister)
-        _ = try await rig.discover(DiscoveryFilter(manufacturerID: Rig.company), timeout: .seconds(15)) {
+        _ = try await rig.discover(DiscoveryFilter(manufacturerID: Rig.company), timeout: .seconds(45)) {
             $0.manufacturerData[Rig.company] == Data([7, 8, 9])
         }
         report.measure("update_reregister_ms", "\(Report.milliseconds(ContinuousClock.now - t0))")
