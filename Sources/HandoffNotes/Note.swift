@@ -19,12 +19,20 @@ public struct Note: Sendable, Equatable {
     /// The note's title.
     public var title: String { metadata.title }
 
+    /// The longest title, in characters; a longer first line is cut there and ends with `…`.
+    public static let maximumTitleLength = 80
+
     /// The title of a note's text: its first line, without leading Markdown heading marks (`#`) and surrounding
-    /// spaces. When that is empty (an empty note, or one starting with a blank line) the title is `fallback`,
-    /// normally the note's name.
+    /// spaces, cut to ``maximumTitleLength`` characters. When that is empty (an empty note, or one starting with a
+    /// blank line) the title is `fallback`, normally the note's name.
+    ///
+    /// The cut matters for a note without line breaks: its whole text would otherwise be its title, and the title
+    /// travels with every offer, in `handoff watch` lines and in notifications.
     public static func title(of content: String, fallback: String) -> String {
-        let firstLine = content.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        let firstLine = content.prefix(while: { $0 != "\n" && $0 != "\r\n" }).prefix(4 * maximumTitleLength)
         let title = firstLine.drop(while: { $0 == "#" }).trimmingCharacters(in: .whitespaces)
-        return title.isEmpty ? fallback : title
+        guard !title.isEmpty else { return fallback }
+        guard title.count > maximumTitleLength else { return title }
+        return title.prefix(maximumTitleLength - 1).trimmingCharacters(in: .whitespaces) + "…"
     }
 }

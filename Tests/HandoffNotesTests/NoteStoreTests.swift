@@ -94,6 +94,13 @@ import Testing
         #expect(Note.title(of: "## Plan  \nx", fallback: "n") == "Plan")
         #expect(Note.title(of: "", fallback: "n") == "n")
         #expect(Note.title(of: "\nsecond", fallback: "n") == "n")
+        // A note without line breaks is not all title: the title is cut, so it does not travel twice.
+        let long = Note.title(of: String(repeating: "a", count: 1_100_000), fallback: "n")
+        #expect(long.count == Note.maximumTitleLength)
+        #expect(long.hasSuffix("…"))
+        #expect(Note.title(of: "# " + String(repeating: "b", count: 80) + "\nrest", fallback: "n")
+            == String(repeating: "b", count: 80))
+        #expect(Note.title(of: "Plan\r\nitems", fallback: "n") == "Plan")
     }
 
     @Test func editingMarksAreVisibleOnlyWhileTheProcessLives() throws {
