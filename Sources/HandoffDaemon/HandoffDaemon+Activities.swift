@@ -11,8 +11,14 @@ extension HandoffDaemon {
         if let offer, offer.uid != uid {
             throw DaemonError.accessDenied("another user's activity is current on this device")
         }
-        let activity = try makeActivity(type: type, title: title, userInfo: userInfo)
-        try await becomeCurrent(activity)
+        let activity: UserActivity
+        do {
+            activity = try makeActivity(type: type, title: title, userInfo: userInfo)
+            try await becomeCurrent(activity)
+        } catch {
+            logger.log("user \(uid)'s offer of \(type) (\(userInfo.count) bytes of userInfo) refused: \(error)")
+            throw error
+        }
         offer?.resignTask?.cancel()
         let id = UUID().uuidString
         offer = Offer(id: id, uid: uid, activity: activity, resignTask: nil)
@@ -24,8 +30,14 @@ extension HandoffDaemon {
     /// pending resignation.
     func updateCurrentActivity(uid: UInt32, id: String, title: String, userInfo: [UInt8]) async throws {
         let existing = try ownOffer(uid: uid, id: id, action: "update activities")
-        let activity = try makeActivity(type: existing.activity.activityType, title: title, userInfo: userInfo)
-        try await becomeCurrent(activity)
+        let activity: UserActivity
+        do {
+            activity = try makeActivity(type: existing.activity.activityType, title: title, userInfo: userInfo)
+            try await becomeCurrent(activity)
+        } catch {
+            logger.log("user \(uid)'s update (\(userInfo.count) bytes of userInfo) refused: \(error)")
+            throw error
+        }
         offer?.resignTask?.cancel()
         offer?.resignTask = nil
         offer?.activity = activity
@@ -74,8 +86,22 @@ extension HandoffDaemon {
         return offer
     }
 
+    /// Checks what is cheap to check first (the type is declared, the userInfo bytes alone fit the payload
+    /// limit), so a refusal of a multi-megabyte offer does not wait for its property list to be parsed; then
+    /// parses userInfo.
     private func makeActivity(type: String, title: String, userInfo: [UInt8]) throws -> UserActivity {
         guard !type.isEmpty else { throw DaemonError.invalidArguments("the activity type is empty") }
+        let limit = configuration.handoff.maximumPayloadSize
+        do {
+            try configuration.handoff.declaredTypes.require(type)
+            // The payload holds userInfo's objects and more, so a userInfo over the limit is a payload over it.
+            guard userInfo.count <= limit else {
+                throw HandoffError(.userInfoTooLarge, "the userInfo alone is \(userInfo.count) bytes; the payload "
+                    + "limit is \(limit) bytes", activityType: type)
+            }
+        } catch let error as HandoffError {
+            throw DaemonError(error)
+        }
         let info: [String: PlistValue]
         do {
             info = userInfo.isEmpty ? [:] : try PlistValue.dictionary(fromPropertyList: Data(userInfo))
