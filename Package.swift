@@ -41,6 +41,8 @@ let package = Package(
 
         // MARK: BlueZ layer
         .target(name: "BlueZ", dependencies: ["DBus"]),
+        // bluezoo on a private bus for tier-1 tests (scripts/bluezoo-bus.sh), shared by the BlueZ and radio tests.
+        .target(name: "BlueZTestSupport", dependencies: ["BlueZ", "DBus"]),
         // HandoffKit's Radio over the BlueZ layer.
         .target(name: "HandoffBlueZ", dependencies: ["HandoffKit", "BlueZ", "DBus"]),
 
@@ -71,8 +73,9 @@ let package = Package(
 
         // MARK: Tests
         .testTarget(name: "DBusTests", dependencies: ["DBus", "DBusTestSupport"]),
-        .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "DBus", "DBusTestSupport"]),
-        .testTarget(name: "HandoffBlueZTests", dependencies: ["HandoffBlueZ", "HandoffKit", "HandoffTesting", "BlueZ"]),
+        .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "BlueZTestSupport", "DBus", "DBusTestSupport"]),
+        .testTarget(name: "HandoffBlueZTests",
+                    dependencies: ["HandoffBlueZ", "HandoffKit", "HandoffTesting", "BlueZ", "BlueZTestSupport"]),
         .testTarget(name: "HandoffKitTests", dependencies: ["HandoffKit", "HandoffTesting"]),
         .testTarget(name: "HandoffCommandLineTests", dependencies: ["HandoffCommandLine"]),
         .testTarget(name: "HandoffNotesTests", dependencies: ["HandoffNotes"]),

@@ -1,4 +1,5 @@
 import BlueZ
+import BlueZTestSupport
 import Foundation
 import HandoffBlueZ
 import HandoffKit
@@ -7,7 +8,7 @@ import XCTest
 /// The radio itself on bluezoo: hci0 advertises and serves, hci1 scans and connects, each through its own
 /// connection to the bus, as two processes would.
 final class BlueZRadioTests: XCTestCase {
-    private var bus: BluezooBus?
+    private var bus: BluezooFixture?
     private var connections: [BlueZ] = []
 
     override func tearDown() async throws {
@@ -18,7 +19,7 @@ final class BlueZRadioTests: XCTestCase {
     }
 
     private func radios() async throws -> (source: BlueZRadio, target: BlueZRadio) {
-        let bus = try BluezooBus()
+        let bus = try BluezooFixture()
         self.bus = bus
         var options = BlueZRadioOptions()
         options.discoverable = true           // bluezoo reports discoverable advertisements only
@@ -56,7 +57,7 @@ final class BlueZRadioTests: XCTestCase {
     }
 
     func testAnUnknownAdapterIsAClearError() async throws {
-        let bus = try BluezooBus()
+        let bus = try BluezooFixture()
         self.bus = bus
         var options = BlueZRadioOptions()
         options.adapterTimeout = .milliseconds(300)

@@ -1,5 +1,6 @@
 @testable import HandoffKit
 import BlueZ
+import BlueZTestSupport
 import Foundation
 import HandoffBlueZ
 import HandoffTesting
@@ -13,7 +14,7 @@ import XCTest
 /// loss and resumption (bluezoo's Disconnect leaves ServicesResolved set and a re-Connect re-exports the mirrored
 /// services), bluetoothd restarts, a 1 MiB payload at real link speed, and pairing over BLE between adapters.
 final class EngineOverBluezooTests: XCTestCase {
-    private var bus: BluezooBus?
+    private var bus: BluezooFixture?
     private var devices: [RadioDevice] = []
 
     override func tearDown() async throws {
@@ -26,7 +27,7 @@ final class EngineOverBluezooTests: XCTestCase {
     /// A trusted source on hci0 and target on hci1.
     private func trustedPair(configure: (inout HandoffConfiguration) -> Void = { _ in }) async throws
         -> (source: RadioDevice, target: RadioDevice) {
-        let bus = try BluezooBus()
+        let bus = try BluezooFixture()
         self.bus = bus
         let stores = try HandoffFixtures.pairedStores(["laptop", "desktop"])
         let source = try await RadioDevice.make(adapter: "hci0", bus: bus.address, store: stores[0], configure: configure)
@@ -82,7 +83,7 @@ final class EngineOverBluezooTests: XCTestCase {
     }
 
     func testAStrangerReceivesTheBeaconButCannotDecodeOrRequestIt() async throws {
-        let bus = try BluezooBus()
+        let bus = try BluezooFixture()
         self.bus = bus
         let source = try await RadioDevice.make(adapter: "hci0", bus: bus.address,
                                                 store: try TrustStore.create(deviceName: "laptop"))

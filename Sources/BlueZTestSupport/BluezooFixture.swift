@@ -8,13 +8,22 @@ import Foundation
 /// launcher tolerates that in command mode), which is how the resilience test makes org.bluez vanish and return.
 ///
 /// A missing launcher, bluezoo or dbus-daemon is a test failure with the launcher's message, never a skip.
-final class BluezooFixture: @unchecked Sendable {
-    static let hci0Address = "00:AA:01:00:00:00"
-    static let hci1Address = "00:AA:01:01:00:01"
+///
+/// ```swift
+/// let zoo = try BluezooFixture()            // bluezoo on a private bus, hci0 and hci1 powered
+/// let bluez = try await zoo.connect()
+/// defer { zoo.stop() }
+/// ```
+public final class BluezooFixture: @unchecked Sendable {
+    /// hci0's address, as btvirt gives it in the VM tier.
+    public static let hci0Address = "00:AA:01:00:00:00"
+    /// hci1's address, as btvirt gives it in the VM tier.
+    public static let hci1Address = "00:AA:01:01:00:01"
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
-    let address: String
+    /// The bus address (`unix:path=…`), for `DBUS_SYSTEM_BUS_ADDRESS` or `Connection.Bus.address`.
+    public let address: String
     private let launcher: Process
     private let commandPID: pid_t
     private var replacement: Process?
@@ -26,11 +35,15 @@ final class BluezooFixture: @unchecked Sendable {
         "-c", "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execvp(sys.argv[1], sys.argv[1:])",
     ]
 
-    struct SetupError: Error, CustomStringConvertible {
-        let description: String
+    /// Why tier 1 could not start, in the launcher's words.
+    public struct SetupError: Error, CustomStringConvertible {
+        /// What went wrong and how to fix it.
+        public let description: String
     }
 
-    init() throws {
+    /// Starts the launcher and waits until bluezoo owns org.bluez with both adapters powered.
+    /// - Throws: ``SetupError`` when the launcher, bluezoo or dbus-daemon is missing or does not start.
+    public init() throws {
         let script = Self.root.appendingPathComponent("scripts/bluezoo-bus.sh").path
         guard FileManager.default.isExecutableFile(atPath: script) else {
             throw SetupError(description: "tier 1 needs \(script) (from the vm branch); it is missing")
@@ -70,12 +83,12 @@ final class BluezooFixture: @unchecked Sendable {
     }
 
     /// Connects the BlueZ layer to the fixture's bus.
-    func connect(log: BlueZLog? = nil) async throws -> BlueZ {
+    public func connect(log: BlueZLog? = nil) async throws -> BlueZ {
         try await BlueZ.connect(bus: .address(address), log: log)
     }
 
     /// Kills whichever bluezoo owns org.bluez (SIGKILL: a crash, nothing unregisters).
-    func killBluezoo() async throws {
+    public func killBluezoo() async throws {
         let probe = try Connection(.address(address))
         defer { probe.close() }
         let pid = try await probe.unixProcessID(ofSender: "org.bluez")
@@ -83,7 +96,7 @@ final class BluezooFixture: @unchecked Sendable {
     }
 
     /// Starts a fresh bluezoo on the same bus with the launcher's settings.
-    func startBluezoo() throws {
+    public func startBluezoo() throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         process.arguments = Self.unblockSignals + [
@@ -102,7 +115,7 @@ final class BluezooFixture: @unchecked Sendable {
     }
 
     /// Stops the replacement bluezoo (if any), then ends the launcher's command so it tears the bus down.
-    func stop() {
+    public func stop() {
         guard !stopped else { return }
         stopped = true
         if let replacement, replacement.isRunning {
