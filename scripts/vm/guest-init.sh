@@ -18,7 +18,7 @@ run=${1:?usage: guest-init.sh RUN_DIR}
 # shellcheck disable=SC1091
 source "$run/vm.env"
 export HANDOFF_VM_LOGDIR=$run HANDOFF_REPO HANDOFF_VM_MTU HANDOFF_VM_PRIVACY
-export HANDOFF_VM_BLUETOOTHD_DEBUG HANDOFF_VM_BLUETOOTHD_EXPERIMENTAL HANDOFF_VM_READY_TIMEOUT
+export HANDOFF_VM_BLUETOOTHD_DEBUG HANDOFF_VM_BLUETOOTHD_EXPERIMENTAL HANDOFF_VM_READY_TIMEOUT HANDOFF_VM_RETRIES
 export DBUS_SYSTEM_BUS_ADDRESS=unix:path=/run/dbus/system_bus_socket
 export HANDOFF_IN_VM=1 HOME=/root
 export PATH="$HANDOFF_REPO/scripts/vm:$HANDOFF_REPO/.venv/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:${PATH:-}"

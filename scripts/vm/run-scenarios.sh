@@ -8,7 +8,8 @@
 #      @mtu/@privacy/@experimental,
 #      and both adapters must be powered — so a scenario that crashed or reconfigured bluetoothd does not
 #      leak into the next one;
-#   2. btmon is rotated to $HANDOFF_VM_LOGDIR/scenarios/NAME.btsnoop;
+#   2. btmon is rotated to $HANDOFF_VM_LOGDIR/scenarios/NAME.btsnoop; a scenario may keep more files (daemon
+#      logs) in $HANDOFF_VM_ARTIFACTS, scenarios/NAME.files (NAME.try2.files on a second try);
 #   3. the command runs from the repository root under `timeout` (@timeout=S, default
 #      $HANDOFF_VM_SCENARIO_TIMEOUT or 120 s), output in scenarios/NAME.log;
 #   4. a scenario that fails (exits non-zero before its timeout) runs once more from a fresh bluetoothd
@@ -53,6 +54,7 @@ while IFS= read -r -u 3 line || [[ -n "$line" ]]; do
         continue
     fi
     "$guest" btmon-rotate "$logdir/scenarios/$name.btsnoop" </dev/null >>"$log" 2>&1
+    export HANDOFF_VM_ARTIFACTS=$logdir/scenarios/$name.files
     start=$(now_ms)
     (cd "$repo" && timeout --kill-after=5 "$limit" bash -c "$rest") </dev/null 3<&- >>"$log" 2>&1
     rc=$?
@@ -67,6 +69,7 @@ while IFS= read -r -u 3 line || [[ -n "$line" ]]; do
         "$guest" restart-bluetoothd --mtu "$mtu" --privacy "$privacy" --experimental "$experimental" \
             </dev/null >"$log" 2>&1
         "$guest" btmon-rotate "$logdir/scenarios/$name.try2.btsnoop" </dev/null >>"$log" 2>&1
+        export HANDOFF_VM_ARTIFACTS=$logdir/scenarios/$name.try2.files
         start=$(now_ms)
         (cd "$repo" && timeout --kill-after=5 "$limit" bash -c "$rest") </dev/null 3<&- >>"$log" 2>&1
         rc=$?
