@@ -40,7 +40,9 @@ extension BlueZ {
         return try adapter(named: name)
     }
 
-    /// Adapters appearing and disappearing, from now on (current ones first, as `.added`).
+    /// Adapters appearing, disappearing and being switched on or off, from now on (current ones first, as
+    /// `.added`). A power change is reported once bluetoothd has applied it (its `PropertiesChanged`), whoever
+    /// asked for it: this process, `bluetoothctl power off`, rfkill or a settings panel.
     public func adapterEvents() -> AsyncStream<AdapterEvent> {
         let stream = changes()
         let current = adapters()
@@ -56,6 +58,10 @@ extension BlueZ {
                             }
                         case .removed:
                             continuation.yield(.removed(change.path))
+                        case .changed(let names) where names.contains("Powered"):
+                            if let props = await self?.adapterProperties(change.path) {
+                                continuation.yield(.powered(change.path, props.powered))
+                            }
                         case .changed:
                             break
                         }
@@ -72,12 +78,14 @@ extension BlueZ {
     }
 }
 
-/// An adapter came or went (see ``BlueZ/adapterEvents()``).
+/// An adapter came, went, or was switched on or off (see ``BlueZ/adapterEvents()``).
 public enum AdapterEvent: Sendable, Equatable {
     /// An adapter appeared (or existed when the stream started).
     case added(Adapter1.Properties)
     /// The adapter at this path went away.
     case removed(ObjectPath)
+    /// The adapter at this path was switched on (true) or off (false).
+    case powered(ObjectPath, Bool)
 }
 
 extension Adapter1 {

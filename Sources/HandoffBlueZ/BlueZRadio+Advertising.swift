@@ -15,14 +15,35 @@ extension BlueZRadio {
             type: .peripheral, manufacturerData: [WireProtocol.manufacturerID: Data(beacon)],
             discoverable: options.discoverable ? true : nil)
         try await serially { radio in try await radio.apply(wanted) }
+        watchAdapter()
     }
 
     /// Stops advertising: unregisters and unexports the advertisement. Idempotent.
     public func stopAdvertising() async {
         try? await serially { radio in await radio.withdraw() }
+        if scanners.isEmpty {
+            adapterWatch?.cancel()
+            adapterWatch = nil
+        }
+    }
+
+    /// Registers the current advertisement afresh after the adapter was switched on again, so it is on the air at
+    /// once rather than whenever the controller re-enables what the kernel kept (in the VM that took 10-15 s).
+    func readvertise() async {
+        try? await serially { radio in
+            guard let wanted = await radio.advertised else { return }
+            await radio.withdraw()
+            do {
+                try await radio.apply(wanted)
+                radio.debug("advertisement registered again after the adapter was switched on")
+            } catch {
+                radio.debug("cannot advertise again after the adapter was switched on: \(error)")
+            }
+        }
     }
 
     func apply(_ wanted: LEAdvertisement) async throws {
+        advertised = wanted
         if let advertisement {
             do {
                 try await advertisement.update(wanted, method: options.advertisementUpdate)
@@ -43,6 +64,7 @@ extension BlueZRadio {
     func withdraw() async {
         await advertisement?.cancel()
         advertisement = nil
+        advertised = nil
     }
 
     /// Runs advertising operations one at a time, in call order, although the actor is reentrant.

@@ -11,14 +11,20 @@ extension BlueZRadio {
 
     /// Beacons from other devices: an event when a Device1 under this adapter appears carrying a beacon, and each
     /// time its beacon changes. Beacons already known come first. Several streams may run at once; they share
-    /// one discovery, which stops when the last stream ends. Discovery restarts by itself after bluetoothd does.
-    /// - Throws: `RadioError` `.failed` when discovery cannot start (adapter off or gone, bluetoothd away).
+    /// one discovery, which stops when the last stream ends. Discovery restarts by itself after bluetoothd does,
+    /// and when the adapter is switched on again; while it is off (also when it is off now) the stream is quiet.
+    /// - Throws: `RadioError` `.failed` when discovery cannot start on a powered adapter (adapter gone, bluetoothd
+    ///   away or refusing).
     public func scan() async throws -> AsyncStream<ScanEvent> {
         if discovery == nil {
-            do {
-                try await startDiscovery()
-            } catch {
-                throw RadioError(error, while: "cannot scan on \(adapterName)")
+            if await isPowered {
+                do {
+                    try await startDiscovery()
+                } catch {
+                    throw RadioError(error, while: "cannot scan on \(adapterName)")
+                }
+            } else {
+                debug("the adapter is off; discovery starts when it is switched on")
             }
         }
         let (stream, continuation) = AsyncStream<ScanEvent>.makeStream(bufferingPolicy: .bufferingNewest(1024))
@@ -51,8 +57,10 @@ extension BlueZRadio {
         scanners[id] = nil
         if scanners.isEmpty {
             stopDiscovery()
-            adapterWatch?.cancel()
-            adapterWatch = nil
+            if advertised == nil {
+                adapterWatch?.cancel()
+                adapterWatch = nil
+            }
         }
     }
 
@@ -101,8 +109,10 @@ extension BlueZRadio {
         }
     }
 
-    /// Follows the adapter: when bluetoothd goes away the adapter object is removed and discovery with it; when
-    /// the adapter is back, discovery starts again (retrying until the adapter is powered).
+    /// Follows the adapter while the radio scans or advertises: when bluetoothd goes away the adapter object is
+    /// removed and discovery with it, and when the adapter is switched off bluetoothd ends discovery; when the
+    /// adapter is back, or on again, discovery starts again, and after a power cycle the advertisement is
+    /// registered afresh.
     func watchAdapter() {
         guard adapterWatch == nil else { return }
         let path = adapter.path
@@ -114,6 +124,13 @@ extension BlueZRadio {
                     await self.adapterVanished()
                 case .added(let added) where added.path == path:
                     await self.restartDiscovery()
+                case .powered(let changed, let on) where changed == path:
+                    if on {
+                        await self.readvertise()
+                        await self.restartDiscovery()
+                    } else {
+                        await self.adapterSwitchedOff()
+                    }
                 default:
                     continue
                 }
@@ -127,24 +144,38 @@ extension BlueZRadio {
         stopDiscovery()
     }
 
+    /// bluetoothd ends every discovery session when the adapter is switched off; the radio forgets its own (and
+    /// the beacons, whose devices bluetoothd removes) and waits for the adapter to be on again.
+    func adapterSwitchedOff() {
+        guard discovery != nil else { return }
+        debug("the adapter was switched off; discovery will restart when it is on again")
+        stopDiscovery()
+    }
+
+    /// Starts discovery again once the adapter is powered, retrying for `options.adapterTimeout` (bluetoothd
+    /// powers an adapter shortly after adding it). It never switches the adapter on: when it stays off, the next
+    /// `.powered(true)` event calls this again.
     func restartDiscovery() async {
         guard discovery == nil, !restartingDiscovery, !scanners.isEmpty else { return }
         restartingDiscovery = true
         defer { restartingDiscovery = false }
         let deadline = ContinuousClock.now + options.adapterTimeout
-        while discovery == nil, !scanners.isEmpty, !Task.isCancelled {
-            do {
-                try await adapter.setPowered(true)
-                try await startDiscovery()
-                debug("discovery restarted")
-                return
-            } catch {
-                guard ContinuousClock.now < deadline else {
-                    debug("cannot restart discovery: \(error); giving up until the adapter comes back again")
+        var lastError: (any Error)?
+        while discovery == nil, !scanners.isEmpty, !Task.isCancelled, ContinuousClock.now < deadline {
+            if await isPowered {
+                do {
+                    try await startDiscovery()
+                    debug("discovery restarted")
                     return
+                } catch {
+                    lastError = error
                 }
-                try? await Task.sleep(for: .milliseconds(500))
             }
+            try? await Task.sleep(for: .milliseconds(500))
+        }
+        if discovery == nil, !scanners.isEmpty {
+            debug("discovery not restarted (\(lastError.map { "\($0)" } ?? "the adapter is off")); waiting for the "
+                + "adapter to be switched on")
         }
     }
 }

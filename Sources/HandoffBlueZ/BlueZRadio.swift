@@ -16,7 +16,9 @@ import HandoffKit
 /// transfer service is a GATT application under `/org/handoff/…`; links are GATT client connections. Peers are
 /// named by their BlueZ device path (`/org/bluez/hci1/dev_00_AA_01_00_00_00`). When bluetoothd restarts, the BlueZ
 /// layer registers the advertisement and the application again, and the radio restarts discovery, so scan
-/// streams keep going.
+/// streams keep going. The same holds when the adapter is switched off and on: the radio never switches it on by
+/// itself after creation, and restarts discovery as soon as bluetoothd reports it on again (the kernel keeps the
+/// advertisement and brings it back on power-on).
 public actor BlueZRadio: Radio {
     /// The BlueZ connection the radio uses.
     public nonisolated let bluez: BlueZ
@@ -27,6 +29,8 @@ public actor BlueZRadio: Radio {
     nonisolated let adapter: Adapter1
 
     var advertisement: AdvertisementRegistration?
+    /// What is advertised now (nil when nothing is), to put it on the air again after a power cycle.
+    var advertised: LEAdvertisement?
     var advertisingQueue: Task<Void, Never>?
     var serviceOpen = false
     var scanners: [UUID: AsyncStream<ScanEvent>.Continuation] = [:]
@@ -38,20 +42,32 @@ public actor BlueZRadio: Radio {
     var restartingDiscovery = false
 
     /// A radio on the adapter called `adapter` (`hci0`) of an existing BlueZ connection. Waits for the adapter
-    /// (bluetoothd may still be adding it) and powers it on.
-    /// - Throws: `RadioError` `.failed` when the adapter does not appear within `options.adapterTimeout` or cannot
-    ///   be powered.
+    /// (bluetoothd may still be adding it) and, when `options.powerOn`, switches it on; an adapter that stays off
+    /// (rfkill) is not an error: scanning starts when it is switched on.
+    /// - Throws: `RadioError` `.failed` when the adapter does not appear within `options.adapterTimeout`.
     public init(adapter: String, bluez: BlueZ, options: BlueZRadioOptions = BlueZRadioOptions()) async throws {
         self.bluez = bluez
         self.adapterName = adapter
         self.options = options
+        let found: Adapter1
         do {
-            let found = try await bluez.waitForAdapter(named: adapter, timeout: options.adapterTimeout)
-            try await found.setPowered(true)
-            self.adapter = found
+            found = try await bluez.waitForAdapter(named: adapter, timeout: options.adapterTimeout)
         } catch {
             throw RadioError(error, while: "cannot use adapter \(adapter)")
         }
+        self.adapter = found
+        if options.powerOn {
+            do {
+                try await found.setPowered(true)
+            } catch {
+                options.log?("radio \(adapter): cannot switch the adapter on (\(error)); scanning starts when it is on")
+            }
+        }
+    }
+
+    /// Whether the adapter is switched on, as the BlueZ mirror says.
+    var isPowered: Bool {
+        get async { await bluez.adapters().first { $0.path == adapter.path }?.powered ?? false }
     }
 
     /// Connects to `bus` (the system bus by default) and returns a radio on `adapter`.

@@ -11,8 +11,10 @@ extension BlueZRadioLink {
     /// `ServicesResolved`, and trusting it would make a link that closes at once.
     static func establish(_ peer: PeerAddress, device: Device1, bluez: BlueZ, options: BlueZRadioOptions,
                           log: @Sendable (String) -> Void) async throws {
-        guard let connected = await bluez.connectedNow(device.path) else {
-            throw RadioError(.unreachable, "\(peer) is not known to BlueZ (only scanned devices can be connected)")
+        guard let connected = await knownConnectedState(of: device, bluez: bluez, waiting: options.unknownPeerWait)
+        else {
+            throw RadioError(.unreachable, "\(peer) is not known to BlueZ (only scanned devices can be connected; "
+                                 + "none of its advertisements arrived within \(options.unknownPeerWait))")
         }
         if !connected {
             do {
@@ -47,6 +49,18 @@ extension BlueZRadioLink {
         } catch {
             throw RadioError(.unreachable, "\(peer) serves no handoff transfer service (\(error); "
                                  + "\(await describe(path, bluez: bluez)))")
+        }
+    }
+
+    /// `Connected` of `device` as bluetoothd says now, waiting up to `limit` for bluetoothd to know the device at
+    /// all: it forgets unconnected devices when the adapter is switched off or bluetoothd restarts, and creates
+    /// them again from the next advertisement it receives. nil when it still does not know it.
+    static func knownConnectedState(of device: Device1, bluez: BlueZ, waiting limit: Duration) async -> Bool? {
+        let deadline = ContinuousClock.now + limit
+        while true {
+            if let connected = await bluez.connectedNow(device.path) { return connected }
+            guard ContinuousClock.now < deadline, !Task.isCancelled else { return nil }
+            try? await Task.sleep(for: .milliseconds(250))
         }
     }
 

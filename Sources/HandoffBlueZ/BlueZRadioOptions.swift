@@ -16,8 +16,16 @@ public struct BlueZRadioOptions: Sendable {
     public var discoveryRefresh: Duration? = .seconds(5)
     /// Connect attempts when the kernel aborts one locally (`le-connection-abort-by-local`). Default 4.
     public var connectAttempts = 4
+    /// How long connecting waits for a peer bluetoothd does not know (yet). bluetoothd forgets unconnected
+    /// devices when the adapter is switched off or bluetoothd restarts, and knows them again from their next
+    /// advertisement, so a continue right after either waits for that instead of failing. Default 20 s.
+    public var unknownPeerWait: Duration = .seconds(20)
     /// How long to wait for `ServicesResolved` after connecting. Default 20 s.
     public var servicesResolvedTimeout: Duration = .seconds(20)
+    /// Switch the adapter on when the radio is created. Default true. The radio never switches it on afterwards:
+    /// an adapter the user switches off (`bluetoothctl power off`, rfkill, a settings panel) stays off, and
+    /// scanning resumes by itself when it is switched on again. A failure to switch it on is logged, not thrown.
+    public var powerOn = true
     /// How long to wait for the adapter at creation and after bluetoothd restarts. Default 30 s.
     public var adapterTimeout: Duration = .seconds(30)
     /// The ATT MTU assumed when bluetoothd gives none (neither the `mtu` option nor `GattCharacteristic1.MTU`).

@@ -23,6 +23,7 @@ final class BlueZRadioTests: XCTestCase {
         self.bus = bus
         var options = BlueZRadioOptions()
         options.discoverable = true           // bluezoo reports discoverable advertisements only
+        options.unknownPeerWait = .seconds(1)
         let a = try await BlueZ.connect(bus: .address(bus.address))
         let b = try await BlueZ.connect(bus: .address(bus.address))
         connections = [a, b]
@@ -43,6 +44,27 @@ final class BlueZRadioTests: XCTestCase {
         XCTAssertEqual(updated.peer, seen.peer)
         await source.stopAdvertising()
         await source.stopAdvertising()            // idempotent
+    }
+
+    func testScanningSurvivesTheAdapterBeingSwitchedOffAndOnWithoutSwitchingItOnItself() async throws {
+        let (source, target) = try await radios()
+        let events = try await target.scan()
+        try await source.advertise(beacon(0x30))
+        _ = try await first(events, "the beacon before the power cycle") { $0.beacon == testBeacon(0x30) }
+        // Somebody else (bluetoothctl, a settings panel) switches the scanning adapter off.
+        let user = try await BlueZ.connect(bus: .address(try XCTUnwrap(bus).address))
+        connections.append(user)
+        let hci1 = try await user.adapter(named: "hci1")
+        try await hci1.setPowered(false)
+        try await Task.sleep(for: .seconds(2))
+        let stillOff = await user.adapters().first { $0.name == "hci1" }?.powered
+        XCTAssertEqual(stillOff, false, "the radio switched the adapter back on by itself")
+        // A new scan while it is off is quiet, not an error.
+        let quiet = try await target.scan()
+        try await hci1.setPowered(true)
+        try await source.advertise(beacon(0x40))
+        _ = try await first(events, "the new beacon, after the adapter is on again") { $0.beacon == testBeacon(0x40) }
+        _ = try await first(quiet, "the new beacon, on the scan started while off") { $0.beacon == testBeacon(0x40) }
     }
 
     func testABeaconOfTheWrongLengthIsRefused() async throws {
