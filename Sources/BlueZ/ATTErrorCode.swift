@@ -20,6 +20,8 @@ public struct ATTErrorCode: RawRepresentable, Hashable, Sendable, CustomStringCo
     public static let invalidOffset = ATTErrorCode(rawValue: 0x07)
     /// 0x08 Insufficient Authorization.
     public static let insufficientAuthorization = ATTErrorCode(rawValue: 0x08)
+    /// 0x0A Attribute Not Found.
+    public static let attributeNotFound = ATTErrorCode(rawValue: 0x0A)
     /// 0x0D Invalid Attribute Value Length.
     public static let invalidAttributeValueLength = ATTErrorCode(rawValue: 0x0D)
     /// 0x0E Unlikely Error.

@@ -29,13 +29,30 @@ extension BlueZRadio {
     /// for its services, subscribes to the data characteristic and returns the link.
     /// - Throws: `RadioError` `.unreachable` when the device is unknown, cannot be connected or serves no transfer
     ///   service; `.disconnected` when it drops while subscribing.
+    ///
+    /// When the subscription fails because bluetoothd's cached attribute table of the peer is stale (see
+    /// `StaleAttributeCache`), the device is disconnected and removed, which drops the cache, and the connection
+    /// is made once more from the peer's next advertisement, with a fresh service discovery.
     public func connect(to peer: PeerAddress) async throws -> any RadioLink {
         let path = try devicePath(of: peer)
         let device = await bluez.device(at: path)
         let name = adapterName
         let log = options.log
-        return try await BlueZRadioLink.open(to: peer, device: device, bluez: bluez, options: options,
-                                             log: { text in log?("radio \(name): \(text)") })
+        let say: @Sendable (String) -> Void = { text in log?("radio \(name): \(text)") }
+        do {
+            return try await BlueZRadioLink.open(to: peer, device: device, bluez: bluez, options: options, log: say)
+        } catch let stale as StaleAttributeCache {
+            say("\(peer): the cached attribute table looks stale (\(stale.underlying)); forgetting the device and "
+                + "connecting afresh")
+            try? await device.disconnect(timeout: .seconds(5))
+            try? await adapter.removeDevice(device)
+        }
+        do {
+            return try await BlueZRadioLink.open(to: peer, device: device, bluez: bluez, options: options, log: say)
+        } catch let stale as StaleAttributeCache {
+            throw RadioError(stale.underlying, while: "cannot subscribe to \(peer)'s data characteristic, even after "
+                                 + "discovering its services afresh", fallback: .disconnected)
+        }
     }
 
     /// The Device1 path for a peer: its own text when it is a path under this adapter, or the path BlueZ gives

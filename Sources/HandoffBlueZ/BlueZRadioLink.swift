@@ -59,6 +59,7 @@ final class BlueZRadioLink: RadioLink {
         do {
             values = try await data.notifications()
         } catch {
+            if StaleAttributeCache.explains(error) { throw StaleAttributeCache(underlying: error) }
             throw RadioError(error, while: "cannot subscribe to \(peer)'s data characteristic", fallback: .disconnected)
         }
         let link = BlueZRadioLink(peer: peer, mtu: mtu, device: device, request: request)
@@ -137,5 +138,19 @@ final class BlueZRadioLink: RadioLink {
             await group.next()
             group.cancelAll()
         }
+    }
+}
+
+/// The subscription to a peer's data characteristic was refused in a way that says our bluetoothd's cached copy of
+/// the peer's attribute table is out of date: the peer's bluetoothd or handoffd restarted and registered the
+/// transfer service at other handles, and, as we are not bonded, no Service Changed indication told ours. Writing
+/// the cached descriptor handle then lands on another attribute (`Write Not Permitted`, `Invalid Handle`,
+/// `Attribute Not Found`, `Read Not Permitted`).
+struct StaleAttributeCache: Error {
+    let underlying: BlueZError
+
+    static func explains(_ error: BlueZError) -> Bool {
+        guard let code = error.code.attCode else { return false }
+        return [.invalidHandle, .readNotPermitted, .writeNotPermitted, .attributeNotFound].contains(code)
     }
 }
