@@ -4,23 +4,28 @@
 # pair (both confirm the code), `handoff note edit --stdin` on the laptop, the desktop's `handoff watch` line,
 # `handoff continue --print` on the desktop, and the time each step took. Exit 0 when the note arrived intact.
 #
-#   scripts/demo-flow.sh [--discoverable] [--keep DIR] [--isolation] [--bluetoothd-restart] [--failures]
+#   scripts/demo-flow.sh [--discoverable] [--keep DIR] [--isolation] [--bluetoothd-restart] [--power-cycle]
+#                        [--failures]
 #
 # Run by scripts/demo.sh inside the VM (real bluetoothd, two btvirt controllers), and on the host against bluezoo
 # with --discoverable (bluezoo only reports discoverable advertisements). Uses the built .build/debug binaries
 # --isolation (as root, in the VM) then proves the shipped policy with a second Unix user (nobody): it may call
 # the daemon but is refused the paired devices and the activities, and cannot own the daemon's name.
-# --failures (in the VM) then shows conflict-on-restore, an oversize note, an undeclared type and a vanished
-# peer, then (the laptop daemon restarted with its trust) an unpaired desktop refused as untrusted, through the
+# --failures (in the VM) then shows conflict-on-restore, an oversize note, an undeclared type, a hung peer
+# (SIGSTOP: 4610 remoteApplicationTimedOut), a vanished peer, then (the laptop daemon restarted with its trust) an unpaired desktop refused as untrusted, through the
 # CLI, each with the exit status and error code the user sees.
 # --bluetoothd-restart (in the VM) kills bluetoothd after the pairing and starts it again before the note is
 # offered: both daemons must survive and the flow must still work.
-# (HANDOFF_BIN_DIR overrides). The daemons' logs go to --keep DIR, or in the VM to $HANDOFF_VM_LOGDIR/demo.
+# --power-cycle turns both adapters off and on again (Adapter1.Powered, as bluetoothctl or a settings panel
+# would) just after the note is offered: the offer must come back by itself and continue must still work; with
+# --failures the laptop's adapter is cycled once more before the conflict step.
+# (HANDOFF_BIN_DIR overrides). The daemons' logs go to --keep DIR, or in the VM to the scenario's
+# $HANDOFF_VM_ARTIFACTS folder (else $HANDOFF_VM_LOGDIR/demo).
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=${HANDOFF_BIN_DIR:-$here/.build/debug}
-extra=(${HANDOFFD_FLAGS:-}) keep="" isolation=0 restart=0 failures=0
+extra=(${HANDOFFD_FLAGS:-}) keep="" isolation=0 restart=0 failures=0 power_cycle=0
 while (($#)); do
     case "$1" in
         --discoverable) extra+=(--discoverable); shift ;;
@@ -28,6 +33,7 @@ while (($#)); do
         --isolation) isolation=1; shift ;;
         --bluetoothd-restart) restart=1; shift ;;
         --failures) failures=1; shift ;;
+        --power-cycle) power_cycle=1; shift ;;
         *) echo "demo-flow: unknown option $1" >&2; exit 2 ;;
     esac
 done
@@ -40,7 +46,7 @@ chmod 755 "$work"      # the API sockets must be reachable by the second user of
 # Daemon logs go where they survive: the VM's run folder when there is one, else --keep's folder, else $work.
 logs=$work/logs
 [[ -n $keep ]] && logs=$keep
-[[ -n ${HANDOFF_VM_LOGDIR:-} ]] && logs=$HANDOFF_VM_LOGDIR/demo
+[[ -n ${HANDOFF_VM_LOGDIR:-} ]] && logs=${HANDOFF_VM_ARTIFACTS:-$HANDOFF_VM_LOGDIR/demo}
 mkdir -p "$logs"
 pids=()
 cleanup() {
@@ -126,6 +132,31 @@ if ((restart)); then
     step "bluetoothd restart"
 fi
 
+power_cycle() {   # power_cycle ADAPTER...: Powered false, then true, each confirmed by bluetoothd
+    local adapter state _
+    for adapter in "$@"; do
+        for state in false true; do
+            show root "busctl set-property org.bluez /org/bluez/$adapter org.bluez.Adapter1 Powered b $state"
+            busctl set-property org.bluez "/org/bluez/$adapter" org.bluez.Adapter1 Powered b "$state" || {
+                echo "demo-flow: cannot set $adapter Powered $state" >&2; exit 1; }
+            local seen=() now_powered=""
+            for _ in $(seq 50); do
+                now_powered=$(busctl get-property org.bluez "/org/bluez/$adapter" org.bluez.Adapter1 Powered)
+                seen+=("${now_powered#b }")
+                [[ $now_powered == "b $state" ]] && break
+                sleep 0.2
+            done
+            [[ $now_powered == "b $state" ]] || {
+                echo "demo-flow: $adapter did not become Powered $state (seen: ${seen[*]})" >&2; exit 1; }
+            [[ $state == false ]] && sleep 2
+        done
+    done
+    for pid in "${daemon_pids[@]}"; do
+        kill -0 "$pid" 2>/dev/null || { echo "demo-flow: a daemon exited when its adapter was powered off" >&2; exit 1; }
+    done
+    echo "(both handoffd still running)"
+}
+
 say "the desktop watches; the laptop saves a note"
 on desktop watch >"$work/desktop/watch.out" 2>&1 &
 watch_pid=$!
@@ -136,6 +167,14 @@ show laptop "printf '# Groceries\\nmilk\\neggs\\nbread\\n' | handoff note edit g
 printf '%s' "$note" | on laptop note edit groceries --stdin --grace 120 || {
     echo "demo-flow: note edit failed" >&2; exit 1; }
 step "note edit --stdin on the laptop"
+
+if ((power_cycle)); then
+    # The note is already offered: it must come back on the air, and the desktop must find it again, without
+    # anybody offering it anew.
+    say "both adapters are switched off and on again; the daemons stay, the offer comes back"
+    power_cycle hci0 hci1
+    step "adapter power cycle"
+fi
 
 for _ in $(seq 450); do
     grep -q '^available:' "$work/desktop/watch.out" && break
@@ -196,9 +235,9 @@ if ((isolation)); then
 fi
 
 if ((failures)); then
-    # What a user sees when things go wrong, through the real CLI and daemons on the real bluetoothd. The peer
-    # that vanishes comes last: the laptop's daemon does not come back. (Untrusted peers and timeouts are proven
-    # in-process, Tests/HandoffDaemonTests, and on the radio, radio-vanish.)
+    # What a user sees when things go wrong, through the real CLI and daemons on the real bluetoothd: every
+    # documented failure of `handoff continue` (Docs/usage.md). The peer that vanishes is killed, so its daemon
+    # is started again (with its trust) for the untrusted case that ends the list.
     fail() { echo "demo-flow: $*" >&2; tail -n 20 "$logs"/*-handoffd.log >&2; exit 1; }
     wait_available() {   # wait_available: until the desktop lists an activity (45 s at most)
         local _
@@ -208,6 +247,11 @@ if ((failures)); then
         done
         return 1
     }
+
+    if ((power_cycle)); then
+        say "the laptop's adapter is switched off and on again"
+        power_cycle hci0
+    fi
 
     say "conflict: the desktop has its own version of the note when the laptop's arrives"
     mine=$'# Groceries\nmilk\noat milk\n'
@@ -244,6 +288,21 @@ if ((failures)); then
     got=$?
     cat "$work/laptop/undeclared.out"
     [[ $got != 0 ]] && grep -q '4613' "$work/laptop/undeclared.out" || fail "an undeclared type was not refused with 4613"
+
+    say "timeout: the laptop's daemon stops answering (it hangs) while the desktop continues"
+    printf '# Groceries\nmilk\nbutter\n' | on laptop note edit groceries --stdin --grace 120 >/dev/null 2>&1 \
+        || fail "note edit on the laptop failed"
+    wait_available || fail "the desktop never saw the laptop's activity"
+    kill -STOP "${daemon_pids[0]}"
+    show root "kill -STOP <laptop handoffd>"
+    show desktop "handoff continue --print"
+    on desktop continue --print >"$work/desktop/hung.out" 2>&1
+    got=$?
+    kill -CONT "${daemon_pids[0]}"
+    cat "$work/desktop/hung.out"
+    [[ $got == 4 ]] && grep -q '4610' "$work/desktop/hung.out" || fail "continue from a hung peer: exit $got, no 4610"
+    echo "(the desktop gave up with 4610 remoteApplicationTimedOut, exit 4; the laptop daemon then carries on)"
+    on laptop status >/dev/null || fail "the laptop daemon did not recover from SIGSTOP/SIGCONT"
 
     say "peer gone: the laptop disappears after the desktop saw its activity"
     printf '# Groceries\nmilk\n' | on laptop note edit groceries --stdin --grace 120 >/dev/null 2>&1 \
