@@ -10,6 +10,10 @@ public struct HandoffConfiguration: Sendable {
     /// How long the client waits without progress before re-asking (default 2 s). After `maximumStalls`
     /// such waits in a row the continuation fails with `remoteApplicationTimedOut`.
     public var stallInterval: Duration = .seconds(2)
+    /// Bytes of the sealed stream the client asks for at a time (default 16 KiB; 0 asks for everything at once).
+    /// The source notifies exactly what was asked, so this bounds what waits in the source's bluetoothd queue:
+    /// asked for all at once, a large transfer overflowed it on real BLE and most of it had to be fetched again.
+    public var fetchWindow = 16 * 1024
     /// Consecutive waits without progress tolerated (default 3).
     public var maximumStalls = 3
     /// Reconnections tried after the link drops mid-transfer (default 3); then `connectionUnavailable`.

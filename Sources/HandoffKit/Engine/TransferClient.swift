@@ -81,6 +81,8 @@ struct TransferClient: Sendable {
         var payload: [UInt8] = []
         var nextRecord = 0
         var refetchPending = false
+        /// The end of the range last fetched (the current window).
+        var requestedEnd = 0
         var progressSinceTick = false
         var stalls = 0
         var reconnects = 0
@@ -137,7 +139,17 @@ struct TransferClient: Sendable {
         state.refetchPending = true
         let from = state.received.count
         guard from < state.phaseEnd else { return }
-        try await write(.fetch(transferID: header.transferID, from: UInt32(from), to: UInt32(state.phaseEnd)), on: link)
+        try await fetch(header, from: from, state: &state, on: link)
+    }
+
+    /// Asks for the window starting at `from`: `configuration.fetchWindow` bytes rounded down to whole DATA frames
+    /// at this link's MTU (so no window ends in a short frame), never past the phase.
+    private func fetch(_ header: TransferHeader, from: Int, state: inout State, on link: any RadioLink) async throws {
+        let frame = max(WireProtocol.valueLength(forMTU: link.mtu) - TransferFrame.dataOverhead, 1)
+        let window = configuration.fetchWindow > 0 ? max(configuration.fetchWindow / frame, 1) * frame : 0
+        let end = window > 0 ? min(from + window, state.phaseEnd) : state.phaseEnd
+        state.requestedEnd = end
+        try await write(.fetch(transferID: header.transferID, from: UInt32(from), to: UInt32(end)), on: link)
     }
 
     private func handle(_ frame: TransferFrame, state: inout State, link: any RadioLink, requestNonce: [UInt8],
@@ -172,8 +184,7 @@ struct TransferClient: Sendable {
         if offset > have {
             if !state.refetchPending, have < state.phaseEnd {
                 state.refetchPending = true
-                try await write(.fetch(transferID: header.transferID, from: UInt32(have),
-                                       to: UInt32(state.phaseEnd)), on: link)
+                try await fetch(header, from: have, state: &state, on: link)
             }
             return nil
         }
@@ -203,8 +214,7 @@ struct TransferClient: Sendable {
                 state.approved = true
                 if header.recordCount > 0 {
                     state.refetchPending = true
-                    try await write(.fetch(transferID: header.transferID, from: header.metadataLength.asUInt32,
-                                           to: UInt32(header.streamLength)), on: link)
+                    try await fetch(header, from: Int(header.metadataLength), state: &state, on: link)
                 }
             } else {
                 guard let plain = sealer.openRecord(state.nextRecord, sealed) else {
@@ -218,10 +228,12 @@ struct TransferClient: Sendable {
         if state.approved, state.nextRecord > header.recordCount, let type = state.activityType {
             return Completion(transferID: header.transferID, mac: sealer.doneMAC(), activityType: type)
         }
+        // The window is in: ask for the next one (one round trip per window keeps the source's queue short).
+        if state.approved, state.received.count == state.requestedEnd, state.requestedEnd < state.phaseEnd {
+            state.refetchPending = true
+            try await fetch(header, from: state.requestedEnd, state: &state, on: link)
+        }
         return nil
     }
 }
 
-extension UInt16 {
-    fileprivate var asUInt32: UInt32 { UInt32(self) }
-}
