@@ -14,6 +14,8 @@ struct ScenarioDevice: Sendable {
     let radio: BlueZRadio
     let counting: CountingRadio
     let engine: HandoffEngine
+    /// The engine's `fetchWindow`, for the report.
+    let fetchWindow: Int
     let delegate: RecordingContinuationDelegate
 
     static func make(_ name: String, adapter: String, store: TrustStore,
@@ -37,12 +39,16 @@ struct ScenarioDevice: Sendable {
         var configuration = HandoffConfiguration(declaredTypes: try DeclaredActivityTypes([noteType]))
         configuration.beaconRotationInterval = nil
         configuration.maximumPayloadSize = 2 << 20
+        // A measuring knob: HANDOFF_FETCH_WINDOW=0 is the old ask-for-everything behaviour, for comparison.
+        if let window = ProcessInfo.processInfo.environment["HANDOFF_FETCH_WINDOW"].flatMap(Int.init) {
+            configuration.fetchWindow = window
+        }
         configure(&configuration)
         let delegate = RecordingContinuationDelegate()
         let engine = try HandoffEngine(configuration: configuration, trust: store, radio: counting, delegate: delegate)
         try await engine.start()
         return ScenarioDevice(name: name, bluez: bluez, radio: radio, counting: counting, engine: engine,
-                              delegate: delegate)
+                              fetchWindow: configuration.fetchWindow, delegate: delegate)
     }
 
     func shutDown() async {

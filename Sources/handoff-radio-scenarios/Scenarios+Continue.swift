@@ -63,7 +63,9 @@ extension Scenarios {
         let mtu = target.counting.lastMTU.map(String.init) ?? "?"
         let time = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let rate = time > 0 ? Double(bytes) / time / 1024 : 0
+        let traffic = target.counting.traffic
         return "\(bytes) B continued in \(seconds(elapsed)) s (\(String(format: "%.1f", rate)) KiB/s) at ATT MTU "
-            + "\(mtu), \(target.counting.connectCount) connection(s)"
+            + "\(mtu), \(target.counting.connectCount) connection(s), \(traffic.writes) write(s), "
+            + "\(traffic.notifications) notification(s), fetch window \(target.fetchWindow) B"
     }
 }
