@@ -5,7 +5,7 @@ SWIFT ?= swift
 CONFIG ?= debug
 export PATH := $(CURDIR)/.venv/bin:$(PATH)
 
-.PHONY: all build test test-unit test-vm test-tsan bench demo deps clean help install uninstall
+.PHONY: all build test test-unit test-vm test-tsan bench bench-ble demo deps clean help install uninstall
 
 all: build
 
@@ -16,6 +16,7 @@ help:
 	@echo "make test-vm   the real-BlueZ tier only: bluetoothd and two virtual controllers in qemu"
 	@echo "make test-tsan the D-Bus layer's suites under ThreadSanitizer (a separate build in .build/tsan)"
 	@echo "make bench     benchmarks; results land in bench/results/"
+	@echo "make bench-ble BLE continue in the VM, fetch window vs the old whole-stream fetch (about 10 min)"
 	@echo "make build     swift build"
 	@echo "make install   handoffd, handoff, the D-Bus policy, the systemd unit (PREFIX=/usr/local, DESTDIR)"
 
@@ -45,6 +46,10 @@ test-tsan:
 bench:
 	@scripts/deps.sh bench
 	bench/run.sh
+
+bench-ble:
+	@scripts/deps.sh test
+	bench/ble-window.sh
 
 demo:
 	@scripts/deps.sh test
