@@ -32,25 +32,7 @@ cat > "$dir/bus.conf" <<CONF
   <type>system</type>
   <listen>unix:path=$dir/bus</listen>
   <auth>EXTERNAL</auth>
-  <policy context="default">
-    <!-- as on the system bus: every local user may connect; what they may do is below and in dbus-policy/ -->
-    <allow user="*"/>
-    <deny own="*"/>
-    <deny send_type="method_call"/>
-    <allow send_type="signal"/>
-    <allow send_requested_reply="true" send_type="method_return"/>
-    <allow send_requested_reply="true" send_type="error"/>
-    <allow receive_type="method_call"/>
-    <allow receive_type="method_return"/>
-    <allow receive_type="error"/>
-    <allow receive_type="signal"/>
-    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
-    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Introspectable"/>
-    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Peer"/>
-    <deny send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"
-          send_member="UpdateActivationEnvironment"/>
-    <deny send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Debug.Stats"/>
-  </policy>
+  <include>$here/scripts/dbus/system-bus-default.conf</include>
   <includedir>$here/dbus-policy</includedir>
   $extra
 </busconfig>

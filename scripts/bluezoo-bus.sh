@@ -101,21 +101,8 @@ cat >"$dir/bus.conf" <<EOF
   <type>system</type>
   <listen>unix:path=$(xml_escape "$socket")</listen>
   <auth>EXTERNAL</auth>
+  <include>$(xml_escape "$here/scripts/dbus/system-bus-default.conf")</include>
   <policy context="default">
-    <allow user="*"/>
-    <deny own="*"/>
-    <deny send_type="method_call"/>
-    <allow send_type="signal"/>
-    <allow send_requested_reply="true" send_type="method_return"/>
-    <allow send_requested_reply="true" send_type="error"/>
-    <allow receive_type="method_call"/>
-    <allow receive_type="method_return"/>
-    <allow receive_type="error"/>
-    <allow receive_type="signal"/>
-    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
-    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Introspectable"/>
-    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Properties"/>
-    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Peer"/>
     <!-- As BlueZ's bluetooth.conf: anyone may call BlueZ (and bluezoo's own controller). -->
     <allow send_destination="org.bluez"/>
   </policy>
