@@ -289,15 +289,20 @@ if ((failures)); then
     cat "$work/laptop/undeclared.out"
     [[ $got != 0 ]] && grep -q '4613' "$work/laptop/undeclared.out" || fail "an undeclared type was not refused with 4613"
 
+    strike_then_continue() {   # strike_then_continue TEXT SIGNAL OUT: the laptop offers TEXT; once the desktop
+        # sees it, the laptop's daemon gets SIGNAL and the desktop runs continue --print into OUT; sets $got.
+        printf '%s' "$1" | on laptop note edit groceries --stdin --grace 120 >/dev/null 2>&1 \
+            || fail "note edit on the laptop failed"
+        wait_available || fail "the desktop never saw the laptop's activity"
+        kill -"$2" "${daemon_pids[0]}"
+        show root "kill -$2 <laptop handoffd>"
+        show desktop "handoff continue --print"
+        on desktop continue --print >"$3" 2>&1
+        got=$?
+    }
+
     say "timeout: the laptop's daemon stops answering (it hangs) while the desktop continues"
-    printf '# Groceries\nmilk\nbutter\n' | on laptop note edit groceries --stdin --grace 120 >/dev/null 2>&1 \
-        || fail "note edit on the laptop failed"
-    wait_available || fail "the desktop never saw the laptop's activity"
-    kill -STOP "${daemon_pids[0]}"
-    show root "kill -STOP <laptop handoffd>"
-    show desktop "handoff continue --print"
-    on desktop continue --print >"$work/desktop/hung.out" 2>&1
-    got=$?
+    strike_then_continue $'# Groceries\nmilk\nbutter\n' STOP "$work/desktop/hung.out"
     kill -CONT "${daemon_pids[0]}"
     cat "$work/desktop/hung.out"
     [[ $got == 4 ]] && grep -q '4610' "$work/desktop/hung.out" || fail "continue from a hung peer: exit $got, no 4610"
@@ -305,14 +310,7 @@ if ((failures)); then
     on laptop status >/dev/null || fail "the laptop daemon did not recover from SIGSTOP/SIGCONT"
 
     say "peer gone: the laptop disappears after the desktop saw its activity"
-    printf '# Groceries\nmilk\n' | on laptop note edit groceries --stdin --grace 120 >/dev/null 2>&1 \
-        || fail "note edit on the laptop failed"
-    wait_available || fail "the desktop never saw the laptop's activity"
-    kill -KILL "${daemon_pids[0]}"
-    show root "kill -KILL <laptop handoffd>"
-    show desktop "handoff continue --print"
-    on desktop continue --print >"$work/desktop/gone.out" 2>&1
-    got=$?
+    strike_then_continue $'# Groceries\nmilk\n' KILL "$work/desktop/gone.out"
     cat "$work/desktop/gone.out"
     [[ $got == 4 ]] && grep -Eq '460[89]|4610' "$work/desktop/gone.out" || fail "continue from a vanished peer: exit $got"
     echo "(a clear didFailToContinue error, exit 4; nothing was written)"
