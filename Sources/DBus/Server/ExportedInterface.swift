@@ -26,7 +26,8 @@ public struct ExportedInterface: Sendable {
         public let inputNames: [String]
         /// Result names for introspection.
         public let outputNames: [String]
-        /// When true the method never replies (annotated `org.freedesktop.DBus.Method.NoReply`).
+        /// When true the method is annotated `org.freedesktop.DBus.Method.NoReply`: its result is ignored, and only
+        /// a caller that did not set NO_REPLY_EXPECTED gets an (empty) reply, so it is not left waiting.
         public let noReply: Bool
         let handler: Handler
     }
