@@ -14,7 +14,7 @@ help:
 	@echo "make test      every test tier: unit and integration (private dbus-daemon, bluezoo), TSan, then the VM"
 	@echo "make test-unit the Swift test suites only (no VM)"
 	@echo "make test-vm   the real-BlueZ tier only: bluetoothd and two virtual controllers in qemu"
-	@echo "make test-tsan the D-Bus, HandoffKit and daemon suites under ThreadSanitizer (part of make test)"
+	@echo "make test-tsan the D-Bus, BlueZ, radio, HandoffKit and daemon suites under ThreadSanitizer"
 	@echo "make bench     benchmarks; results land in bench/results/"
 	@echo "make bench-ble BLE continue in the VM, fetch window vs the old whole-stream fetch (about 10 min)"
 	@echo "make build     swift build"
@@ -38,10 +38,10 @@ test-vm:
 
 test: test-unit test-tsan test-vm
 
-# The suites where our own concurrency lives (the D-Bus layer's dispatch, the engine's actors, the daemon) again
-# under ThreadSanitizer, in a second build (.build/tsan, about a minute on two cores). Any report fails the run
-# (TSan's exit code 66). The bluezoo suites stay out, to keep it short; they exercise the same code over a mock.
-TSAN_SUITES = DBusTests|HandoffKitTests|HandoffDaemonTests
+# The suites where our own concurrency lives (the D-Bus layer's dispatch, the BlueZ mirror and radio on bluezoo,
+# the engine's actors, the daemon) again under ThreadSanitizer, in a second build (.build/tsan, about a minute on
+# two cores, and about two for the suites). Any report fails the run (TSan's exit code 66).
+TSAN_SUITES = DBusTests|BlueZTests|HandoffBlueZTests|HandoffKitTests|HandoffDaemonTests
 test-tsan:
 	@scripts/deps.sh test
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build/tsan

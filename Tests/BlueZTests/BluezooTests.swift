@@ -241,7 +241,7 @@ struct BluezooTests {
         try await bluez.wait(timeout: .seconds(20), "the application to be registered again") { tree in
             PropertyBag(tree.properties("/org/bluez/hci0", BlueZNames.adapter1) ?? [:]).strings("UUIDs").contains(uuid)
         }
-        try await bluez.wait(timeout: .seconds(5), "the advertisement to be registered again") { tree in
+        try await bluez.wait(timeout: .seconds(20), "the advertisement to be registered again") { tree in
             PropertyBag(tree.properties("/org/bluez/hci0", BlueZNames.leAdvertisingManager1) ?? [:])
                 .integer("ActiveInstances") == 1
         }
