@@ -29,17 +29,28 @@ extension BlueZRadio {
 
     /// Registers the current advertisement afresh after the adapter was switched on again, so it is on the air at
     /// once rather than whenever the controller re-enables what the kernel kept (in the VM that took 10-15 s).
+    /// bluetoothd can refuse for a moment right after power-on, so a refusal is retried, five times a second apart.
     func readvertise() async {
         try? await serially { radio in
             guard let wanted = await radio.advertised else { return }
             await radio.withdraw()
-            do {
-                try await radio.apply(wanted)
-                radio.debug("advertisement registered again after the adapter was switched on")
-            } catch {
-                radio.debug("cannot advertise again after the adapter was switched on: \(error)")
+            for attempt in 1...5 {
+                do {
+                    try await radio.apply(wanted)
+                    radio.debug("advertisement registered again after the adapter was switched on")
+                    return
+                } catch {
+                    radio.debug("cannot advertise again after the adapter was switched on (try \(attempt)): \(error)")
+                    await radio.keepAdvertised(wanted)
+                    try? await Task.sleep(for: .seconds(1))
+                }
             }
         }
+    }
+
+    /// Remembers `wanted` as what should be on the air, although registering it failed.
+    func keepAdvertised(_ wanted: LEAdvertisement) {
+        advertised = wanted
     }
 
     func apply(_ wanted: LEAdvertisement) async throws {

@@ -11,7 +11,14 @@ extension BlueZRadioLink {
     /// `ServicesResolved`, and trusting it would make a link that closes at once.
     static func establish(_ peer: PeerAddress, device: Device1, bluez: BlueZ, options: BlueZRadioOptions,
                           log: @Sendable (String) -> Void) async throws {
-        guard let connected = await knownConnectedState(of: device, bluez: bluez, waiting: options.unknownPeerWait)
+        let adapterPath = device.path.parent
+        guard let connected = await knownConnectedState(of: device, bluez: bluez, waiting: options.unknownPeerWait,
+                                                         nudge: {
+            // Scan afresh meanwhile: a controller (btvirt) may report an advertiser only when scanning starts.
+            if let adapterPath {
+                try? await bluez.refreshDiscovery(on: adapterPath, filter: BlueZRadio.discoveryFilter)
+            }
+        })
         else {
             throw RadioError(.unreachable, "\(peer) is not known to BlueZ (only scanned devices can be connected; "
                                  + "none of its advertisements arrived within \(options.unknownPeerWait))")
@@ -55,11 +62,18 @@ extension BlueZRadioLink {
     /// `Connected` of `device` as bluetoothd says now, waiting up to `limit` for bluetoothd to know the device at
     /// all: it forgets unconnected devices when the adapter is switched off or bluetoothd restarts, and creates
     /// them again from the next advertisement it receives. nil when it still does not know it.
-    static func knownConnectedState(of device: Device1, bluez: BlueZ, waiting limit: Duration) async -> Bool? {
+    /// `nudge` runs every 3 s while waiting.
+    static func knownConnectedState(of device: Device1, bluez: BlueZ, waiting limit: Duration,
+                                    nudge: @Sendable () async -> Void) async -> Bool? {
         let deadline = ContinuousClock.now + limit
+        var nextNudge = ContinuousClock.now + .seconds(3)
         while true {
             if let connected = await bluez.connectedNow(device.path) { return connected }
             guard ContinuousClock.now < deadline, !Task.isCancelled else { return nil }
+            if ContinuousClock.now >= nextNudge {
+                await nudge()
+                nextNudge = ContinuousClock.now + .seconds(3)
+            }
             try? await Task.sleep(for: .milliseconds(250))
         }
     }
