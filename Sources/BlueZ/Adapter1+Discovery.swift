@@ -36,7 +36,9 @@ extension BlueZ {
         }
     }
 
-    /// SetDiscoveryFilter then StartDiscovery.
+    /// SetDiscoveryFilter then StartDiscovery. A refusal other than "powered off" or "gone" is tried again, up
+    /// to five times 300 ms apart: when the kernel is still busy (stopping the previous discovery, say) bluetoothd
+    /// answers `Failed: Busy` and drops the client, and discovery would otherwise stay off until the next attempt.
     func startDiscovery(on adapter: ObjectPath, filter: DiscoveryFilter) async throws(BlueZError) {
         var options: [String: Variant] = [
             "Transport": Variant(filter.transport), "DuplicateData": Variant(filter.duplicateData),
@@ -44,8 +46,20 @@ extension BlueZ {
         if !filter.uuids.isEmpty { options["UUIDs"] = Variant(filter.uuids.map(\.string)) }
         if let rssi = filter.rssi { options["RSSI"] = Variant(rssi) }
         if let pattern = filter.pattern { options["Pattern"] = Variant(pattern) }
-        _ = try await call(adapter, BlueZNames.adapter1, "SetDiscoveryFilter", [options.dbusValue])
-        _ = try await call(adapter, BlueZNames.adapter1, "StartDiscovery")
+        var attempt = 1
+        while true {
+            do {
+                _ = try await call(adapter, BlueZNames.adapter1, "SetDiscoveryFilter", [options.dbusValue])
+                _ = try await call(adapter, BlueZNames.adapter1, "StartDiscovery")
+                return
+            } catch {
+                let final = error.code == .notReady || error.code == .unavailable(.noAdapter)
+                    || error.code == .unavailable(.noBlueZ) || error.code == .unavailable(.poweredOff)
+                guard !final, attempt < 5 else { throw error }
+                attempt += 1
+                try? await Task.sleep(for: .milliseconds(300))
+            }
+        }
     }
 
     func scan(on adapter: Adapter1, filter: DiscoveryFilter) async throws(BlueZError) -> DeviceScan {

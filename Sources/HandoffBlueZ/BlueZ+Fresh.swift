@@ -18,20 +18,4 @@ extension BlueZ {
         guard let first = reply?.first, case .variant(let variant) = first else { return nil }
         return try? variant.get(Bool.self)
     }
-
-    /// StopDiscovery, SetDiscoveryFilter, StartDiscovery on `adapter`: bluetoothd forgets a client's filter when
-    /// it stops discovering, and without the filter non-discoverable advertisements are no longer reported.
-    func refreshDiscovery(on adapter: ObjectPath, filter: DiscoveryFilter) async throws(DBusError) {
-        let service = BusName(stringLiteral: BlueZNames.service)
-        let interface = InterfaceName(stringLiteral: BlueZNames.adapter1)
-        _ = try? await connection.call(destination: service, path: adapter, interface: interface,
-                                       member: "StopDiscovery")
-        let options: [String: Variant] = [
-            "Transport": Variant(filter.transport), "DuplicateData": Variant(filter.duplicateData),
-        ]
-        _ = try await connection.call(destination: service, path: adapter, interface: interface,
-                                      member: "SetDiscoveryFilter", arguments: [options.dbusValue])
-        _ = try await connection.call(destination: service, path: adapter, interface: interface,
-                                      member: "StartDiscovery")
-    }
 }

@@ -41,18 +41,13 @@ extension BlueZRadio {
                     return
                 } catch {
                     radio.debug("cannot advertise again after the adapter was switched on (try \(attempt)): \(error)")
-                    await radio.keepAdvertised(wanted)
                     try? await Task.sleep(for: .seconds(1))
                 }
             }
         }
     }
 
-    /// Remembers `wanted` as what should be on the air, although registering it failed.
-    func keepAdvertised(_ wanted: LEAdvertisement) {
-        advertised = wanted
-    }
-
+    /// Puts `wanted` on the air; it counts as what should be advertised even when bluetoothd refuses it.
     func apply(_ wanted: LEAdvertisement) async throws {
         advertised = wanted
         if let advertisement {

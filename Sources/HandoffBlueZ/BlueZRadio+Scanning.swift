@@ -74,11 +74,10 @@ extension BlueZRadio {
             }
         }
         if let interval = options.discoveryRefresh {
-            let path = adapter.path
-            discoveryRefresher = Task { [bluez] in
+            discoveryRefresher = Task { [adapter] in
                 while !Task.isCancelled {
                     do { try await Task.sleep(for: interval) } catch { return }
-                    try? await bluez.refreshDiscovery(on: path, filter: Self.discoveryFilter)
+                    try? await adapter.restartDiscovery(filter: Self.discoveryFilter)
                 }
             }
         }

@@ -40,7 +40,8 @@ extension BlueZRadio {
         let log = options.log
         let say: @Sendable (String) -> Void = { text in log?("radio \(name): \(text)") }
         do {
-            return try await BlueZRadioLink.open(to: peer, device: device, bluez: bluez, options: options, log: say)
+            return try await BlueZRadioLink.open(to: peer, device: device, adapter: adapter, bluez: bluez, options: options,
+                                                 log: say)
         } catch let stale as StaleAttributeCache {
             say("\(peer): the cached attribute table looks stale (\(stale.underlying)); forgetting the device and "
                 + "connecting afresh")
@@ -48,7 +49,8 @@ extension BlueZRadio {
             try? await adapter.removeDevice(device)
         }
         do {
-            return try await BlueZRadioLink.open(to: peer, device: device, bluez: bluez, options: options, log: say)
+            return try await BlueZRadioLink.open(to: peer, device: device, adapter: adapter, bluez: bluez, options: options,
+                                                 log: say)
         } catch let stale as StaleAttributeCache {
             throw RadioError(stale.underlying, while: "cannot subscribe to \(peer)'s data characteristic, even after "
                                  + "discovering its services afresh", fallback: .disconnected)

@@ -9,15 +9,12 @@ extension BlueZRadioLink {
     ///
     /// bluetoothd is asked directly first: after a drop, the mirror can still show the old `Connected` and
     /// `ServicesResolved`, and trusting it would make a link that closes at once.
-    static func establish(_ peer: PeerAddress, device: Device1, bluez: BlueZ, options: BlueZRadioOptions,
-                          log: @Sendable (String) -> Void) async throws {
-        let adapterPath = device.path.parent
+    static func establish(_ peer: PeerAddress, device: Device1, adapter: Adapter1, bluez: BlueZ,
+                          options: BlueZRadioOptions, log: @Sendable (String) -> Void) async throws {
         guard let connected = await knownConnectedState(of: device, bluez: bluez, waiting: options.unknownPeerWait,
                                                          nudge: {
             // Scan afresh meanwhile: a controller (btvirt) may report an advertiser only when scanning starts.
-            if let adapterPath {
-                try? await bluez.refreshDiscovery(on: adapterPath, filter: BlueZRadio.discoveryFilter)
-            }
+            try? await adapter.restartDiscovery(filter: BlueZRadio.discoveryFilter)
         })
         else {
             throw RadioError(.unreachable, "\(peer) is not known to BlueZ (only scanned devices can be connected; "

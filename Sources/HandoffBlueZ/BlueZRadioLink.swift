@@ -26,8 +26,9 @@ final class BlueZRadioLink: RadioLink {
 
     /// Connects (retrying `le-connection-abort-by-local`), waits for ServicesResolved, finds the transfer
     /// service's characteristics, subscribes to the data characteristic and reads the MTU.
-    static func open(to peer: PeerAddress, device: Device1, bluez: BlueZ, options: BlueZRadioOptions,
-                     log: @escaping @Sendable (String) -> Void) async throws -> BlueZRadioLink {
+    static func open(to peer: PeerAddress, device: Device1, adapter: Adapter1, bluez: BlueZ,
+                     options: BlueZRadioOptions, log: @escaping @Sendable (String) -> Void) async throws
+        -> BlueZRadioLink {
         // Watch the device's own PropertiesChanged from before the connection is made: the BlueZ layer's mirror
         // can miss a Connected change that races an InterfacesAdded (they travel on separate tasks).
         let changes: AsyncStream<Message>
@@ -38,7 +39,7 @@ final class BlueZRadioLink: RadioLink {
         } catch {
             throw RadioError(.failed, "cannot watch \(peer): \(error)")
         }
-        try await establish(peer, device: device, bluez: bluez, options: options, log: log)
+        try await establish(peer, device: device, adapter: adapter, bluez: bluez, options: options, log: log)
         let request: GattCharacteristic1
         let data: GattCharacteristic1
         do {
