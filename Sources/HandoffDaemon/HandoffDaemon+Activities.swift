@@ -11,14 +11,8 @@ extension HandoffDaemon {
         if let offer, offer.uid != uid {
             throw DaemonError.accessDenied("another user's activity is current on this device")
         }
-        let activity: UserActivity
-        do {
-            activity = try makeActivity(type: type, title: title, userInfo: userInfo)
-            try await becomeCurrent(activity)
-        } catch {
-            logger.log("user \(uid)'s offer of \(type) (\(userInfo.count) bytes of userInfo) refused: \(error)")
-            throw error
-        }
+        let activity = try await offerAnew(uid: uid, type: type, title: title, userInfo: userInfo,
+                                           what: "offer of \(type)")
         offer?.resignTask?.cancel()
         let id = UUID().uuidString
         offer = Offer(id: id, uid: uid, activity: activity, resignTask: nil)
@@ -30,14 +24,8 @@ extension HandoffDaemon {
     /// pending resignation.
     func updateCurrentActivity(uid: UInt32, id: String, title: String, userInfo: [UInt8]) async throws {
         let existing = try ownOffer(uid: uid, id: id, action: "update activities")
-        let activity: UserActivity
-        do {
-            activity = try makeActivity(type: existing.activity.activityType, title: title, userInfo: userInfo)
-            try await becomeCurrent(activity)
-        } catch {
-            logger.log("user \(uid)'s update (\(userInfo.count) bytes of userInfo) refused: \(error)")
-            throw error
-        }
+        let activity = try await offerAnew(uid: uid, type: existing.activity.activityType, title: title,
+                                           userInfo: userInfo, what: "update")
         offer?.resignTask?.cancel()
         offer?.resignTask = nil
         offer?.activity = activity
@@ -84,6 +72,19 @@ extension HandoffDaemon {
         }
         guard offer.uid == uid else { throw DaemonError.accessDenied("activity \(id) belongs to another user") }
         return offer
+    }
+
+    /// Builds the activity and makes it current; a refusal is logged as the user's `what` before it is thrown.
+    private func offerAnew(uid: UInt32, type: String, title: String, userInfo: [UInt8], what: String) async throws
+        -> UserActivity {
+        do {
+            let activity = try makeActivity(type: type, title: title, userInfo: userInfo)
+            try await becomeCurrent(activity)
+            return activity
+        } catch {
+            logger.log("user \(uid)'s \(what) (\(userInfo.count) bytes of userInfo) refused: \(error)")
+            throw error
+        }
     }
 
     /// Checks what is cheap to check first (the type is declared, the userInfo bytes alone fit the payload
