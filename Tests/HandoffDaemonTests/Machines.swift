@@ -63,6 +63,9 @@ final class Machine: @unchecked Sendable {
     /// Stops the daemon and starts a new one on the same bus, radio and state directory.
     func restart() async throws {
         await daemon.stop()
+        // Closing returns before the bus has seen the disconnection, so the new daemon could find the name still
+        // owned (seen once in CI: nameTaken). ReleaseName is answered only once the bus has let the name go.
+        _ = try? await connection.releaseName(HandoffBusAPI.busName)
         connection.close()
         (daemon, connection) = try await Self.launch(name: name, bus: bus, radio: radio, state: stateDirectory,
                                                      callers: callers, configure: configure)
