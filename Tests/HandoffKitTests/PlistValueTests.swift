@@ -86,9 +86,12 @@ final class PlistValueTests: XCTestCase {
     func testExcessiveNestingIsRefused() throws {
         var value: PlistValue = "leaf"
         for _ in 0..<100 { value = .array([value]) }
-        let data = try PlistValue.binaryPropertyList(from: ["deep": value])
-        XCTAssertThrowsError(try PlistValue.dictionary(fromPropertyList: data)) { error in
+        XCTAssertThrowsError(try PlistValue.binaryPropertyList(from: ["deep": value]),
+                             "the writer must not write what the reader refuses")
+        let data = try BinaryPropertyList.encode(.dictionary(["deep": value]), limits: .init(maximumDepth: 200))
+        XCTAssertThrowsError(try PlistValue.dictionary(fromPropertyList: Data(data))) { error in
             XCTAssertEqual((error as? HandoffError)?.code, .corruptPayload)
+            XCTAssertTrue("\(error)".contains("deeper than 64"), "\(error)")
         }
     }
 

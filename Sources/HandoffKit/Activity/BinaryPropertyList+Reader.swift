@@ -1,0 +1,222 @@
+import Foundation
+
+extension BinaryPropertyList {
+    /// Reads one binary property list. The trailer is checked whole before any object is read; each object is
+    /// checked when it is reached from the root, so objects no reference reaches are never looked at.
+    struct Reader {
+        private let bytes: [UInt8]
+        private let maximumDepth: Int
+        private let offsetSize: Int
+        private let refSize: Int
+        private let objectCount: Int
+        private let topObject: Int
+        /// Where the offset table starts, which is also where the object area ends.
+        private let objectEnd: Int
+        /// The containers being decoded, from the root down: reaching one again is a cycle.
+        private var onPath: [Bool]
+        /// Values left to decode. Each reference costs at least one byte, so a tree decodes to fewer values than
+        /// the input has bytes; only shared containers (a "billion laughs") can exceed that.
+        private var budget: Int
+
+        init(_ bytes: [UInt8], limits: Limits) throws(BinaryPropertyListError) {
+            guard bytes.count <= limits.maximumSize else {
+                throw .tooLarge(size: bytes.count, limit: limits.maximumSize)
+            }
+            let trailer = bytes.count - trailerLength
+            guard trailer > magic.count, bytes[0..<magic.count].elementsEqual(magic) else {
+                throw .notBinaryPropertyList
+            }
+            let offsetSize = Int(bytes[trailer + 6])
+            let refSize = Int(bytes[trailer + 7])
+            guard (1...8).contains(offsetSize) else { throw .invalidTrailer("offset width \(offsetSize)") }
+            guard (1...8).contains(refSize) else { throw .invalidTrailer("reference width \(refSize)") }
+            let count = Self.uint(bytes, at: trailer + 8, width: 8)
+            let top = Self.uint(bytes, at: trailer + 16, width: 8)
+            let table = Self.uint(bytes, at: trailer + 24, width: 8)
+            guard count >= 1, count <= UInt64(trailer) else { throw .invalidTrailer("object count \(count)") }
+            guard top < count else { throw .invalidTrailer("root object \(top) of \(count)") }
+            guard table > UInt64(magic.count), table <= UInt64(trailer) else {
+                throw .invalidTrailer("offset table at \(table)")
+            }
+            let tableEnd = Int(table) + Int(count) * offsetSize   // count <= trailer, so no overflow
+            guard tableEnd <= trailer else { throw .invalidTrailer("the offset table runs into the trailer") }
+            guard tableEnd == trailer else { throw .trailingBytes(count: trailer - tableEnd) }
+            self.bytes = bytes
+            self.maximumDepth = limits.maximumDepth
+            self.offsetSize = offsetSize
+            self.refSize = refSize
+            self.objectCount = Int(count)
+            self.topObject = Int(top)
+            self.objectEnd = Int(table)
+            self.onPath = [Bool](repeating: false, count: Int(count))
+            self.budget = bytes.count
+        }
+
+        /// Decodes the root object and everything it reaches.
+        mutating func root() throws(BinaryPropertyListError) -> PlistValue {
+            try value(topObject, depth: 0)
+        }
+
+        // MARK: objects
+
+        private mutating func value(_ object: Int, depth: Int) throws(BinaryPropertyListError) -> PlistValue {
+            budget -= 1
+            guard budget >= 0 else { throw .tooManyValues(limit: bytes.count) }
+            let start = try offset(of: object)
+            let marker = bytes[start]
+            switch marker >> 4 {
+            case 0x0:
+                switch marker {
+                case 0x08: return .bool(false)
+                case 0x09: return .bool(true)
+                default: throw .unsupportedObject(object: object, marker: marker)
+                }
+            case 0x1:
+                return .integer(try integer(object, at: start))
+            case 0x2:
+                let width = 1 << Int(marker & 0x0F)
+                guard width == 4 || width == 8 else { throw .unsupportedObject(object: object, marker: marker) }
+                try need(object, start + 1, width)
+                let bits = Self.uint(bytes, at: start + 1, width: width)
+                return .real(width == 4 ? Double(Float(bitPattern: UInt32(truncatingIfNeeded: bits)))
+                                        : Double(bitPattern: bits))
+            case 0x3:
+                guard marker == 0x33 else { throw .unsupportedObject(object: object, marker: marker) }
+                try need(object, start + 1, 8)
+                let seconds = Double(bitPattern: Self.uint(bytes, at: start + 1, width: 8))
+                guard seconds.isFinite else { throw .invalidDate(object: object) }
+                return .date(Date(timeIntervalSinceReferenceDate: seconds))
+            case 0x4:
+                let (count, body) = try length(object, at: start)
+                try need(object, body, count)
+                return .data(Data(bytes[body..<(body + count)]))
+            case 0x5, 0x6:
+                return .string(try string(object, at: start))
+            case 0xA:
+                let (count, body) = try length(object, at: start)
+                guard count <= (objectEnd - body) / refSize else { throw .truncatedObject(object: object) }
+                try enter(object, depth: depth)
+                var items: [PlistValue] = []
+                items.reserveCapacity(count)
+                for index in 0..<count {
+                    items.append(try value(try reference(at: body + index * refSize), depth: depth + 1))
+                }
+                onPath[object] = false
+                return .array(items)
+            case 0xD:
+                let (count, body) = try length(object, at: start)
+                guard count <= (objectEnd - body) / (2 * refSize) else { throw .truncatedObject(object: object) }
+                try enter(object, depth: depth)
+                var entries: [String: PlistValue] = [:]
+                entries.reserveCapacity(count)
+                for index in 0..<count {
+                    let keyObject = try reference(at: body + index * refSize)
+                    budget -= 1
+                    guard budget >= 0 else { throw .tooManyValues(limit: bytes.count) }
+                    let keyStart = try offset(of: keyObject)
+                    guard (0x5...0x6).contains(bytes[keyStart] >> 4) else { throw .nonStringKey(object: keyObject) }
+                    let key = try string(keyObject, at: keyStart)
+                    let item = try value(try reference(at: body + (count + index) * refSize), depth: depth + 1)
+                    guard entries.updateValue(item, forKey: key) == nil else {
+                        throw .duplicateKey(object: object, key: key)
+                    }
+                }
+                onPath[object] = false
+                if entries.count == 1, case .string(let text)? = entries[urlMarkerKey] {
+                    guard let url = URL(string: text) else { throw .invalidURL(object: object) }
+                    return .url(url)
+                }
+                return .dictionary(entries)
+            default:
+                throw .unsupportedObject(object: object, marker: marker)
+            }
+        }
+
+        /// An integer object (`0x1n`): 1, 2 and 4 bytes are unsigned, 8 signed, 16 signed and kept if it fits.
+        private func integer(_ object: Int, at start: Int) throws(BinaryPropertyListError) -> Int64 {
+            let exponent = Int(bytes[start] & 0x0F)
+            guard exponent <= 4 else { throw .integerOutOfRange(object: object) }
+            let width = 1 << exponent
+            try need(object, start + 1, width)
+            if width <= 8 {
+                let raw = Self.uint(bytes, at: start + 1, width: width)
+                return width == 8 ? Int64(bitPattern: raw) : Int64(raw)
+            }
+            let high = Self.uint(bytes, at: start + 1, width: 8)
+            let low = Int64(bitPattern: Self.uint(bytes, at: start + 9, width: 8))
+            guard (high == 0 && low >= 0) || (high == .max && low < 0) else { throw .integerOutOfRange(object: object) }
+            return low
+        }
+
+        /// An ASCII (`0x5n`, every byte below 0x80) or UTF-16 big-endian (`0x6n`, no unpaired surrogate) string.
+        private func string(_ object: Int, at start: Int) throws(BinaryPropertyListError) -> String {
+            let (count, body) = try length(object, at: start)
+            if bytes[start] >> 4 == 0x5 {
+                try need(object, body, count)
+                let text = bytes[body..<(body + count)]
+                guard text.allSatisfy({ $0 < 0x80 }) else { throw .invalidString(object: object) }
+                return String(decoding: text, as: UTF8.self)
+            }
+            guard count <= (objectEnd - body) / 2 else { throw .truncatedObject(object: object) }
+            var units: [UInt16] = []
+            units.reserveCapacity(count)
+            for index in 0..<count {
+                units.append(UInt16(bytes[body + 2 * index]) << 8 | UInt16(bytes[body + 2 * index + 1]))
+            }
+            guard let text = String(validating: units, as: UTF16.self) else { throw .invalidString(object: object) }
+            return text
+        }
+
+        /// The element count in a marker's low nibble, or in the integer object after it when the nibble is 0xF,
+        /// and where the content starts.
+        private func length(_ object: Int, at start: Int) throws(BinaryPropertyListError) -> (count: Int, body: Int) {
+            let nibble = Int(bytes[start] & 0x0F)
+            guard nibble == 0x0F else { return (nibble, start + 1) }
+            try need(object, start + 1, 1)
+            let marker = bytes[start + 1]
+            guard marker >> 4 == 0x1, marker & 0x0F <= 3 else { throw .invalidLength(object: object) }
+            let width = 1 << Int(marker & 0x0F)
+            try need(object, start + 2, width)
+            let count = Self.uint(bytes, at: start + 2, width: width)
+            guard count <= UInt64(objectEnd) else { throw .truncatedObject(object: object) }
+            return (Int(count), start + 2 + width)
+        }
+
+        // MARK: bounds
+
+        /// Marks a container as being decoded, refusing a cycle and too deep a nesting.
+        private mutating func enter(_ object: Int, depth: Int) throws(BinaryPropertyListError) {
+            guard depth <= maximumDepth else { throw .tooDeep(limit: maximumDepth) }
+            guard !onPath[object] else { throw .cycle(object: object) }
+            onPath[object] = true
+        }
+
+        /// Checks that `count` bytes from `start` lie inside the object area.
+        private func need(_ object: Int, _ start: Int, _ count: Int) throws(BinaryPropertyListError) {
+            guard start <= objectEnd, count <= objectEnd - start else { throw .truncatedObject(object: object) }
+        }
+
+        /// Where object `object` starts, from the offset table.
+        private func offset(of object: Int) throws(BinaryPropertyListError) -> Int {
+            let offset = Self.uint(bytes, at: objectEnd + object * offsetSize, width: offsetSize)
+            guard offset >= UInt64(magic.count), offset < UInt64(objectEnd) else {
+                throw .offsetOutOfBounds(object: object)
+            }
+            return Int(offset)
+        }
+
+        /// The object reference at `position` (inside the object area: callers checked the container's extent).
+        private func reference(at position: Int) throws(BinaryPropertyListError) -> Int {
+            let reference = Self.uint(bytes, at: position, width: refSize)
+            guard reference < UInt64(objectCount) else { throw .referenceOutOfBounds(reference: Int(clamping: reference)) }
+            return Int(reference)
+        }
+
+        /// A big-endian unsigned integer of `width` (1...8) bytes; the caller has checked the range.
+        private static func uint(_ bytes: [UInt8], at start: Int, width: Int) -> UInt64 {
+            var value: UInt64 = 0
+            for index in start..<(start + width) { value = value << 8 | UInt64(bytes[index]) }
+            return value
+        }
+    }
+}

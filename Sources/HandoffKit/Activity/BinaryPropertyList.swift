@@ -1,0 +1,124 @@
+/// A strict reader and writer of binary property lists (`bplist00`), for the values `PlistValue` holds.
+///
+/// Every byte that decodes here came from outside: a local caller's `userInfo` on the D-Bus API, or a peer's
+/// payload over the air. So the reader owns its bounds instead of trusting a general-purpose parser: offsets,
+/// reference and offset widths, object counts, nesting depth, reference cycles, duplicate keys, bytes past the
+/// offset table and the total size are all checked, and every refusal is a ``BinaryPropertyListError``. It never
+/// traps, never allocates more than a small multiple of its input, and never falls back to another format.
+///
+/// The subset is the one `PlistValue` can represent and Python's `plistlib` writes: dictionaries with string
+/// keys, arrays, ASCII and UTF-16 strings, data, integers of up to 64 bits (plistlib's 128-bit form is read when
+/// the value fits `Int64`), reals, booleans and dates. Sets, UIDs, `null` and fill bytes are refused.
+public enum BinaryPropertyList {
+    /// What the reader accepts, and the nesting the writer refuses to exceed.
+    public struct Limits: Sendable, Equatable {
+        /// The largest input, in bytes.
+        public var maximumSize: Int
+        /// The deepest nesting of arrays and dictionaries (the root is level 0).
+        public var maximumDepth: Int
+
+        public init(maximumSize: Int = 16 << 20, maximumDepth: Int = 64) {
+            self.maximumSize = maximumSize
+            self.maximumDepth = maximumDepth
+        }
+
+        /// 16 MiB, 64 levels: above the payload limit, below anything that could exhaust the stack.
+        public static let standard = Limits()
+    }
+
+    /// The eight bytes every binary property list starts with.
+    static let magic: [UInt8] = Array("bplist00".utf8)
+    /// The length of the trailer that ends every binary property list.
+    static let trailerLength = 32
+    /// The dictionary key that marks a URL inside a property list.
+    static let urlMarkerKey = "$handoff.url"
+
+    /// Decodes `bytes`, whose root may be any value.
+    public static func decode(_ bytes: [UInt8], limits: Limits = .standard) throws(BinaryPropertyListError) -> PlistValue {
+        var reader = try Reader(bytes, limits: limits)
+        return try reader.root()
+    }
+
+    /// Decodes `bytes`, whose root must be a dictionary.
+    public static func decodeDictionary(_ bytes: [UInt8], limits: Limits = .standard)
+        throws(BinaryPropertyListError) -> [String: PlistValue] {
+        guard case .dictionary(let dictionary) = try decode(bytes, limits: limits) else {
+            throw .rootNotDictionary
+        }
+        return dictionary
+    }
+
+    /// Encodes `value`. Dictionary keys are written sorted, so equal values give equal bytes. Throws only for a
+    /// value nested deeper than `limits.maximumDepth`, which the reader would refuse.
+    public static func encode(_ value: PlistValue, limits: Limits = .standard) throws(BinaryPropertyListError) -> [UInt8] {
+        var writer = Writer(limits: limits)
+        return try writer.write(value)
+    }
+}
+
+/// Why bytes are not a binary property list this reader accepts. Object numbers index the offset table.
+public enum BinaryPropertyListError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The input is larger than `Limits.maximumSize`.
+    case tooLarge(size: Int, limit: Int)
+    /// The input does not start with `bplist00`, or is too short to hold a header and a trailer.
+    case notBinaryPropertyList
+    /// The trailer's widths, counts or offsets are impossible.
+    case invalidTrailer(String)
+    /// Bytes lie between the offset table and the trailer.
+    case trailingBytes(count: Int)
+    /// An offset-table entry points outside the object area.
+    case offsetOutOfBounds(object: Int)
+    /// A reference names an object the table does not have.
+    case referenceOutOfBounds(reference: Int)
+    /// An object's content runs past the object area.
+    case truncatedObject(object: Int)
+    /// A marker this reader does not accept (sets, UIDs, null, fill, unknown types).
+    case unsupportedObject(object: Int, marker: UInt8)
+    /// A length that is not a one-to-eight-byte integer marker.
+    case invalidLength(object: Int)
+    /// An ASCII string with a byte above 0x7F, or UTF-16 with an unpaired surrogate.
+    case invalidString(object: Int)
+    /// An integer outside `Int64`, or of a width the format does not have.
+    case integerOutOfRange(object: Int)
+    /// A date that is not a finite number of seconds.
+    case invalidDate(object: Int)
+    /// A dictionary key that is not a string.
+    case nonStringKey(object: Int)
+    /// A dictionary holding the same key twice (as Swift compares strings).
+    case duplicateKey(object: Int, key: String)
+    /// A container that contains itself.
+    case cycle(object: Int)
+    /// Containers nested deeper than `Limits.maximumDepth`.
+    case tooDeep(limit: Int)
+    /// Shared references that would decode to more values than the input has bytes.
+    case tooManyValues(limit: Int)
+    /// A `{"$handoff.url": …}` marker whose string is not a URL.
+    case invalidURL(object: Int)
+    /// The root is not a dictionary, where one is required.
+    case rootNotDictionary
+
+    public var description: String {
+        switch self {
+        case .tooLarge(let size, let limit): "\(size) bytes, above the limit of \(limit)"
+        case .notBinaryPropertyList: "not a binary property list (no bplist00 header and trailer)"
+        case .invalidTrailer(let why): "bad trailer: \(why)"
+        case .trailingBytes(let count): "\(count) bytes between the offset table and the trailer"
+        case .offsetOutOfBounds(let object): "object \(object)'s offset is out of range"
+        case .referenceOutOfBounds(let reference): "reference \(reference) is past the offset table"
+        case .truncatedObject(let object): "object \(object) runs past the end of the objects"
+        case .unsupportedObject(let object, let marker):
+            "object \(object) has unsupported object type 0x" + String(marker, radix: 16)
+        case .invalidLength(let object): "object \(object) has a malformed length"
+        case .invalidString(let object): "object \(object) is not a valid string"
+        case .integerOutOfRange(let object): "object \(object) is an integer outside 64 bits"
+        case .invalidDate(let object): "object \(object) is not a finite date"
+        case .nonStringKey(let object): "a dictionary key is not a string (object \(object))"
+        case .duplicateKey(let object, let key): "dictionary \(object) holds the key \"\(key.prefix(40))\" twice"
+        case .cycle(let object): "object \(object) contains itself"
+        case .tooDeep(let limit): "nests deeper than \(limit) levels"
+        case .tooManyValues(let limit): "shared references expand to more than \(limit) values"
+        case .invalidURL(let object): "object \(object) is a URL marker whose string is not a URL"
+        case .rootNotDictionary: "the root is not a dictionary"
+        }
+    }
+}

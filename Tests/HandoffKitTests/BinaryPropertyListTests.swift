@@ -1,0 +1,206 @@
+import Foundation
+@testable import HandoffKit
+import XCTest
+
+/// The strict bplist00 reader and writer: round trips with the real Python `plistlib` in both directions, and a
+/// typed refusal for every malformation the reader guards against.
+final class BinaryPropertyListTests: XCTestCase {
+    // MARK: round trips with plistlib
+
+    /// The corpus, as Python literals (evaluated by plistlib's side) and as the values we expect on ours.
+    private let corpus: [(python: String, swift: PlistValue)] = [
+        (#"{'ascii': 'plain', 'é': 'café ☕', 'emoji': '🙂 note', 'cjk': '日本語', 'nul': 'a\x00b', 'long': 'x' * 300 + 'é'}"#,
+         ["ascii": "plain", "é": "café ☕", "emoji": "🙂 note", "cjk": "日本語", "nul": "a\u{0}b",
+          "long": .string(String(repeating: "x", count: 300) + "é")]),
+        ("{'a': {'b': [1, [2, [3, {'c': [], 'd': {}}]]]}}",
+         ["a": ["b": [1, [2, [3, ["c": [], "d": [:]]]]]]]),
+        ("{'zero': 0, 'b8': 255, 'b16': 65535, 'b32': 2**32 - 1, 'b64': 2**32, 'max': 2**63 - 1, 'min': -2**63, 'neg': -1}",
+         ["zero": 0, "b8": 255, "b16": 65535, "b32": 4_294_967_295, "b64": 4_294_967_296,
+          "max": .integer(.max), "min": .integer(.min), "neg": -1]),
+        ("{'ref': datetime.datetime(2001, 1, 1), 'd': datetime.datetime(2023, 11, 14, 22, 13, 20), 'old': datetime.datetime(1970, 1, 1)}",
+         ["ref": .date(Date(timeIntervalSinceReferenceDate: 0)), "d": .date(Date(timeIntervalSince1970: 1_700_000_000)),
+          "old": .date(Date(timeIntervalSince1970: 0))]),
+        ("{'empty': b'', 'all': bytes(range(256)), 'big': b'z' * 70000}",
+         ["empty": .data(Data()), "all": .data(Data(0...255)), "big": .data(Data(repeating: 0x7A, count: 70000))]),
+        ("{'a': [], 'd': {}, 's': '', 't': True, 'f': False, 'half': 0.5, 'neg': -1.25, 'huge': 1e300}",
+         ["a": [], "d": [:], "s": "", "t": true, "f": false, "half": 0.5, "neg": -1.25, "huge": 1e300]),
+        ("{'k%02d' % i: list(range(i)) for i in range(20)}",
+         .dictionary(Dictionary(uniqueKeysWithValues: (0..<20).map { i in
+             (String(format: "k%02d", i), PlistValue.array((0..<i).map { .integer(Int64($0)) }))
+         }))),
+        ("{'link': {'$handoff.url': 'https://example.org/n?id=7'}, 'notlink': {'$handoff.url': 3}}",
+         ["link": .url(URL(string: "https://example.org/n?id=7")!), "notlink": ["$handoff.url": 3]]),
+    ]
+
+    func testPlistlibAndWeReadEachOthersCorpus() throws {
+        let dir = try temporaryDirectory()
+        for (index, item) in corpus.enumerated() {
+            try Data(try BinaryPropertyList.encode(item.swift)).write(to: dir.appendingPathComponent("ours-\(index)"))
+        }
+        let literals = corpus.map(\.python).joined(separator: ",\n    ")
+        let output = try python("""
+        import datetime, plistlib, sys, os
+        corpus = [
+            \(literals)
+        ]
+        for i, expected in enumerate(corpus):
+            ours = plistlib.load(open(os.path.join(sys.argv[1], 'ours-%d' % i), 'rb'))
+            assert ours == expected, (i, ours, expected)
+            plistlib.dump(expected, open(os.path.join(sys.argv[1], 'theirs-%d' % i), 'wb'), fmt=plistlib.FMT_BINARY)
+        print(len(corpus))
+        """, dir.path)
+        XCTAssertEqual(output, "\(corpus.count)\n")
+        for (index, item) in corpus.enumerated() {
+            let theirs = try [UInt8](Data(contentsOf: dir.appendingPathComponent("theirs-\(index)")))
+            XCTAssertEqual(try BinaryPropertyList.decode(theirs), item.swift, "corpus item \(index)")
+        }
+    }
+
+    func testPlistlibsIntegersBeyond64BitsAreRefusedByName() throws {
+        let dir = try temporaryDirectory()
+        _ = try python("""
+        import plistlib, sys
+        plistlib.dump({'u': 2**64 - 1}, open(sys.argv[1] + '/big', 'wb'), fmt=plistlib.FMT_BINARY)
+        """, dir.path)
+        let bytes = try [UInt8](Data(contentsOf: dir.appendingPathComponent("big")))
+        XCTAssertThrowsError(try BinaryPropertyList.decode(bytes)) { error in
+            guard case .integerOutOfRange = error as? BinaryPropertyListError else { return XCTFail("\(error)") }
+        }
+    }
+
+    func testEqualValuesGiveEqualBytesAndKeysAreShared() throws {
+        let value: PlistValue = ["b": ["name": "x"], "a": ["name": "y"], "c": ["name": "x"]]
+        let once = try BinaryPropertyList.encode(value)
+        XCTAssertEqual(once, try BinaryPropertyList.encode(value))
+        // "name" and "x" are written once: 3 dicts + 3 keys + 1 "name" + 2 values ("x", "y") + the root = 10.
+        XCTAssertEqual(Int(once[once.count - 24 ..< once.count - 16].reduce(0) { $0 << 8 | UInt64($1) }), 10)
+    }
+
+    // MARK: refusals
+
+    /// A plist of hand-written objects: the offset table and trailer are computed (1-byte widths unless given).
+    private func plist(_ objects: [[UInt8]], top: UInt64 = 0, refSize: UInt8 = 1, offsetSize: UInt8 = 1,
+                       count: UInt64? = nil, tableOffset: UInt64? = nil, extra: [UInt8] = []) -> [UInt8] {
+        var bytes = Array("bplist00".utf8)
+        var offsets: [Int] = []
+        for object in objects { offsets.append(bytes.count); bytes += object }
+        let table = bytes.count
+        for offset in offsets { bytes += be(UInt64(offset), Int(offsetSize)) }
+        bytes += extra
+        bytes += [0, 0, 0, 0, 0, 0, offsetSize, refSize]
+        bytes += be(count ?? UInt64(objects.count), 8) + be(top, 8) + be(tableOffset ?? UInt64(table), 8)
+        return bytes
+    }
+
+    private func be(_ value: UInt64, _ width: Int) -> [UInt8] {
+        (0..<width).reversed().map { UInt8(truncatingIfNeeded: value >> (8 * UInt64($0))) }
+    }
+
+    private func refusal(_ bytes: [UInt8], limits: BinaryPropertyList.Limits = .standard,
+                         file: StaticString = #filePath, line: UInt = #line) -> BinaryPropertyListError? {
+        do {
+            let value = try BinaryPropertyList.decode(bytes, limits: limits)
+            XCTFail("accepted as \(value)", file: file, line: line)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    func testAWellFormedHandWrittenPlistIsRead() throws {
+        // {"k": [1, "é"]}: a dictionary, an ASCII key, an array, an integer, a UTF-16 string.
+        let bytes = plist([[0xD1, 1, 2], [0x51, 0x6B], [0xA2, 3, 4], [0x10, 1], [0x61, 0x00, 0xE9]])
+        XCTAssertEqual(try BinaryPropertyList.decode(bytes), ["k": [1, "é"]])
+    }
+
+    func testEveryStructuralMalformationIsRefusedByName() {
+        let key: [UInt8] = [0x51, 0x6B]
+        XCTAssertEqual(refusal([]), .notBinaryPropertyList)
+        XCTAssertEqual(refusal(Array("<?xml version=\"1.0\"?><plist><dict/></plist>".utf8)), .notBinaryPropertyList)
+        XCTAssertEqual(refusal(Array("bplist00".utf8) + [UInt8](repeating: 0, count: 32)), .notBinaryPropertyList)
+        XCTAssertEqual(refusal(plist([[0xD0]]), limits: .init(maximumSize: 40)), .tooLarge(size: 42, limit: 40))
+        XCTAssertEqual(refusal(plist([[0xD0]], refSize: 0)), .invalidTrailer("reference width 0"))
+        XCTAssertEqual(refusal(plist([[0xD0]], offsetSize: 9)), .invalidTrailer("offset width 9"))
+        XCTAssertEqual(refusal(plist([[0xD0]], count: 0)), .invalidTrailer("object count 0"))
+        XCTAssertEqual(refusal(plist([[0xD0]], count: .max)), .invalidTrailer("object count \(UInt64.max)"))
+        XCTAssertEqual(refusal(plist([[0xD0]], top: 1)), .invalidTrailer("root object 1 of 1"))
+        XCTAssertEqual(refusal(plist([[0xD0]], tableOffset: 4)), .invalidTrailer("offset table at 4"))
+        XCTAssertEqual(refusal(plist([[0xD0]], count: 2)), .invalidTrailer("the offset table runs into the trailer"))
+        XCTAssertEqual(refusal(plist([[0xD0]], extra: [0, 0, 0])), .trailingBytes(count: 3))
+        // An offset pointing into the offset table itself.
+        var wild = plist([[0xD0]])
+        wild[9] = 40
+        XCTAssertEqual(refusal(wild), .offsetOutOfBounds(object: 0))
+        XCTAssertEqual(refusal(plist([[0xD1, 1, 7], key])), .referenceOutOfBounds(reference: 7))
+        XCTAssertEqual(refusal(plist([[0xD2, 1]])), .truncatedObject(object: 0))
+        XCTAssertEqual(refusal(plist([[0xA1, 0]])), .cycle(object: 0))
+        XCTAssertEqual(refusal(plist([[0xD1, 1, 2], [0xA0], [0x10, 1]])), .nonStringKey(object: 1))
+        XCTAssertEqual(refusal(plist([[0xD2, 1, 1, 2, 2], key, [0x10, 1]])), .duplicateKey(object: 0, key: "k"))
+        // "é" precomposed and decomposed are one Swift key: refused rather than one silently dropped.
+        XCTAssertEqual(refusal(plist([[0xD2, 1, 2, 3, 3], [0x61, 0x00, 0xE9], [0x62, 0x00, 0x65, 0x03, 0x01],
+                                      [0x10, 1]])), .duplicateKey(object: 0, key: "é"))
+        XCTAssertEqual(refusal(plist([[0xAF, 0x13] + [UInt8](repeating: 0xFF, count: 8)])), .truncatedObject(object: 0))
+        XCTAssertEqual(refusal(plist([[0xAF, 0x40, 1]])), .invalidLength(object: 0))
+    }
+
+    func testEveryValueMalformationIsRefusedByName() {
+        func inDict(_ object: [UInt8]) -> [UInt8] { plist([[0xD1, 1, 2], [0x51, 0x6B], object]) }
+        XCTAssertEqual(refusal(inDict([0x00])), .unsupportedObject(object: 2, marker: 0x00))   // null
+        XCTAssertEqual(refusal(inDict([0x0F])), .unsupportedObject(object: 2, marker: 0x0F))   // fill
+        XCTAssertEqual(refusal(inDict([0x80, 1])), .unsupportedObject(object: 2, marker: 0x80)) // UID
+        XCTAssertEqual(refusal(inDict([0xC0])), .unsupportedObject(object: 2, marker: 0xC0))   // set
+        XCTAssertEqual(refusal(inDict([0x71, 0x41])), .unsupportedObject(object: 2, marker: 0x71)) // bplist1x UTF-8
+        XCTAssertEqual(refusal(inDict([0x51, 0xC3])), .invalidString(object: 2))              // not ASCII
+        XCTAssertEqual(refusal(inDict([0x61, 0xD8, 0x00])), .invalidString(object: 2))        // lone surrogate
+        XCTAssertEqual(refusal(inDict([0x62, 0x00])), .truncatedObject(object: 2))
+        XCTAssertEqual(refusal(inDict([0x13, 1, 2])), .truncatedObject(object: 2))
+        XCTAssertEqual(refusal(inDict([0x15] + [UInt8](repeating: 0, count: 32))), .integerOutOfRange(object: 2))
+        XCTAssertEqual(refusal(inDict([0x14, 0, 0, 0, 0, 0, 0, 0, 1] + [UInt8](repeating: 0, count: 8))),
+                       .integerOutOfRange(object: 2))
+        XCTAssertEqual(refusal(inDict([0x33, 0x7F, 0xF8, 0, 0, 0, 0, 0, 0])), .invalidDate(object: 2)) // NaN
+        XCTAssertEqual(refusal(inDict([0x21, 0, 0])), .unsupportedObject(object: 2, marker: 0x21))
+        XCTAssertEqual(refusal(plist([[0xD1, 1, 2], [0x5C] + Array("$handoff.url".utf8), [0x50]])),
+                       .invalidURL(object: 0))
+    }
+
+    func testNestingAndSharedExpansionAreBounded() {
+        // 70 arrays, each holding the next: deeper than 64.
+        var objects = (0..<70).map { [UInt8]([0xA1, UInt8($0 + 1)]) }
+        objects.append([0x10, 0])
+        XCTAssertEqual(refusal(plist(objects)), .tooDeep(limit: 64))
+        // 40 arrays each referencing the next one twice: 2^40 values from 160 bytes.
+        var laughs = (0..<40).map { [UInt8]([0xA2, UInt8($0 + 1), UInt8($0 + 1)]) }
+        laughs.append([0x09])
+        guard case .tooManyValues? = refusal(plist(laughs)) else { return XCTFail("billion laughs accepted") }
+    }
+
+    func testTheRootMustBeADictionaryWhereOneIsRequired() {
+        XCTAssertThrowsError(try BinaryPropertyList.decodeDictionary(plist([[0xA0]]))) { error in
+            XCTAssertEqual(error as? BinaryPropertyListError, .rootNotDictionary)
+        }
+    }
+
+    // MARK: helpers
+
+    private func temporaryDirectory() throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bplist-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
+        return dir
+    }
+
+    /// Runs `script` with the system `python3`; fails the test with its output unless it exits 0.
+    private func python(_ script: String, _ arguments: String...) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", script] + arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0, "python3 failed: \(output)")
+        return output
+    }
+}
