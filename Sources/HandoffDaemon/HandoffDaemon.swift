@@ -88,8 +88,10 @@ public actor HandoffDaemon {
                               logger: DaemonLogger = .standardError) async throws -> HandoffDaemon {
         let state = StateDirectory(configuration.stateDirectory)
         try state.prepare()
-        let trust = try state.loadTrust(deviceName: configuration.deviceName)
+        // state.json first: loading the trust store may write it (a new store, a renamed device), and a start
+        // refused for a bad state.json must leave every file as it was.
         let persisted = try state.loadState()
+        let trust = try state.loadTrust(deviceName: configuration.deviceName)
         var handoff = configuration.handoff
         let clock = UInt32(clamping: Int(Date().timeIntervalSince1970))
         handoff.initialSequence = max(clock, (persisted.lastSequence ?? 0) &+ 1)
