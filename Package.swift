@@ -64,6 +64,7 @@ let package = Package(
         .target(name: "HandoffDaemon", dependencies: ["HandoffKit", "DBus", "HandoffClient", "HandoffDBusClient"]),
         .executableTarget(name: "handoffd", dependencies: ["HandoffDaemon", "HandoffBlueZ", "BlueZ", "DBus"]),
         .executableTarget(name: "dbus-bench", dependencies: ["DBus"], path: "bench/swift"),
+        .executableTarget(name: "codec-bench", dependencies: ["HandoffKit"], path: "bench/codec", exclude: ["run.sh", "plistlib_bench.py"]),
         .executableTarget(name: "bluez-vm-scenarios", dependencies: ["BlueZ", "DBus"]),
         // Tier 2 of HandoffBlueZ: two engines on hci0/hci1 over the VM's real bluetoothd (scripts/vm/scenarios.list).
         .executableTarget(
@@ -87,3 +88,26 @@ let package = Package(
         .testTarget(name: "CLITests", dependencies: ["HandoffNotes", "handoff"], exclude: ["zsh-complete.zsh"]),
     ]
 )
+
+// MARK: fuzz targets
+// libFuzzer harnesses, one per decoder of outside input (Fuzz/README.md). They have no `main` of their own
+// (libFuzzer brings it), so they exist only in a fuzzing build, which Fuzz/run.sh makes:
+// `HANDOFF_FUZZ=1 swift build --sanitize=fuzzer --sanitize=address --scratch-path .build/fuzz ...`.
+if Context.environment["HANDOFF_FUZZ"] != nil {
+    let fuzzTargets: [(String, [Target.Dependency])] = [
+        ("beacon", ["HandoffKit"]),
+        ("frame", ["HandoffKit"]),
+        ("sealed-stream", ["HandoffKit"]),
+        ("plist", ["HandoffKit"]),
+        ("dbus-arguments", ["HandoffDaemon", "HandoffDBusClient", "HandoffKit", "DBus", "CDBus"]),
+        ("note-file", ["HandoffNotes"]),
+        ("state-json", ["HandoffDaemon", "HandoffKit"]),
+        ("pairing", ["HandoffKit"]),
+    ]
+    package.targets.append(.target(name: "FuzzSupport", path: "Fuzz/Support"))
+    for (name, dependencies) in fuzzTargets {
+        package.targets.append(.executableTarget(
+            name: "fuzz-\(name)", dependencies: dependencies + ["FuzzSupport"], path: "Fuzz/Targets/\(name)",
+            swiftSettings: [.unsafeFlags(["-parse-as-library", "-enable-testing"])]))
+    }
+}

@@ -195,6 +195,8 @@ version_of() { "$@" 2>/dev/null | head -n 1 || echo unknown; }
     echo "swift=$(version_of swift --version)"
 } >"$work/meta.env"
 "$python_system" "$bench/summarize.py" "$work" "$bench/results"
+# The payload codec against plistlib in the same run (issue 12 §5): bench/results/codec.json.
+BENCH_PIN=$pinned BENCH_SECONDS=$seconds BENCH_REPS=$reps "$bench/codec/run.sh" || failed+=(codec)
 if ((${#failed[@]})); then
     die "!!! clients failed: ${failed[*]}"
 fi

@@ -5,7 +5,7 @@ extension ActivitySnapshot {
     static let payloadFormat: Int64 = 1
 
     /// The payload: a binary property list whose root dictionary holds the activity's properties.
-    func encodedPayload() throws -> Data {
+    package func encodedPayload() throws -> Data {
         var root: [String: PlistValue] = [
             "format": .integer(ActivitySnapshot.payloadFormat),
             "activityType": .string(activityType),
@@ -23,7 +23,7 @@ extension ActivitySnapshot {
     }
 
     /// Decodes a payload; throws `corruptPayload` for anything that is not a well-formed payload.
-    init(payload: Data) throws {
+    package init(payload: Data) throws {
         let root = try PlistValue.dictionary(fromPropertyList: payload)
         func string(_ key: String) throws -> String? {
             guard let value = root[key] else { return nil }

@@ -1,17 +1,22 @@
 import Foundation
 
 /// Every transferable property of a `UserActivity`, as one value (what the payload carries).
-struct ActivitySnapshot: Sendable, Equatable {
-    var activityType: String
-    var title: String?
-    var userInfo: [String: PlistValue] = [:]
-    var requiredUserInfoKeys: Set<String>?
-    var isEligibleForHandoff = true
-    var webpageURL: URL?
-    var expirationDate: Date?
-    var keywords: Set<String> = []
-    var persistentIdentifier: String?
-    var targetContentIdentifier: String?
+package struct ActivitySnapshot: Sendable, Equatable {
+    package var activityType: String
+    package var title: String?
+    package var userInfo: [String: PlistValue] = [:]
+    package var requiredUserInfoKeys: Set<String>?
+    package var isEligibleForHandoff = true
+    package var webpageURL: URL?
+    package var expirationDate: Date?
+    package var keywords: Set<String> = []
+    package var persistentIdentifier: String?
+    package var targetContentIdentifier: String?
+
+    /// A snapshot of type `activityType` with every other property at its default.
+    package init(activityType: String) {
+        self.activityType = activityType
+    }
 
     /// Required keys absent from userInfo, sorted.
     var missingRequiredKeys: [String] {

@@ -151,20 +151,64 @@ extension BinaryPropertyList {
         /// An ASCII (`0x5n`, every byte below 0x80) or UTF-16 big-endian (`0x6n`, no unpaired surrogate) string.
         private func string(_ object: Int, at start: Int) throws(BinaryPropertyListError) -> String {
             let (count, body) = try length(object, at: start)
-            if bytes[start] >> 4 == 0x5 {
-                try need(object, body, count)
-                let text = bytes[body..<(body + count)]
-                guard text.allSatisfy({ $0 < 0x80 }) else { throw .invalidString(object: object) }
-                return String(decoding: text, as: UTF8.self)
+            let ascii = bytes[start] >> 4 == 0x5
+            if ascii { try need(object, body, count) } else {
+                guard count <= (objectEnd - body) / 2 else { throw .truncatedObject(object: object) }
             }
-            guard count <= (objectEnd - body) / 2 else { throw .truncatedObject(object: object) }
-            var units: [UInt16] = []
-            units.reserveCapacity(count)
-            for index in 0..<count {
-                units.append(UInt16(bytes[body + 2 * index]) << 8 | UInt16(bytes[body + 2 * index + 1]))
+            let text: String? = bytes.withUnsafeBufferPointer { all in
+                if ascii {
+                    let slice = UnsafeBufferPointer(rebasing: all[body..<(body + count)])
+                    var high: UInt8 = 0
+                    for byte in slice { high |= byte }
+                    return high < 0x80 ? String(decoding: slice, as: UTF8.self) : nil
+                }
+                return Self.utf8(fromUTF16BigEndian: UnsafeBufferPointer(rebasing: all[body..<(body + 2 * count)]))
             }
-            guard let text = String(validating: units, as: UTF16.self) else { throw .invalidString(object: object) }
+            guard let text else { throw .invalidString(object: object) }
             return text
+        }
+
+        /// UTF-16 big-endian to a string, through UTF-8; nil for an unpaired surrogate.
+        private static func utf8(fromUTF16BigEndian utf16: UnsafeBufferPointer<UInt8>) -> String? {
+            let units = utf16.count / 2
+            var failed = false
+            let text = String(unsafeUninitializedCapacity: units * 3) { utf8 in
+                var out = 0
+                var index = 0
+                while index < units {
+                    var scalar = UInt32(utf16[2 * index]) << 8 | UInt32(utf16[2 * index + 1])
+                    index += 1
+                    if scalar & 0xF800 == 0xD800 {
+                        guard scalar < 0xDC00, index < units else { failed = true; return 0 }
+                        let low = UInt32(utf16[2 * index]) << 8 | UInt32(utf16[2 * index + 1])
+                        guard low & 0xFC00 == 0xDC00 else { failed = true; return 0 }
+                        index += 1
+                        scalar = 0x1_0000 + ((scalar - 0xD800) << 10 | (low - 0xDC00))
+                    }
+                    switch scalar {
+                    case 0..<0x80:
+                        utf8[out] = UInt8(scalar)
+                        out += 1
+                    case 0x80..<0x800:
+                        utf8[out] = UInt8(0xC0 | scalar >> 6)
+                        utf8[out + 1] = UInt8(0x80 | scalar & 0x3F)
+                        out += 2
+                    case 0x800..<0x1_0000:
+                        utf8[out] = UInt8(0xE0 | scalar >> 12)
+                        utf8[out + 1] = UInt8(0x80 | scalar >> 6 & 0x3F)
+                        utf8[out + 2] = UInt8(0x80 | scalar & 0x3F)
+                        out += 3
+                    default:   // a pair: two units became four bytes, within the capacity of 3 per unit
+                        utf8[out] = UInt8(0xF0 | scalar >> 18)
+                        utf8[out + 1] = UInt8(0x80 | scalar >> 12 & 0x3F)
+                        utf8[out + 2] = UInt8(0x80 | scalar >> 6 & 0x3F)
+                        utf8[out + 3] = UInt8(0x80 | scalar & 0x3F)
+                        out += 4
+                    }
+                }
+                return out
+            }
+            return failed ? nil : text
         }
 
         /// The element count in a marker's low nibble, or in the integer object after it when the nibble is 0xF,

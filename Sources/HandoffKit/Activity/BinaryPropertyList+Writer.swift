@@ -4,9 +4,9 @@ extension BinaryPropertyList {
     /// Writes one binary property list in a single pass over the value: each container's children get their
     /// object numbers before the container is written, and are written after it.
     ///
-    /// Short strings (keys, mostly) are written once and shared, as CoreFoundation and plistlib do. Integers take
-    /// the smallest width the format allows (negative ones take 8 bytes), strings are ASCII when they can be and
-    /// UTF-16 otherwise, and a URL is the one-key dictionary `{"$handoff.url": "<absolute string>"}`.
+    /// Dictionary keys are written once and shared between dictionaries, as CoreFoundation and plistlib do.
+    /// Integers take the smallest width the format allows (negative ones take 8 bytes), strings are ASCII when they
+    /// can be and UTF-16 otherwise, and a URL is the one-key dictionary `{"$handoff.url": "<absolute string>"}`.
     struct Writer {
         private let maximumDepth: Int
         private var output: [UInt8] = []
@@ -16,7 +16,7 @@ extension BinaryPropertyList {
         private var refSize = 1
         private var shared: [String: Int] = [:]
 
-        /// Strings up to this many UTF-8 bytes are shared between their uses.
+        /// Keys up to this many UTF-8 bytes are shared between their uses.
         private static let sharedStringLength = 48
 
         init(limits: Limits) {
@@ -30,7 +30,7 @@ extension BinaryPropertyList {
             offsets = [Int](repeating: 0, count: objects)
             output.reserveCapacity(magic.count + bytes + objects * (refSize + 4) + trailerLength)
             output.append(contentsOf: magic)
-            let (root, _) = number(value)
+            let (root, _) = number(value, isKey: false)
             emit(value, as: root)
             let table = output.count
             let offsetSize = Self.width(of: UInt64(offsets[0..<nextObject].max() ?? 0))
@@ -76,9 +76,10 @@ extension BinaryPropertyList {
             }
         }
 
-        /// Gives `value` an object number: a shared string's existing one, or the next free one (`isNew`).
-        private mutating func number(_ value: PlistValue) -> (object: Int, isNew: Bool) {
-            if case .string(let s) = value, s.utf8.count <= Self.sharedStringLength {
+        /// Gives `value` an object number: the next free one (`isNew`), or for a dictionary key
+        /// already written, that key's.
+        private mutating func number(_ value: PlistValue, isKey: Bool) -> (object: Int, isNew: Bool) {
+            if isKey, case .string(let s) = value, s.utf8.count <= Self.sharedStringLength {
                 if let object = shared[s] { return (object, false) }
                 shared[s] = nextObject
             }
@@ -117,23 +118,74 @@ extension BinaryPropertyList {
         /// An array (keys empty) or a dictionary: the marker, the references, then every child not yet written.
         private mutating func container(_ marker: UInt8, keys: [PlistValue], values: [PlistValue]) {
             let children = keys + values
-            let numbers = children.map { number($0) }
+            var numbers: [(object: Int, isNew: Bool)] = []
+            numbers.reserveCapacity(children.count)
+            for (index, child) in children.enumerated() { numbers.append(number(child, isKey: index < keys.count)) }
             header(marker, values.count)
             for (object, _) in numbers { append(UInt64(object), width: refSize) }
             for (child, (object, isNew)) in zip(children, numbers) where isNew { emit(child, as: object) }
         }
 
         private mutating func string(_ s: String) {
-            let utf8 = s.utf8
-            if utf8.allSatisfy({ $0 < 0x80 }) {
-                header(0x50, utf8.count)
-                output.append(contentsOf: utf8)
-            } else {
-                let utf16 = s.utf16
-                header(0x60, utf16.count)
-                for unit in utf16 {
-                    output.append(UInt8(truncatingIfNeeded: unit >> 8))
-                    output.append(UInt8(truncatingIfNeeded: unit))
+            var s = s
+            s.withUTF8 { utf8 in
+                var high: UInt8 = 0
+                for byte in utf8 { high |= byte }
+                if high < 0x80 {
+                    header(0x50, utf8.count)
+                    output.append(contentsOf: utf8)
+                } else {
+                    // UTF-16 units: one per scalar (every byte but continuation bytes), two for a four-byte scalar.
+                    var continuations = 0, fourByteLeads = 0
+                    for byte in utf8 {
+                        continuations &+= byte & 0xC0 == 0x80 ? 1 : 0
+                        fourByteLeads &+= byte >= 0xF0 ? 1 : 0
+                    }
+                    let units = utf8.count - continuations + fourByteLeads
+                    header(0x60, units)
+                    let start = output.count
+                    output.append(contentsOf: repeatElement(0, count: 2 * units))
+                    output.withUnsafeMutableBufferPointer { out in
+                        Self.utf16BigEndian(utf8, into: UnsafeMutableBufferPointer(rebasing: out[start...]))
+                    }
+                }
+            }
+        }
+
+        /// Transcodes valid UTF-8 (a Swift string's storage) to UTF-16 big-endian, into exactly enough room.
+        private static func utf16BigEndian(_ utf8: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableBufferPointer<UInt8>) {
+            var index = 0
+            var position = 0
+            while index < utf8.count {
+                let lead = UInt32(utf8[index])
+                var scalar: UInt32
+                switch lead {
+                case 0..<0x80:
+                    scalar = lead
+                    index += 1
+                case 0xC0..<0xE0:
+                    scalar = (lead & 0x1F) << 6 | UInt32(utf8[index + 1] & 0x3F)
+                    index += 2
+                case 0xE0..<0xF0:
+                    scalar = (lead & 0x0F) << 12 | UInt32(utf8[index + 1] & 0x3F) << 6 | UInt32(utf8[index + 2] & 0x3F)
+                    index += 3
+                default:
+                    scalar = (lead & 0x07) << 18 | UInt32(utf8[index + 1] & 0x3F) << 12
+                        | UInt32(utf8[index + 2] & 0x3F) << 6 | UInt32(utf8[index + 3] & 0x3F)
+                    index += 4
+                }
+                if scalar >= 0x1_0000 {
+                    scalar -= 0x1_0000
+                    let high = 0xD800 + (scalar >> 10), low = 0xDC00 + (scalar & 0x3FF)
+                    out[position] = UInt8(high >> 8)
+                    out[position + 1] = UInt8(high & 0xFF)
+                    out[position + 2] = UInt8(low >> 8)
+                    out[position + 3] = UInt8(low & 0xFF)
+                    position += 4
+                } else {
+                    out[position] = UInt8(scalar >> 8)
+                    out[position + 1] = UInt8(scalar & 0xFF)
+                    position += 2
                 }
             }
         }

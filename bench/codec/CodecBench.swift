@@ -1,0 +1,74 @@
+import Foundation
+import HandoffKit
+
+/// The payload codec's cost (issue 12 §5): `ActivitySnapshot.encodedPayload()` then `init(payload:)` of a note,
+/// per round trip, as the source encodes and the receiver decodes it. bench/codec/run.sh runs this and the same
+/// round trip through Python's plistlib in one run and prints the ratio.
+///
+/// Usage: codec-bench [--seconds S] [--reps N]; prints one JSON object per payload on stdout.
+@main
+struct CodecBench {
+    static func main() throws {
+        var seconds = 1.0
+        var reps = 5
+        var arguments = CommandLine.arguments.dropFirst()
+        while let argument = arguments.popFirst() {
+            switch argument {
+            case "--seconds": seconds = Double(arguments.popFirst() ?? "") ?? seconds
+            case "--reps": reps = Int(arguments.popFirst() ?? "") ?? reps
+            default:
+                FileHandle.standardError.write(Data("codec-bench: unknown argument \(argument)\n".utf8))
+                exit(64)
+            }
+        }
+        for (name, snapshot) in payloads() {
+            let size = try snapshot.encodedPayload().count
+            var perRep: [Double] = []
+            for _ in 0..<reps {
+                perRep.append(try measure(snapshot, seconds: seconds))
+            }
+            perRep.sort()
+            let json = "{\"payload\":\"\(name)\",\"bytes\":\(size),\"reps\":\(reps),"
+                + "\"median_us\":\(format(perRep[perRep.count / 2])),\"min_us\":\(format(perRep[0])),"
+                + "\"max_us\":\(format(perRep[perRep.count - 1]))}"
+            print(json)
+        }
+    }
+
+    /// Microseconds of this thread's CPU time per encode-and-decode, over about `seconds` of it. CPU time, not
+    /// wall time, so that other processes on a busy machine do not count against either side of the ratio.
+    static func measure(_ snapshot: ActivitySnapshot, seconds: Double) throws -> Double {
+        var iterations = 0
+        let start = cpuMicroseconds()
+        while cpuMicroseconds() - start < seconds * 1e6 {
+            for _ in 0..<64 {
+                let decoded = try ActivitySnapshot(payload: try snapshot.encodedPayload())
+                guard decoded.activityType == snapshot.activityType else { fatalError("the round trip lost the type") }
+            }
+            iterations += 64
+        }
+        return (cpuMicroseconds() - start) / Double(iterations)
+    }
+
+    static func cpuMicroseconds() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
+        return Double(now.tv_sec) * 1e6 + Double(now.tv_nsec) / 1e3
+    }
+
+    static func format(_ value: Double) -> String { String(format: "%.2f", value) }
+
+    /// The note payloads `handoff note edit` sends: about 3 KB of text, plain ASCII and with some non-ASCII.
+    static func payloads() -> [(String, ActivitySnapshot)] {
+        func note(_ content: String) -> ActivitySnapshot {
+            var snapshot = ActivitySnapshot(activityType: "org.handoff.note")
+            snapshot.title = "Groceries"
+            snapshot.userInfo = ["name": "groceries", "title": "Groceries", "content": .string(content)]
+            return snapshot
+        }
+        let line = "buy milk, eggs, flour and a loaf of bread for the week ahead\n"
+        let ascii = String(repeating: line, count: 3000 / line.utf8.count + 1)
+        let unicode = String(repeating: "café crème, œufs, farine — et du pain ☕\n", count: 70)
+        return [("note-3k-ascii", note(ascii)), ("note-3k-unicode", note(unicode))]
+    }
+}
