@@ -5,7 +5,7 @@ SWIFT ?= swift
 CONFIG ?= debug
 export PATH := $(CURDIR)/.venv/bin:$(PATH)
 
-.PHONY: all build test test-unit test-vm test-tsan bench bench-ble demo deps clean help install uninstall
+.PHONY: all build test test-unit test-vm test-tsan test-fuzz fuzz bench bench-ble demo deps clean help install uninstall
 
 all: build
 
@@ -15,6 +15,8 @@ help:
 	@echo "make test-unit the Swift test suites only (no VM)"
 	@echo "make test-vm   the real-BlueZ tier only: bluetoothd and two virtual controllers in qemu"
 	@echo "make test-tsan the D-Bus, BlueZ, radio, HandoffKit and daemon suites under ThreadSanitizer"
+	@echo "make test-fuzz every libFuzzer target for a few seconds (ASan, LeakSanitizer), part of make test"
+	@echo "make fuzz      every libFuzzer target for 10M runs (FUZZ_RUNS, FUZZ_SECONDS, FUZZ_JOBS; Fuzz/README.md)"
 	@echo "make bench     benchmarks; results land in bench/results/"
 	@echo "make bench-ble BLE continue in the VM, fetch window vs the old whole-stream fetch (about 10 min)"
 	@echo "make build     swift build"
@@ -36,7 +38,7 @@ test-vm:
 	@scripts/deps.sh test
 	scripts/vm-test.sh
 
-test: test-unit test-tsan test-vm
+test: test-unit test-fuzz test-tsan test-vm
 
 # The suites where our own concurrency lives (the D-Bus layer's dispatch, the BlueZ mirror and radio on bluezoo,
 # the engine's actors, the daemon) again under ThreadSanitizer, in a second build (.build/tsan, about a minute on
@@ -46,6 +48,15 @@ test-tsan:
 	@scripts/deps.sh test
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build/tsan
 	$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build/tsan --filter '$(TSAN_SUITES)'
+
+# libFuzzer targets for every decoder of outside input (Fuzz/README.md), in their own build (.build/fuzz).
+test-fuzz:
+	@scripts/deps.sh test
+	FUZZ_SECONDS=$${FUZZ_SECONDS:-5} Fuzz/run.sh run
+
+fuzz:
+	@scripts/deps.sh test
+	FUZZ_RUNS=$${FUZZ_RUNS:-10000000} Fuzz/run.sh run
 
 bench:
 	@scripts/deps.sh bench

@@ -103,17 +103,24 @@ extension HandoffDaemon {
         } catch let error as HandoffError {
             throw DaemonError(error)
         }
-        let info: [String: PlistValue]
-        do {
-            info = userInfo.isEmpty ? [:] : try PlistValue.dictionary(fromPropertyList: Data(userInfo))
-        } catch let error as HandoffError {
-            throw DaemonError.invalidArguments("userInfo must be a binary property list with a dictionary root: "
-                + error.message)
-        }
+        let info = try Self.decodeUserInfo(userInfo)
         let activity = UserActivity(activityType: type)
         activity.title = title
         activity.userInfo = info
         return activity
+    }
+
+    /// The `ay userInfo` argument of SetCurrentActivity and UpdateCurrentActivity: empty, or a binary property list
+    /// with a dictionary root, read by HandoffKit's strict reader (never Foundation's). The fuzz target
+    /// `fuzz-dbus-arguments` drives this from libdbus messages.
+    static func decodeUserInfo(_ bytes: [UInt8]) throws(DaemonError) -> [String: PlistValue] {
+        guard !bytes.isEmpty else { return [:] }
+        do {
+            return try BinaryPropertyList.decodeDictionary(bytes)
+        } catch {
+            throw DaemonError.invalidArguments("userInfo must be a binary property list with a dictionary root: "
+                + error.description)
+        }
     }
 
     /// Makes `activity` current (the engine checks the type and the size before advertising) and persists the

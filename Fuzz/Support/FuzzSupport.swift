@@ -1,0 +1,48 @@
+import Foundation
+
+/// What every harness shares: the input as bytes, and the seeds it writes for the repository's corpus.
+public enum Fuzz {
+    /// The fuzzer's input as an array.
+    public static func bytes(_ data: UnsafePointer<UInt8>, _ size: Int) -> [UInt8] {
+        [UInt8](UnsafeBufferPointer(start: data, count: size))
+    }
+
+    /// When `HANDOFF_FUZZ_WRITE_SEEDS` names a directory, writes `seeds` there (one file each, named by index) and
+    /// exits: `Fuzz/run.sh seeds` makes the committed corpora this way, from the real encoders.
+    public static func writeSeedsIfAsked(_ seeds: @autoclosure () throws -> [[UInt8]]) {
+        guard let directory = ProcessInfo.processInfo.environment["HANDOFF_FUZZ_WRITE_SEEDS"] else { return }
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            for (index, seed) in try seeds().enumerated() {
+                try Data(seed).write(to: URL(fileURLWithPath: directory).appendingPathComponent("seed-\(index)"))
+            }
+            _exit(0)   // no exit-time leak check: seeds are not a fuzzing run
+        } catch {
+            fatalError("cannot write the seeds to \(directory): \(error)")
+        }
+    }
+
+    /// A deterministic UUID, so seeds made in one run open in the next.
+    public static func uuid(_ n: UInt8) -> UUID {
+        UUID(uuid: (0, 0, 0, 0, 0, 0, 0x40, 0, 0x80, 0, 0, 0, 0, 0, 0, n))
+    }
+
+    /// Splits `bytes` into pieces, each prefixed by a one-byte length (a way for one input to carry a sequence).
+    public static func pieces(_ bytes: [UInt8]) -> [[UInt8]] {
+        var pieces: [[UInt8]] = []
+        var index = 0
+        while index < bytes.count {
+            let length = Int(bytes[index])
+            let start = index + 1
+            let end = min(start + length, bytes.count)
+            pieces.append(Array(bytes[start..<end]))
+            index = end
+        }
+        return pieces
+    }
+
+    /// The inverse of ``pieces(_:)``, for seeds; pieces over 255 bytes are cut.
+    public static func joined(_ pieces: [[UInt8]]) -> [UInt8] {
+        pieces.flatMap { [UInt8(min($0.count, 255))] + $0.prefix(255) }
+    }
+}

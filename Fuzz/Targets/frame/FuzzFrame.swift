@@ -1,0 +1,58 @@
+import Foundation
+import FuzzSupport
+@testable import HandoffKit
+
+/// Transfer and pairing frames: every value a peer writes to our characteristics or notifies to us.
+/// The input is a sequence of frames (``Fuzz/pieces(_:)``); pairing and rekey fragments are reassembled as the
+/// engine does. Every decoded frame must encode to bytes that decode to it again.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzFrame(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    var pairing = PairingFragments()
+    var rekey = PairingFragments()
+    for piece in Fuzz.pieces(Fuzz.bytes(data, size)) {
+        guard let frame = try? TransferFrame.decode(piece) else { continue }
+        if (try? TransferFrame.decode(frame.encoded())) != frame {
+            fatalError("a decoded frame does not round-trip: \(frame)")
+        }
+        switch frame {
+        case .open(let header, _):
+            _ = header.streamLength
+            for index in 0...min(header.recordCount, 3) { _ = header.range(ofRecord: index) }
+        case .pair(_, let index, let count, let chunk, _):
+            _ = try? pairing.add(index: index, count: count, chunk: chunk)
+        case .rekey(_, let index, let count, let chunk):
+            if let message = try? rekey.add(index: index, count: count, chunk: chunk) {
+                _ = try? JSONDecoder().decode(RekeyMessage.self, from: Data(message))
+            }
+        default:
+            break
+        }
+    }
+    return 0
+}
+
+@_cdecl("LLVMFuzzerInitialize")
+public func initialize(_ argc: UnsafeMutableRawPointer, _ argv: UnsafeMutableRawPointer) -> CInt {
+    let id = [UInt8](repeating: 3, count: TransferFrame.transferIDLength)
+    let session = [UInt8](repeating: 5, count: 8)
+    Fuzz.writeSeedsIfAsked(try {
+        let pair = try PairingFragments.split([UInt8](repeating: 7, count: 300), session: session, maximumValue: 180,
+                                              fromServer: false).map { $0.encoded() }
+        return [
+            Fuzz.joined([TransferFrame.request(sequence: 5, nonce: Array(repeating: 1, count: 8),
+                                               mac: Array(repeating: 2, count: 16)).encoded(),
+                         TransferFrame.fetch(transferID: id, from: 0, to: 100).encoded(),
+                         TransferFrame.done(transferID: id, mac: Array(repeating: 4, count: 16)).encoded()]),
+            Fuzz.joined([TransferFrame.open(TransferHeader(transferID: id, sequence: 1, metadataLength: 40,
+                                                           payloadLength: 9000, recordSize: 4096),
+                                            requestNonce: Array(repeating: 1, count: 8)).encoded(),
+                         TransferFrame.data(transferID: id, offset: 77, bytes: [1, 2, 3]).encoded(),
+                         TransferFrame.error(context: id, code: 4612, message: "no").encoded()]),
+            Fuzz.joined(pair),
+            Fuzz.joined([TransferFrame.rekey(session: session, index: 0, count: 1,
+                                             chunk: Array(#"{"epoch":2}"#.utf8)).encoded(),
+                         TransferFrame.rekeyApplied(session: session).encoded()]),
+        ]
+    }())
+    return 0
+}

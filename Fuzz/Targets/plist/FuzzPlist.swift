@@ -1,0 +1,46 @@
+import Foundation
+import FuzzSupport
+@testable import HandoffKit
+
+/// The payload property list, as a peer's transfer or a local caller's userInfo delivers it.
+///
+/// Checks, beyond "never traps and never leaks": whatever the reader accepts, the writer writes back, and the
+/// reader reads that to the same bytes again (so no accepted value is one we cannot send on).
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzPlist(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let bytes = Fuzz.bytes(data, size)
+    if let value = try? BinaryPropertyList.decode(bytes) {
+        guard let once = try? BinaryPropertyList.encode(value),
+              let again = try? BinaryPropertyList.decode(once),
+              let twice = try? BinaryPropertyList.encode(again), once == twice else {
+            fatalError("an accepted property list does not round-trip: \(value)")
+        }
+    }
+    _ = try? PlistValue.dictionary(fromPropertyList: Data(bytes))
+    if let snapshot = try? ActivitySnapshot(payload: Data(bytes)) {
+        guard let payload = try? snapshot.encodedPayload(), (try? ActivitySnapshot(payload: payload)) == snapshot else {
+            fatalError("an accepted payload does not round-trip: \(snapshot)")
+        }
+    }
+    return 0
+}
+
+@_cdecl("LLVMFuzzerInitialize")
+public func initialize(_ argc: UnsafeMutableRawPointer, _ argv: UnsafeMutableRawPointer) -> CInt {
+    Fuzz.writeSeedsIfAsked(try seeds())
+    return 0
+}
+
+private func seeds() throws -> [[UInt8]] {
+    var note = ActivitySnapshot(activityType: "org.handoff.note")
+    note.title = "Groceries"
+    note.userInfo = ["name": "groceries", "title": "Groceries", "content": "milk\neggs\ncafé ☕\n"]
+    note.keywords = ["list"]
+    var mixed = ActivitySnapshot(activityType: "org.handoff.web")
+    mixed.userInfo = ["a": [1, 2.5, .data(Data([0, 255])), ["b": []]], "n": -5, "big": .integer(.max),
+                      "u": .url(URL(fileURLWithPath: "/tmp/x")), "t": true, "d": .date(Date(timeIntervalSince1970: 1e9))]
+    mixed.webpageURL = URL(fileURLWithPath: "/index.html")
+    mixed.expirationDate = Date(timeIntervalSince1970: 2e9)
+    mixed.requiredUserInfoKeys = ["a"]
+    return [[UInt8](try note.encodedPayload()), [UInt8](try mixed.encodedPayload())]
+}

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# The libFuzzer targets (Fuzz/README.md): one per decoder of outside input, built with
+# -sanitize=fuzzer,address, run with LeakSanitizer on. Any crash, trap, sanitizer report or leak fails the run.
+#
+#   Fuzz/run.sh build                 build every target (.build/fuzz, release with coverage and ASan)
+#   Fuzz/run.sh seeds                 rewrite the committed seed corpora (Fuzz/Corpus/NAME) from the real encoders
+#   Fuzz/run.sh run [NAME...]         fuzz each target (all when none is named), one after the other
+#
+# Knobs (environment): FUZZ_RUNS (runs per target; 0: no limit), FUZZ_SECONDS (time per target; 0: no limit),
+# FUZZ_JOBS (parallel fuzzing processes per target, 1), FUZZ_MAX_LEN (largest input, 4096).
+# `make test-fuzz` is `FUZZ_SECONDS=5 run`; `make fuzz` is `FUZZ_RUNS=10000000 run`.
+# The growing corpora live in .build/fuzz/corpus/NAME, crash inputs in .build/fuzz/artifacts/NAME, logs in
+# .build/fuzz/logs; a summary (runs, runs/s, peak RSS, outcome per target) ends the output and goes to
+# .build/fuzz/summary.tsv.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+targets=(beacon frame sealed-stream plist dbus-arguments note-file state-json pairing)
+scratch="$root/.build/fuzz"
+bin="$scratch/release"
+say() { printf 'fuzz: %s\n' "$*" >&2; }
+
+build() {
+    local t
+    for t in "$@"; do
+        say "building fuzz-$t"
+        mkdir -p "$scratch"
+        if ! (cd "$root" && HANDOFF_FUZZ=1 swift build -c release --scratch-path "$scratch" \
+            --sanitize=fuzzer --sanitize=address -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing \
+            --product "fuzz-$t") >"$scratch/build.log" 2>&1; then
+            grep -v "__asan_extra_spill_area" "$scratch/build.log" >&2 || true
+            say "cannot build fuzz-$t"
+            exit 1
+        fi
+        [[ -x $bin/fuzz-$t ]] || { say "no $bin/fuzz-$t after the build"; exit 1; }
+    done
+}
+
+seeds() {
+    local t
+    for t in "$@"; do
+        rm -rf "$root/Fuzz/Corpus/$t"
+        HANDOFF_FUZZ_WRITE_SEEDS="$root/Fuzz/Corpus/$t" "$bin/fuzz-$t" >/dev/null 2>&1
+        say "$t: $(ls "$root/Fuzz/Corpus/$t" | wc -l) seeds"
+    done
+}
+
+run() {
+    local runs=${FUZZ_RUNS:-0} seconds=${FUZZ_SECONDS:-0} jobs=${FUZZ_JOBS:-1} max_len=${FUZZ_MAX_LEN:-4096}
+    local t failed=0 summary="$scratch/summary.tsv"
+    mkdir -p "$scratch/logs"
+    printf 'target\truns\truns_per_s\tpeak_rss_mb\tnew_units\toutcome\n' >"$summary"
+    for t in "$@"; do
+        local corpus="$scratch/corpus/$t" artifacts="$scratch/artifacts/$t/" log="$scratch/logs/$t.log"
+        mkdir -p "$corpus" "$artifacts"
+        [[ -d $root/Fuzz/Corpus/$t ]] || { say "no seed corpus Fuzz/Corpus/$t"; exit 1; }
+        local args=(-max_len="$max_len" -timeout=10 -rss_limit_mb=2560 -detect_leaks=1 -print_final_stats=1
+            -artifact_prefix="$artifacts" -runs="$((runs > 0 ? runs : -1))")
+        ((seconds > 0)) && args+=(-max_total_time="$seconds")
+        ((jobs > 1)) && args+=(-fork="$jobs" -ignore_crashes=0)
+        say "$t: fuzzing (runs ${runs/#0/unlimited}, seconds ${seconds/#0/unlimited})"
+        local status=0
+        ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
+            "$bin/fuzz-$t" "${args[@]}" "$corpus" "$root/Fuzz/Corpus/$t" >"$log" 2>&1 || status=$?
+        local executed rate rss units outcome=ok
+        executed=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+        rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
+        rss=$(sed -n 's/^stat::peak_rss_mb: *//p' "$log" | tail -1)
+        units=$(sed -n 's/^stat::new_units_added: *//p' "$log" | tail -1)
+        if grep -q 'ERROR: LeakSanitizer' "$log"; then outcome=LEAK
+        elif ((status != 0)); then outcome="CRASH($status)"
+        fi
+        [[ $outcome == ok ]] || { failed=1; say "$t: $outcome, see $log and $artifacts"; grep -m5 -A12 'ERROR:\|Fatal error\|==ERROR' "$log" >&2 || true; }
+        printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$t" "${executed:-?}" "${rate:-?}" "${rss:-?}" "${units:-?}" "$outcome" \
+            | tee -a "$summary"
+    done
+    return "$failed"
+}
+
+command=${1:-run}
+shift || true
+(($#)) || set -- "${targets[@]}"
+case "$command" in
+    build) build "$@" ;;
+    seeds) build "$@"; seeds "$@" ;;
+    run) build "$@"; run "$@" ;;
+    *) say "unknown command '$command' (build, seeds or run)"; exit 2 ;;
+esac
