@@ -7,7 +7,8 @@
 #   Fuzz/run.sh run [NAME...]         fuzz each target (all when none is named), one after the other
 #
 # Knobs (environment): FUZZ_RUNS (runs per target; 0: no limit), FUZZ_SECONDS (time per target; 0: no limit),
-# FUZZ_JOBS (parallel fuzzing processes per target, 1), FUZZ_MAX_LEN (largest input, 4096).
+# FUZZ_JOBS (parallel fuzzing processes per target, 1), FUZZ_MAX_LEN (largest input, 4096), FUZZ_TMPDIR (where
+# the file-writing targets work; default /dev/shm when writable).
 # `make test-fuzz` is `FUZZ_SECONDS=5 run`; `make fuzz` is `FUZZ_RUNS=10000000 run`.
 # The growing corpora live in .build/fuzz/corpus/NAME, crash inputs in .build/fuzz/artifacts/NAME, logs in
 # .build/fuzz/logs; a summary (runs, runs/s, peak RSS, outcome per target) ends the output and goes to
@@ -17,6 +18,10 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 targets=(beacon frame sealed-stream plist dbus-arguments note-file state-json pairing)
 scratch="$root/.build/fuzz"
+# The note-file and state-json targets write files (and fsync them) for every input: on a tmpfs that costs
+# nothing, on a disk it dominates.
+[[ -n ${FUZZ_TMPDIR:-} || ! -w /dev/shm ]] || export TMPDIR=/dev/shm
+[[ -z ${FUZZ_TMPDIR:-} ]] || export TMPDIR=$FUZZ_TMPDIR
 bin="$scratch/release"
 say() { printf 'fuzz: %s\n' "$*" >&2; }
 
@@ -60,7 +65,7 @@ run() {
         ((jobs > 1)) && args+=(-fork="$jobs" -ignore_crashes=0)
         say "$t: fuzzing (runs ${runs/#0/unlimited}, seconds ${seconds/#0/unlimited})"
         local status=0
-        ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
+        ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 SWIFT_BACKTRACE=enable=no \
             "$bin/fuzz-$t" "${args[@]}" "$corpus" "$root/Fuzz/Corpus/$t" >"$log" 2>&1 || status=$?
         local executed rate rss units outcome=ok
         executed=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)

@@ -4,7 +4,7 @@ import Foundation
     import Glibc
 #endif
 
-/// Writes a file so that a reader or a crash sees the old content or the new, never a mix.
+/// Writes a file so that a reader or a crash sees the old content or the new, never a mix; and reads one whole.
 enum AtomicFile {
     /// Writes `data` to a fresh temporary file beside `url` (mode `mode`), flushes it, renames it over `url`,
     /// then flushes the directory so the rename itself is durable.
@@ -42,6 +42,25 @@ enum AtomicFile {
         if directoryFD >= 0 {
             fsync(directoryFD)
             close(directoryFD)
+        }
+    }
+
+    /// The whole content of the file at `url`, read with read(2). (Not `Data(contentsOf:)`: swift-foundation
+    /// leaks a 4 KiB buffer each time it reads an empty file, which the `state-json` fuzz target found.)
+    static func read(_ url: URL) throws -> Data {
+        let fd = open(url.path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw failure("read", url.path) }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count == 0 { return Data(bytes) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw failure("read", url.path)
+            }
+            bytes.append(contentsOf: chunk[0..<count])
         }
     }
 

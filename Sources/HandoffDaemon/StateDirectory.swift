@@ -70,10 +70,6 @@ public struct StateDirectory: Sendable {
 
     private func read(_ file: URL) throws -> Data? {
         guard FileManager.default.fileExists(atPath: file.path) else { return nil }
-        do {
-            return try Data(contentsOf: file)
-        } catch {
-            throw DaemonError.failed("cannot read \(file.path): \(error.localizedDescription)")
-        }
+        return try AtomicFile.read(file)
     }
 }

@@ -43,7 +43,8 @@ extension NoteStore {
 
     /// The hash of the content the last restore wrote to this note, if a restore wrote it.
     func restoredHash(_ name: NoteName) -> ContentHash? {
-        guard let text = try? String(contentsOfFile: statePath(name, "restored"), encoding: .utf8) else { return nil }
+        guard let data = try? FileSystem.read(statePath(name, "restored")),
+              let text = String(data: data, encoding: .utf8) else { return nil }
         let hex = text.trimmingCharacters(in: .whitespacesAndNewlines)
         return hex.isEmpty ? nil : ContentHash(hex: hex)
     }

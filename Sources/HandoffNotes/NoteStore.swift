@@ -76,12 +76,13 @@ public struct NoteStore: Sendable {
         let data: Data
         let attributes: [FileAttributeKey: Any]
         do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
+            data = try FileSystem.read(path)
             attributes = try FileManager.default.attributesOfItem(atPath: path)
         } catch {
             if !FileManager.default.fileExists(atPath: path) {
                 throw NoteError(.notFound, "no note named '\(name)' in \(directory)")
             }
+            if let error = error as? NoteError { throw error }
             throw NoteError(.io, "cannot read \(path): \(error.localizedDescription)")
         }
         let strict = String(data: data, encoding: .utf8)

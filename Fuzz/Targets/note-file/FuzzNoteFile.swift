@@ -29,12 +29,12 @@ public func fuzzNoteFile(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     if pieces.count > 1 {
         let incomingName = NoteName.sanitized(String(decoding: pieces[1], as: UTF8.self))
         let content = String(decoding: pieces.dropFirst(2).flatMap { $0 }, as: UTF8.self)
-        let before = try? Data(contentsOf: URL(fileURLWithPath: store.path(of: incomingName)))
+        let before = try? FileSystem.read(store.path(of: incomingName))
         let incoming = IncomingNote(name: incomingName, content: content, device: "fuzz",
                                     receivedAt: Date(timeIntervalSince1970: 1_700_000_000))
         _ = try? NoteRestorer(store: store).restore(incoming)
         // Nothing here was written by a restore, so a local note must come out of it byte for byte.
-        if let before, (try? Data(contentsOf: URL(fileURLWithPath: store.path(of: incomingName)))) != before {
+        if let before, (try? FileSystem.read(store.path(of: incomingName))) != before {
             fatalError("a restore replaced local text it had not written")
         }
     }
@@ -46,6 +46,7 @@ public func fuzzNoteFile(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 
 @_cdecl("LLVMFuzzerInitialize")
 public func initialize(_ argc: UnsafeMutableRawPointer, _ argv: UnsafeMutableRawPointer) -> CInt {
+    _ = directory
     Fuzz.writeSeedsIfAsked([
         Fuzz.joined([Array("Groceries\nmilk\neggs\n".utf8)]),
         Fuzz.joined([Array("# Title ☕\r\n\r\nbody".utf8), Array("n".utf8), Array("new text".utf8)]),

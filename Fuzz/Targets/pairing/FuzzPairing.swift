@@ -12,18 +12,28 @@ import FuzzSupport
 /// 2. the rest is a rekey message's JSON, decoded as the engine does before any authentication, then applied to
 ///    a trust store that trusts the sender, which must refuse it unless it authenticates;
 /// 3. the rest is a sealed pairing message opened under the fixed key (forgeries must fail).
-private let stores: (mine: TrustStore, peer: TrustStore) = {
+/// The two trust stores, kept as their JSON and decoded for each input: a `TrustStore` kept alive across inputs
+/// is reported by LeakSanitizer (its `Data` keys; see FuzzSupport).
+private let storesJSON: (mine: [UInt8], peer: [UInt8]) = {
     do {
         try Sodium.ensureInitialized()
         var mine = try TrustStore.create(deviceName: "fuzz")
         var peer = try TrustStore.create(deviceName: "peer")
         mine.adopt(group: mine.group, devices: [peer.identity.asTrustedDevice])
         peer.adopt(group: mine.group, devices: [mine.identity.asTrustedDevice])
-        return (mine, peer)
+        return ([UInt8](try mine.encoded()), [UInt8](try peer.encoded()))
     } catch {
         fatalError("cannot make the trust stores: \(error)")
     }
 }()
+
+private func stores() -> (mine: TrustStore, peer: TrustStore) {
+    do {
+        return (try TrustStore.load(from: Data(storesJSON.mine)), try TrustStore.load(from: Data(storesJSON.peer)))
+    } catch {
+        fatalError("cannot load the trust stores: \(error)")
+    }
+}
 private let sessionKey = [UInt8](repeating: 0x24, count: 32)
 private let transcript: PairingTranscript = {
     var t = PairingTranscript()
@@ -39,6 +49,7 @@ public func fuzzPairing(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Fuzz.bytes(data, size)
     guard let mode = bytes.first else { return 0 }
     let rest = Array(bytes.dropFirst())
+    let stores = stores()
     switch mode % 4 {
     case 0:
         guard var initiator = try? PairingInitiator(store: stores.mine),
@@ -71,7 +82,9 @@ public func fuzzPairing(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 
 @_cdecl("LLVMFuzzerInitialize")
 public func initialize(_ argc: UnsafeMutableRawPointer, _ argv: UnsafeMutableRawPointer) -> CInt {
+    _ = (storesJSON, transcript)
     Fuzz.writeSeedsIfAsked(try {
+        let stores = stores()
         let initiator = try PairingInitiator(store: stores.mine)
         var responder = try PairingResponder(store: stores.peer)
         let commit = try responder.receiveHello(initiator.hello())

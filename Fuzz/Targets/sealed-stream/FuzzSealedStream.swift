@@ -53,6 +53,7 @@ public func fuzzSealedStream(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt 
 
 @_cdecl("LLVMFuzzerInitialize")
 public func initialize(_ argc: UnsafeMutableRawPointer, _ argv: UnsafeMutableRawPointer) -> CInt {
+    _ = (keys, source)
     Fuzz.writeSeedsIfAsked(try {
         var note = ActivitySnapshot(activityType: "org.handoff.note")
         note.userInfo = ["content": "milk\neggs\n"]

@@ -27,10 +27,10 @@ public func fuzzStateJSON(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         if let store = try? directory.loadTrust(deviceName: "fuzz") {
             guard (try? store.validate()) != nil, let again = try? TrustStore.load(from: try store.encoded()),
                   again == store else { fatalError("an accepted trust store does not round-trip") }
-        } else if (try? Data(contentsOf: file)) != content {
+        } else if (try? AtomicFile.read(file)) != content {
             fatalError("a refused trust.json was overwritten")
         }
-    } else if (try? directory.loadState()) == nil, (try? Data(contentsOf: file)) != content {
+    } else if (try? directory.loadState()) == nil, (try? AtomicFile.read(file)) != content {
         fatalError("a refused state.json was overwritten")
     }
     return 0
@@ -38,6 +38,7 @@ public func fuzzStateJSON(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 
 @_cdecl("LLVMFuzzerInitialize")
 public func initialize(_ argc: UnsafeMutableRawPointer, _ argv: UnsafeMutableRawPointer) -> CInt {
+    _ = root
     Fuzz.writeSeedsIfAsked(try {
         var store = try TrustStore.create(deviceName: "fuzz")
         let peer = try TrustStore.create(deviceName: "peer")
