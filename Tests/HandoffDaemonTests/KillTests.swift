@@ -3,7 +3,7 @@ import HandoffClient
 import Testing
 
 /// `kill -9` of the real `handoff` process at the moment it writes a note (issue 14 §2): `note edit --stdin`
-/// saving, and `continue` restoring. Half the kills land within 10 ms of the note's temporary file appearing (during
+/// saving, and `continue` restoring. Half the kills land within 50 ms of the note's temporary file appearing (during
 /// the write, the fsync or the rename), half at a random moment of the process's life. After every kill the note
 /// holds, byte for byte, one version the user saved or was offered: never a mix, never empty, never gone.
 @Suite(.serialized) struct KillTests {
@@ -88,7 +88,7 @@ import Testing
     // MARK: helpers
 
     enum KillPoint {
-        /// When a file whose name starts with the prefix appears in the directory, plus 0-10 ms (so some kills
+        /// When a file whose name starts with the prefix appears in the directory, plus 0-50 ms (so some kills
         /// land during the write or fsync, some after the rename).
         case atTemporaryFile(String, String)
         /// After this many seconds.
@@ -98,7 +98,7 @@ import Testing
     struct Outcome {
         /// The process was still running when SIGKILL was sent.
         var killed: Bool
-        /// Killed at most 10 ms after its temporary file appeared.
+        /// Killed at most 50 ms after its temporary file appeared.
         var duringWrite: Bool
     }
 
@@ -156,7 +156,7 @@ import Testing
                         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
                         if names.contains(where: { $0.hasPrefix(prefix) }) {
                             duringWrite = true
-                            usleep(UInt32.random(in: 0...10_000))
+                            usleep(UInt32.random(in: 0...50_000))
                             break
                         }
                     }
@@ -170,8 +170,9 @@ import Testing
         }
     }
 
+    /// Up to 30 s: the kill rounds run beside other suites, and a loaded host is slower than the usual 10 s.
     private func waitForAvailability(_ program: HandoffProgram) async throws {
-        _ = try await eventually {
+        _ = try await eventually(within: 30) {
             let prompt = try await program.run(["prompt", "--marker", "*"])
             return prompt.output == "* " ? true : nil
         }
