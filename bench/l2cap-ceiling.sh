@@ -100,7 +100,7 @@ for ((round = 1; round <= runs; round++)); do
         l2test -s -V "$kind" -P "$psm" -i hci1 -b "$b" -N "$n" -g 5000 "$server" >"$client" 2>&1 &
         cli=$!
         pids+=("$cli")
-        if wait_for "$log" "Connect from" 1 60 && tc=$(now) && wait_for "$log" "bytes in" "$n" 120; then
+        if wait_for "$log" "Connected to" 1 60 && tc=$(now) && wait_for "$log" "bytes in" "$n" 120; then
             t1=$(now)
             echo "CEILING size=$size sdu=$b sdus=$n wall_ms=$(ms "$t0" "$t1") connect_ms=$(ms "$t0" "$tc")" \
                 "transfer_ms=$(ms "$tc" "$t1") psm=$psm from=$t0 to=$t1"
