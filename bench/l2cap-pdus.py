@@ -24,6 +24,7 @@ each direction that carried data, it prints one line:
 
 Only what the sender's controller transmitted is counted (the TX side of its index), so the twin RX record of the
 same packet on the other index is not counted twice. --json prints a list of objects with the same fields.
+--btmon-safe writes a copy of FILE without those ATT requests, which `btmon -r` then reads to the end.
 Exit status: 0, or 2 for an unreadable or non-monitor file.
 """
 
@@ -197,6 +198,25 @@ def count(path, start=None, end=None, acl_override=None, psm=None):
     return [f for f in flows if (f.kframes or f.credits) and (psm is None or f.psm == psm)]
 
 
+def btmon_safe(path, out):
+    """Copies a capture without the ATT Read By Type Requests that make btmon 5.66's `-r` segfault."""
+    data = open(path, "rb").read()
+    kept, dropped, offset = [data[:16]], 0, 16
+    while offset + 24 <= len(data):
+        _, included, flags = struct.unpack(">III", data[offset:offset + 12])
+        record = data[offset:offset + 24 + included]
+        body = record[24:]
+        offset += 24 + included
+        # ACL TX/RX, a whole L2CAP PDU on the ATT channel (CID 4) whose opcode is Read By Type Request (0x08).
+        acl = flags & 0xFFFF in (OP_ACL_TX, OP_ACL_RX)
+        if acl and len(body) >= 9 and body[6:8] == b"\x04\x00" and body[8] == 0x08:
+            dropped += 1
+            continue
+        kept.append(record)
+    open(out, "wb").write(b"".join(kept))
+    return dropped
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("file")
@@ -204,8 +224,18 @@ def main():
     parser.add_argument("--to", dest="end", type=float)
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--psm", type=lambda text: int(text, 0), help="only this PSM (EATT is 0x27)")
+    parser.add_argument("--btmon-safe", metavar="OUT",
+                        help="only write a copy without ATT Read By Type Requests, for `btmon -r OUT`")
     parser.add_argument("--acl-len", type=int, help="the LE ACL data packet length, if the capture lacks it")
     args = parser.parse_args()
+    if args.btmon_safe:
+        try:
+            dropped = btmon_safe(args.file, args.btmon_safe)
+        except OSError as error:
+            print(f"l2cap-pdus: {error}", file=sys.stderr)
+            return 2
+        print(f"l2cap-pdus: wrote {args.btmon_safe} without {dropped} ATT Read By Type Request(s)")
+        return 0
     try:
         flows = count(args.file, args.start, args.end, args.acl_len, args.psm)
     except (OSError, ValueError) as error:
