@@ -18,10 +18,11 @@
 #   PDUS size=B <bench/l2cap-pdus.py line for the hci1->hci0 channel: sdus, kframes (min), acl (min), credits>
 # wall_ms runs from starting l2test's client to the listener having received the last SDU: connection included,
 # as the issue's figures are (the LE link is created by the kernel on the first run and may be reused after).
-# connect_ms ends when the listener logs the connection (or its first SDU); transfer_ms = wall_ms - connect_ms. from/to are the marks
+# connect_ms ends when the listener logs the connection ("Connect from", or its first SDU); transfer_ms = wall_ms - connect_ms. from/to are the marks
 # (Unix epoch, the VM clock that btmon stamps records with) given to bench/l2cap-pdus.py --from/--to.
 # Exit status: 0 when every run moved every byte; 1 otherwise (the failing run's l2test logs are printed); 2 for
-# bad usage. For the duration hci0 is made connectable and advertising (btmgmt), and put back afterwards.
+# bad usage. l2test -r takes PSM 0x80 (its LE default for -P 0), so nothing else may listen there on hci0.
+# For the duration hci0 is made connectable and advertising (btmgmt), and put back afterwards.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -100,7 +101,7 @@ for ((round = 1; round <= runs; round++)); do
         l2test -s -V "$kind" -P "$psm" -i hci1 -b "$b" -N "$n" -g 5000 "$server" >"$client" 2>&1 &
         cli=$!
         pids+=("$cli")
-        if wait_for "$log" "Connected to|bytes in" 1 60 && tc=$(now) && wait_for "$log" "bytes in" "$n" 120; then
+        if wait_for "$log" "Connect from|bytes in" 1 60 && tc=$(now) && wait_for "$log" "bytes in" "$n" 120; then
             t1=$(now)
             echo "CEILING size=$size sdu=$b sdus=$n wall_ms=$(ms "$t0" "$t1") connect_ms=$(ms "$t0" "$tc")" \
                 "transfer_ms=$(ms "$tc" "$t1") psm=$psm from=$t0 to=$t1"

@@ -195,7 +195,7 @@ enum L2CAPScenarios {
 
     /// BlueZ's own l2test against our layer, both ways: l2test's client sends 64 SDUs of 4 KiB to our listener
     /// (seq, length, 0x7f filler: checked), and our client sends l2test's format to `l2test -r`, which reports
-    /// no mismatch.
+    /// no mismatch. (`-I 65535`: l2test's default receive MTU is 672; `-b` is its SDU size.)
     static let interop = Scenario(name: "l2test-interop", limit: 120) { rig, report in
         let listener = try L2CAPListener.listen(on: rig.server)
         defer { listener.close() }
@@ -216,6 +216,9 @@ enum L2CAPScenarios {
         try check(end == nil, "expected nil when l2test disconnects")
         _ = try await sender.wait(limit: .seconds(20))
         report.note("l2test -s: " + sender.text.split(separator: "\n").suffix(3).joined(separator: " | "))
+        // l2test -r takes PSM 0x80 when given 0 (its LE default, not the kernel's choice): free ours first.
+        channel.close()
+        listener.close()
 
         let receiver = try Child.spawn(["/usr/bin/l2test", "-r", "-V", "le_public", "-P", "0", "-i", "hci0", "-I",
                                         "65535", "-b", "4096"], output: "/tmp/l2test-recv.log")
