@@ -18,8 +18,9 @@
 #   PDUS size=B <bench/l2cap-pdus.py line for the hci1->hci0 channel: sdus, kframes (min), acl (min), credits>
 # wall_ms runs from starting l2test's client to the listener having received the last SDU: connection included,
 # as the figures are (the LE link is created by the kernel on the first run and may be reused after).
-# connect_ms ends when the listener logs the connection ("Connect from", or its first SDU); transfer_ms = wall_ms - connect_ms. from/to are the marks
-# (Unix epoch, the VM clock that btmon stamps records with) given to bench/l2cap-pdus.py --from/--to.
+# connect_ms ends when the listener logs the connection ("Connect from", or its first SDU); transfer_ms =
+# wall_ms - connect_ms. from/to are the marks (Unix epoch, the VM clock that btmon stamps records with) given to
+# bench/l2cap-pdus.py --from/--to.
 # Exit status: 0 when every run moved every byte; 1 otherwise (the failing run's l2test logs are printed); 2 for
 # bad usage. l2test -r takes PSM 0x80 (its LE default for -P 0), so nothing else may listen there on hci0.
 # For the duration hci0 is made connectable and advertising (btmgmt), and put back afterwards.
