@@ -5,11 +5,13 @@
 #
 #   ceiling  @timeout=180  bench/l2cap-ceiling.sh --sizes 3072,65536,1048576 --runs 2
 #
-#   bench/l2cap-ceiling.sh [--sizes LIST] [--sdu BYTES] [--runs N] [--btsnoop FILE]
+#   bench/l2cap-ceiling.sh [--sizes LIST] [--sdu BYTES] [--runs N] [--psm PSM] [--btsnoop FILE]
 #
 #   --sizes    comma-separated byte counts (default 3072,65536,1048576)
 #   --sdu      SDU size l2test sends (default 4096; a size below it goes as one SDU of that size)
 #   --runs     repetitions per size, alternating sizes (default 1)
+#   --psm      the LE PSM l2test listens on, decimal (default 245: the kernel hands out dynamic PSMs from 128 up,
+#              so a daemon listening in the same boot keeps its own)
 #   --btsnoop  the capture to count PDUs in (default: this scenario's scenarios/NAME.btsnoop, found from
 #              HANDOFF_VM_ARTIFACTS, which scripts/vm/run-scenarios.sh sets; "none" skips the count)
 #
@@ -22,18 +24,18 @@
 # wall_ms - connect_ms. from/to are the marks (Unix epoch, the VM clock that btmon stamps records with) given to
 # bench/l2cap-pdus.py --from/--to.
 # Exit status: 0 when every run moved every byte; 1 otherwise (the failing run's l2test logs are printed); 2 for
-# bad usage. l2test -r takes PSM 0x80 (its LE default for -P 0), so nothing else may listen there on hci0.
-# For the duration hci0 is made connectable and advertising (btmgmt), and put back afterwards.
+# bad usage.# For the duration hci0 is made connectable and advertising (btmgmt), and put back afterwards.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
-sizes=3072,65536,1048576 sdu=4096 runs=1 btsnoop=""
-usage() { sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+sizes=3072,65536,1048576 sdu=4096 runs=1 psm=245 btsnoop=""
+usage() { sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 while (($#)); do
     case "$1" in
         --sizes) sizes=${2:-}; shift 2 || usage ;;
         --sdu) sdu=${2:-}; shift 2 || usage ;;
         --runs) runs=${2:-}; shift 2 || usage ;;
+        --psm) psm=${2:-}; shift 2 || usage ;;
         --btsnoop) btsnoop=${2:-}; shift 2 || usage ;;
         -h | --help) usage ;;
         *) echo "l2cap-ceiling: unknown argument '$1'" >&2; usage ;;
@@ -41,6 +43,8 @@ while (($#)); do
 done
 [[ "$sdu" =~ ^[0-9]+$ ]] && ((sdu >= 23 && sdu <= 65535)) || { echo "l2cap-ceiling: --sdu must be 23..65535" >&2; exit 2; }
 [[ "$runs" =~ ^[0-9]+$ ]] && ((runs > 0)) || { echo "l2cap-ceiling: --runs must be positive" >&2; exit 2; }
+[[ "$psm" =~ ^[0-9]+$ ]] && ((psm >= 128 && psm <= 255)) \
+    || { echo "l2cap-ceiling: --psm must be 128..255" >&2; exit 2; }
 IFS=, read -r -a list <<<"$sizes"
 for s in "${list[@]}"; do [[ "$s" =~ ^[0-9]+$ ]] && ((s > 0)) || { echo "l2cap-ceiling: bad size '$s'" >&2; exit 2; }; done
 if [[ -z "$btsnoop" && -n "${HANDOFF_VM_ARTIFACTS:-}" ]]; then btsnoop=${HANDOFF_VM_ARTIFACTS%.files}.btsnoop; fi
@@ -90,13 +94,12 @@ for ((round = 1; round <= runs; round++)); do
         b=$((size < sdu ? size : sdu))
         n=$(((size + b - 1) / b))
         log=$work/server-$size-$round.log client=$work/client-$size-$round.log
-        l2test -r -V "$kind" -P 0 -i hci0 -I 65535 -b "$b" >"$log" 2>&1 &
+        l2test -r -V "$kind" -P "$psm" -i hci0 -I 65535 -b "$b" >"$log" 2>&1 &
         srv=$!
         pids+=("$srv")
         if ! wait_for "$log" "Waiting for connection on psm" 1 10; then
             echo "l2cap-ceiling: l2test -r did not start:" >&2; cat "$log" >&2; failed=1; continue
         fi
-        psm=$(grep -o 'psm [0-9]*' "$log" | head -n1 | cut -d' ' -f2)
         t0=$(now)
         # -g: linger before disconnecting, so the kernel sends every queued SDU before the channel closes.
         l2test -s -V "$kind" -P "$psm" -i hci1 -b "$b" -N "$n" -g 5000 "$server" >"$client" 2>&1 &

@@ -216,11 +216,11 @@ enum L2CAPScenarios {
         try check(end == nil, "expected nil when l2test disconnects")
         _ = try await sender.wait(limit: .seconds(20))
         report.note("l2test -s: " + sender.text.split(separator: "\n").suffix(3).joined(separator: " | "))
-        // l2test -r takes PSM 0x80 when given 0 (its LE default, not the kernel's choice): free ours first.
+        // Done with our listener (l2test -r, given 0, would take PSM 0x80, its LE default, not the kernel's choice).
         channel.close()
         listener.close()
 
-        let receiver = try Child.spawn(["/usr/bin/l2test", "-r", "-V", "le_public", "-P", "0", "-i", "hci0", "-I",
+        let receiver = try Child.spawn(["/usr/bin/l2test", "-r", "-V", "le_public", "-P", "245", "-i", "hci0", "-I",
                                         "65535", "-b", "4096"], output: "/tmp/l2test-recv.log")
         defer { receiver.stop() }
         var psm: UInt16?
