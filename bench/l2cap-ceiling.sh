@@ -24,12 +24,12 @@
 # wall_ms - connect_ms. from/to are the marks (Unix epoch, the VM clock that btmon stamps records with) given to
 # bench/l2cap-pdus.py --from/--to.
 # Exit status: 0 when every run moved every byte; 1 otherwise (the failing run's l2test logs are printed); 2 for
-# bad usage.# For the duration hci0 is made connectable and advertising (btmgmt), and put back afterwards.
+# bad usage. For the duration hci0 is made connectable and advertising (btmgmt), and put back afterwards.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 sizes=3072,65536,1048576 sdu=4096 runs=1 psm=245 btsnoop=""
-usage() { sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 while (($#)); do
     case "$1" in
         --sizes) sizes=${2:-}; shift 2 || usage ;;
