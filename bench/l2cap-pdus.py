@@ -25,7 +25,7 @@ each direction that carried data, it prints one line:
 Only what the sender's controller transmitted is counted (the TX side of its index), so the twin RX record of the
 same packet on the other index is not counted twice. --json prints a list of objects with the same fields.
 --btmon-safe writes a copy of FILE without those ATT requests, which `btmon -r` then reads to the end.
-Exit status: 0, or 2 for an unreadable or non-monitor file.
+Exit status: 0, or 2 for an unreadable or non-monitor file. Its own check: python3 bench/test_l2cap_pdus.py.
 """
 
 import argparse
