@@ -238,7 +238,13 @@ public final class L2CAPChannel: Sendable {
             guard !state.closed else { return }
             while let next = state.sends.first {
                 switch write(next.sdu) {
-                case .wouldBlock: return
+                case .wouldBlock:
+                    // Writable (the source fired: credits, buffer below half) yet refused with nothing in flight:
+                    // this SDU's K-frames can never fit the send buffer. Fail it rather than retry for ever.
+                    guard Socket.sendBufferIsEmpty(handle.fd) else { return }
+                    finished.append((next.waiter, .failure(L2CAPError(.messageTooLong, message: "\(what): the "
+                        + "kernel's send buffer (\(Socket.sendBufferSize(handle.fd)) bytes) cannot hold the "
+                        + "K-frames of an SDU of \(next.sdu.count) bytes; send smaller SDUs"))))
                 case .sent: finished.append((next.waiter, .success(())))
                 case .failed(let error): finished.append((next.waiter, .failure(error)))
                 }

@@ -41,6 +41,7 @@ enum Socket {
             return -1
         }
         enlargeReceiveBuffer(child)
+        enlargeSendBuffer(child)
         return child
     }
 
@@ -73,6 +74,32 @@ enum Socket {
         guard setsockopt(fd, SOL_BLUETOOTH, BT_RCVMTU, &mtu, socklen_t(MemoryLayout<UInt16>.size)) == 0
         else { throw L2CAPError(errno: errno, "\(what): setsockopt BT_RCVMTU \(receiveMTU)") }
         enlargeReceiveBuffer(fd)
+        enlargeSendBuffer(fd)
+    }
+
+    /// The kernel segments a whole SDU into K-frames before sending any, each charged to the send buffer (about
+    /// 800 bytes of it per K-frame of ~190 bytes): with the default buffer a 64 KiB SDU never fits, and send(2)
+    /// says EAGAIN for ever. Best effort: the kernel caps it at twice wmem_max.
+    static func enlargeSendBuffer(_ fd: Int32) {
+        var buffer: Int32 = 1 << 23
+        _ = setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buffer, socklen_t(MemoryLayout<Int32>.size))
+    }
+
+    /// Whether nothing sent is still charged to the socket's send buffer (TIOCOUTQ, which Bluetooth sockets
+    /// answer with the free space, equals SO_SNDBUF).
+    static func sendBufferIsEmpty(_ fd: Int32) -> Bool {
+        var size: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        var free: Int32 = 0
+        guard getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, &length) == 0, ioctl(fd, UInt(TIOCOUTQ), &free) == 0
+        else { return false }
+        return free >= size
+    }
+
+    static func sendBufferSize(_ fd: Int32) -> Int {
+        var size: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        return getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, &length) == 0 ? Int(size) : 0
     }
 
     /// The kernel drops a whole SDU that does not fit the receive buffer (kernels before 6.10 give credits
