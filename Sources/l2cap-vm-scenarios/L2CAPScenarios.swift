@@ -231,6 +231,7 @@ enum L2CAPScenarios {
         }
         guard let psm else { throw ScenarioFailure("l2test -r printed no PSM: \(receiver.text)") }
         let client = try await L2CAPChannel.connect(from: rig.client, to: rig.server, psm: psm, timeout: .seconds(45))
+        defer { client.close() }
         report.measure("to_l2test_mtus", "send=\(client.sendMTU),receive=\(client.receiveMTU)")
         for index in 0..<64 {
             var sdu = [UInt8](repeating: 0x7F, count: 4096)
@@ -239,13 +240,15 @@ enum L2CAPScenarios {
             sdu[5] = 0x10
             try await client.send(sdu)
         }
+        report.note("64 SDUs handed to the kernel")
         var reported = 0
-        for _ in 0..<200 where reported < 64 {
+        for _ in 0..<300 where reported < 64 {
             try await Task.sleep(for: .milliseconds(100))
             reported = receiver.text.split(separator: "\n").filter { $0.contains("bytes in") }.count
         }
-        client.close()
         let text = receiver.text
+        report.note("l2test -r: \(reported) SDUs reported; last lines: "
+            + text.split(separator: "\n").suffix(3).joined(separator: " | "))
         try check(!text.contains("missmatch") && !text.contains("mismatch"), "l2test -r saw a mismatch: \(text)")
         try check(reported >= 64, "l2test -r reported \(reported) of 64 SDUs: \(text)")
     }

@@ -154,10 +154,19 @@ struct Child {
         posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        // Dispatch's threads block signals, and a spawned child inherits the mask: without this, l2test would
+        // ignore the SIGTERM that stops it.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
         var pid: pid_t = 0
         var arguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
         defer { for argument in arguments { free(argument) } }
-        let spawned = posix_spawn(&pid, argv[0], &actions, nil, &arguments, environ)
+        let spawned = posix_spawn(&pid, argv[0], &actions, &attributes, &arguments, environ)
         guard spawned == 0 else { throw ScenarioFailure("cannot start \(argv[0]): errno \(spawned)") }
         return Child(pid: pid, output: output)
     }
@@ -173,8 +182,9 @@ struct Child {
         throw ScenarioFailure("\(pid) did not exit within \(limit)")
     }
 
+    /// SIGKILL and reap (never blocks: a child that ignored signals would otherwise hang the scenario).
     func stop() {
-        kill(pid, SIGTERM)
+        kill(pid, SIGKILL)
         var status: Int32 = 0
         _ = waitpid(pid, &status, 0)
     }
