@@ -44,7 +44,7 @@ let package = Package(
         // bluezoo on a private bus for tier-1 tests (scripts/bluezoo-bus.sh), shared by the BlueZ and radio tests.
         .target(name: "BlueZTestSupport", dependencies: ["BlueZ", "DBus"]),
         // HandoffKit's Radio over the BlueZ layer.
-        .target(name: "HandoffBlueZ", dependencies: ["HandoffKit", "BlueZ", "DBus"]),
+        .target(name: "HandoffBlueZ", dependencies: ["HandoffKit", "BlueZ", "DBus", "L2CAP"]),
 
         // MARK: HandoffKit
         .target(name: "HandoffKit", dependencies: ["CSodium"]),

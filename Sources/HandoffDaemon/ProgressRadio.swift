@@ -43,6 +43,9 @@ private final class ObservedLink: RadioLink {
     let notifications: AsyncStream<[UInt8]>
     var peer: PeerAddress { base.peer }
     var mtu: Int { base.mtu }
+    var maximumFrameLength: Int { base.maximumFrameLength }
+    var transport: LinkTransport { base.transport }
+    var setup: [LinkSetupPhase] { base.setup }
 
     init(_ base: any RadioLink, observer: @escaping ProgressRadio.Observer) {
         self.base = base

@@ -63,6 +63,9 @@ final class CountingLink: RadioLink {
 
     var peer: PeerAddress { base.peer }
     var mtu: Int { base.mtu }
+    var maximumFrameLength: Int { base.maximumFrameLength }
+    var transport: LinkTransport { base.transport }
+    var setup: [LinkSetupPhase] { base.setup }
 
     func write(_ value: [UInt8]) async throws {
         traffic.wrote()

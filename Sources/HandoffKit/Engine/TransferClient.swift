@@ -57,8 +57,10 @@ struct TransferClient: Sendable {
                     break eventLoop
                 }
             }
-            // The link dropped: reconnect and resume from the last byte received.
+            // The link dropped: close it (the radio opens no new link to a device while an old one is still
+            // closing), reconnect and resume from the last byte received.
             inbox.close()
+            await link.disconnect()
             state.reconnects += 1
             guard state.reconnects <= configuration.maximumReconnects else {
                 throw HandoffError(.connectionUnavailable, "the source device went away mid-transfer and did not "
