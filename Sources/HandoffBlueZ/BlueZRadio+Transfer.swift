@@ -137,12 +137,17 @@ extension BlueZRadio {
 
     /// The PSM the peer serves (little-endian `uint16` in the PSM characteristic), nil when it serves none.
     /// The characteristic follows the data characteristic in the table, so the mirror may add it a moment after
-    /// `establish` saw the other two; it is given half a second.
+    /// `establish` saw the other two. The mirror applies bluetoothd's signals in order, and bluetoothd exports
+    /// every attribute before it sets `ServicesResolved`, so once the mirror shows that flag a missing PSM
+    /// characteristic is really missing; either is waited for up to half a second.
     private func readPSM(of device: Device1) async -> UInt16? {
         let path = device.path
         let wanted = BlueZTransferService.psmUUID.string
         try? await bluez.wait(timeout: .milliseconds(500), "the PSM characteristic of \(path)") { tree in
-            tree.paths(with: BlueZNames.gattCharacteristic1).contains { characteristic in
+            if (try? tree.properties(path, BlueZNames.device1)?["ServicesResolved"]?.get(Bool.self)) == true {
+                return true
+            }
+            return tree.paths(with: BlueZNames.gattCharacteristic1).contains { characteristic in
                 path.isAncestor(of: characteristic)
                     && (try? tree.properties(characteristic, BlueZNames.gattCharacteristic1)?["UUID"]?
                         .get(String.self))?.lowercased() == wanted
