@@ -136,13 +136,22 @@ final class BlueZTransferService: TransferService {
     private static func accept(on listener: L2CAPListener, into writes: AsyncStream<IncomingWrite>.Continuation,
                                channels: ChannelTable, log: @escaping @Sendable (String) -> Void) async {
         var serial = 0
-        while true {
+        var failures = 0
+        while !Task.isCancelled {
             let channel: L2CAPChannel
             do {
                 channel = try await listener.accept()
+                failures = 0
             } catch {
-                if error.kind != .closed, error.kind != .cancelled { log("transfer service: accept failed: \(error)") }
                 if error.kind == .closed || error.kind == .cancelled { return }
+                // A listener that keeps failing must not spin: wait a little, and stop after ten in a row.
+                failures += 1
+                log("transfer service: accept failed (\(failures) in a row): \(error)")
+                guard failures < 10 else {
+                    log("transfer service: no more channels are accepted; centrals fall back to GATT")
+                    return
+                }
+                try? await Task.sleep(for: .milliseconds(100))
                 continue
             }
             serial += 1
