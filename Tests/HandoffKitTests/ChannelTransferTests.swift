@@ -42,8 +42,13 @@ final class ChannelTransferTests: XCTestCase {
         async throws -> (outcome: ContinuationOutcome, stats: InMemoryStatistics, transports: [LinkTransport]) {
         let ether = InMemoryEther()
         await ether.setConditions(conditions)
+        // A long stall interval: a busy test host must not make the client re-ask (which would send frames twice
+        // and hide what these tests count); the loss test sets its own.
         let devices = try await HandoffFixtures.devices(["mac", "pc"], on: ether, declaredTypes: [noteType],
-                                                        configure: configure)
+                                                        configure: { configuration in
+            configuration.stallInterval = .seconds(20)
+            configure(&configuration)
+        })
         let source = devices[0]
         // The receiver runs over a radio that records each link's transport.
         let recorder = RecordingRadio(devices[1].radio)
@@ -144,7 +149,8 @@ final class ChannelTransferTests: XCTestCase {
         var conditions = LinkConditions()
         conditions.channel = .open(maximumSDU: 4 * 1024)
         conditions.channelLossRate = 0.2
-        let (outcome, stats, _) = try await continueNote(bytes: 64 * 1024, conditions: conditions)
+        let (outcome, stats, _) = try await continueNote(bytes: 64 * 1024, conditions: conditions,
+                                                         configure: { $0.stallInterval = .milliseconds(500) })
         XCTAssertEqual(outcome.activity?.userInfo["blob"], .data(blob(64 * 1024)),
                        "failed: \(String(describing: outcome.error))")
         XCTAssertGreaterThan(stats.notificationsLost, 0)
