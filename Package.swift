@@ -73,6 +73,8 @@ let package = Package(
         .executableTarget(name: "handoffd", dependencies: ["HandoffDaemon", "HandoffBlueZ", "BlueZ", "DBus"]),
         .executableTarget(name: "dbus-bench", dependencies: ["DBus"], path: "bench/swift"),
         .executableTarget(name: "bluez-vm-scenarios", dependencies: ["BlueZ", "DBus"]),
+        // The L2CAP layer on the VM's real kernel and bluetoothd (scripts/vm/scenarios.list, Docs/l2cap.md).
+        .executableTarget(name: "l2cap-vm-scenarios", dependencies: ["L2CAP", "BlueZ", "DBus"]),
         // Tier 2 of HandoffBlueZ: two engines on hci0/hci1 over the VM's real bluetoothd (scripts/vm/scenarios.list).
         .executableTarget(
             name: "handoff-radio-scenarios",

@@ -40,6 +40,7 @@ enum Socket {
             errno = code
             return -1
         }
+        enlargeReceiveBuffer(child)
         return child
     }
 
@@ -71,8 +72,13 @@ enum Socket {
         var mtu = UInt16(receiveMTU)
         guard setsockopt(fd, SOL_BLUETOOTH, BT_RCVMTU, &mtu, socklen_t(MemoryLayout<UInt16>.size)) == 0
         else { throw L2CAPError(errno: errno, "\(what): setsockopt BT_RCVMTU \(receiveMTU)") }
-        // The kernel drops a whole SDU that does not fit the receive buffer (kernels before 6.10 give credits
-        // regardless); a larger buffer gives the eager drain more slack. Best effort: capped by rmem_max.
+        enlargeReceiveBuffer(fd)
+    }
+
+    /// The kernel drops a whole SDU that does not fit the receive buffer (kernels before 6.10 give credits
+    /// regardless); a larger buffer gives the eager drain more slack. Best effort: the kernel caps it at rmem_max.
+    /// An accepted socket does not inherit the listener's, so it is set on each.
+    static func enlargeReceiveBuffer(_ fd: Int32) {
         var buffer: Int32 = 1 << 22
         _ = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buffer, socklen_t(MemoryLayout<Int32>.size))
     }
