@@ -5,9 +5,11 @@
 #   ceiling  BlueZ's own l2test moving the same number of bytes hci1 <- hci0, kernel to kernel
 #            (bench/l2cap-ceiling.sh of the L2CAP layer),
 # for 3 KB, 64 KiB and 1 MiB; then 10 back-to-back continues of a 3 KB note on each path (their p50, and the phase
-# breakdown of a small continue). For each run: wall time, ACL PDUs the source's controller sent (btmon, from the
-# scenario's capture) against the minimum for that link (every PDU full), and DATA frames fetched again. Prints
-# the ratios and writes everything to bench/results/ble-transport-<timestamp>.txt.
+# breakdown of a small continue). For each run: wall time, the K-frames and ACL packets the source's controller
+# sent on LE credit-based channels (bench/l2cap-pdus.py over the scenario's capture: our channel on the L2CAP path,
+# bluetoothd's EATT channels, PSM 0x27, on the GATT path) against the minimum for the channel's MPS and the LE ACL
+# length, and DATA frames fetched again. Prints the ratios and writes everything to
+# bench/results/ble-transport-<timestamp>.txt.
 #
 # Knobs (environment): BENCH_BLE_ROUNDS (rounds of the 3 KB and 64 KiB triples, default 2), BENCH_BLE_1M (1: one
 # 1 MiB triple, default 1), BENCH_BLE_P50 (1: the back-to-back p50 pair, default 1). TCG on a shared host: read the
@@ -31,7 +33,7 @@ ceiling=""
 triple() {    # size-label bytes gatt-scenario l2cap-scenario round timeout
     echo "gatt-$1-$5 @timeout=$6 $build HANDOFF_TRANSPORT=gatt $bin $3"
     echo "l2cap-$1-$5 @timeout=$6 $build HANDOFF_TRANSPORT=l2cap $bin $4"
-    if [[ -n $ceiling ]]; then echo "ceiling-$1-$5 @timeout=120 $ceiling --bytes $2"; fi
+    if [[ -n $ceiling ]]; then echo "ceiling-$1-$5 @timeout=180 $ceiling --sizes $2"; fi
 }
 {
     for ((i = 1; i <= rounds; i++)); do
@@ -54,26 +56,35 @@ run=$(sed -n 's/^vm-test: logs kept in //p' "$list.out" | tail -n 1)
 [[ -n $run && -d $run/scenarios ]] || { echo "ble-transport: no run folder" >&2; exit 1; }
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 
-python3 - "$run/scenarios" "$results/ble-transport-$stamp.txt" "$root/bench/ble-pdus.py" "$load" "$load_after" \
+python3 - "$run/scenarios" "$results/ble-transport-$stamp.txt" "$root/bench/l2cap-pdus.py" "$load" "$load_after" \
     "${ceiling:-none}" <<'PY'
-import math, os, re, statistics, subprocess, sys
+import json, math, os, re, statistics, subprocess, sys
 folder, out, pdus, load, load_after, ceiling = sys.argv[1:7]
 cont = re.compile(r"(\d+) B continued in ([\d.]+) s .*?(\d+) connection\(s\), (\d+) write\(s\), (\d+) notification\(s\)"
                   r".*?refetched (\d+) frame\(s\), over (.*?); phases: (.*)$", re.M)
-ceil = re.compile(r"ceiling: (\d+) B in ([\d.]+) s(.*)$", re.M)
+ceil = re.compile(r"CEILING size=(\d+) .*?wall_ms=(\d+)(.*)$", re.M)
 b2b = re.compile(r"(\d+)/(\d+) back-to-back continues .*? p50 ([\d.]+) s, min ([\d.]+) s, max ([\d.]+) s.*?"
                  r"last phases: (.*)$", re.M)
 
-def count_pdus(name):
+def count_pdus(name, kind):
+    """K-frames and ACL packets hci0 -> hci1 (source to target) on LE CoC channels: ours (any PSM but EATT's 0x27)
+    on the L2CAP path and for l2test (hci1 -> hci0 there), EATT's on the GATT path."""
     capture = os.path.join(folder, name + ".btsnoop")
     if not os.path.exists(capture):
         return None
     try:
-        line = subprocess.run([sys.executable, pdus, capture], capture_output=True, text=True, timeout=600).stdout
-    except subprocess.TimeoutExpired:
+        text = subprocess.run([sys.executable, pdus, capture, "--json"], capture_output=True, text=True,
+                              timeout=600).stdout
+        flows = json.loads(text or "[]")
+    except (subprocess.TimeoutExpired, ValueError):
         return None
-    values = dict(item.split("=") for item in line.split() if "=" in item)
-    return {key: int(value) for key, value in values.items()}
+    direction = "hci1->hci0" if kind == "ceiling" else "hci0->hci1"
+    chosen = [f for f in flows if f["channel"] == direction and (f["psm"] == 39) == (kind == "gatt")]
+    if not chosen:
+        return None
+    total = {key: sum(f[key] for f in chosen) for key in ("kframes", "min_kframes", "acl", "min_acl", "bytes")}
+    total["mps"] = max(f["mps"] for f in chosen)
+    return total
 
 rows, times, p50s, phases = [], {}, {}, {}
 for name in sorted(os.listdir(folder), key=lambda n: (n.split("-")[1:2], n)):
@@ -97,16 +108,17 @@ for name in sorted(os.listdir(folder), key=lambda n: (n.split("-")[1:2], n)):
     if not found:
         rows.append(f"{label:16} FAILED (see {os.path.join(folder, name)})")
         continue
-    bytes_, seconds = int(found.group(1)), float(found.group(2))
+    bytes_ = int(found.group(1))
+    seconds = int(found.group(2)) / 1000 if kind == "ceiling" else float(found.group(2))
     times.setdefault((size, kind), []).append(seconds)
-    counted = count_pdus(label)
-    pdu = ""
-    if counted and counted.get("max_dlen"):
-        minimum = math.ceil(counted["acl_bytes"] / counted["max_dlen"])
-        pdu = (f"ACL PDUs {counted['acl_pdus']:>6} (minimum {minimum} at dlen {counted['max_dlen']}, "
-               f"{counted['acl_pdus'] / max(minimum, 1):.2f}x)")
+    counted = count_pdus(label, kind)
+    pdu = "PDUs not counted"
+    if counted:
+        pdu = (f"K-frames {counted['kframes']} (min {counted['min_kframes']} at MPS {counted['mps']}, "
+               f"x{counted['kframes'] / max(counted['min_kframes'], 1):.2f}), ACL {counted['acl']} "
+               f"(min {counted['min_acl']})")
     if kind == "ceiling":
-        rows.append(f"{label:16} {seconds:8.3f} s  {bytes_ / seconds / 1024:8.1f} KiB/s  {pdu}{found.group(3)}")
+        rows.append(f"{label:16} {seconds:8.3f} s  {bytes_ / seconds / 1024:8.1f} KiB/s  {pdu}")
     else:
         if kind == "l2cap":
             phases.setdefault("l2cap-" + size, found.group(8))
