@@ -172,6 +172,7 @@ extension BlueZRadio {
         }
         do {
             return .success(try await L2CAPChannel.connect(from: local, to: remote, psm: psm,
+                                                           receiveMTU: min(max(options.channelMTU, 23), 65535),
                                                            timeout: options.channelConnectTimeout))
         } catch {
             return .failure(error)
