@@ -44,6 +44,11 @@ public struct BlueZRadioOptions: Sendable {
     /// holds, so it would wait for room forever (measured in the VM: the 64 KiB continue stalled with 4610).
     /// 8 KiB SDUs are two sealed 4 KiB records per DATA frame and as fast as l2test's 4 KiB ones.
     public var channelMTU = 8192
+    /// How long the LE connection of a closed channel stays up for the next link before it is disconnected.
+    /// Default 10 s: a second continue right after the first opens its channel at once instead of waiting for
+    /// a disconnection and connecting afresh. Zero disconnects at once. A link never reuses a connection whose
+    /// disconnection has begun.
+    public var channelLinger: Duration = .seconds(10)
     /// How long opening a channel may take before it counts as failed (and `.auto` falls back). Default 10 s.
     public var channelConnectTimeout: Duration = .seconds(10)
     /// Testing only: publish this PSM instead of the listener's, so that a peer finds nothing listening on it
