@@ -18,7 +18,7 @@ help:
 	@echo "make test-fuzz every libFuzzer target for a few seconds (ASan, LeakSanitizer), part of make test"
 	@echo "make fuzz      every libFuzzer target for 10M runs (FUZZ_RUNS, FUZZ_SECONDS, FUZZ_JOBS; Fuzz/README.md)"
 	@echo "make bench     benchmarks; results land in bench/results/"
-	@echo "make bench-ble BLE continue in the VM, fetch window vs the old whole-stream fetch (about 10 min)"
+	@echo "make bench-ble BLE continue in the VM: GATT vs L2CAP vs the l2test ceiling, 3 KB to 1 MiB (about 15 min)"
 	@echo "make build     swift build"
 	@echo "make install   handoffd, handoff, the D-Bus policy, the systemd unit (PREFIX=/usr/local, DESTDIR)"
 
@@ -64,7 +64,7 @@ bench:
 
 bench-ble:
 	@scripts/deps.sh test
-	bench/ble-window.sh
+	bench/ble-transport.sh
 
 demo:
 	@scripts/deps.sh test

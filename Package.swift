@@ -52,7 +52,7 @@ let package = Package(
         // LE credit-based L2CAP channels over the kernel's Bluetooth sockets (Docs/l2cap.md).
         .target(name: "L2CAP", dependencies: ["CBluetooth"]),
         // HandoffKit's Radio over the BlueZ layer.
-        .target(name: "HandoffBlueZ", dependencies: ["HandoffKit", "BlueZ", "DBus"]),
+        .target(name: "HandoffBlueZ", dependencies: ["HandoffKit", "BlueZ", "DBus", "L2CAP"]),
 
         // MARK: HandoffKit
         .target(name: "HandoffKit", dependencies: ["CSodium"]),
