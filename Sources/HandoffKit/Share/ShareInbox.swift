@@ -158,8 +158,9 @@ public final class ShareInbox: Sendable {
             ShareFiles.remove(folder)   // another sender's or another header's leftovers never mix in
             let size = Int(header.payloadLength)
             guard size <= limits.maximumItemSize else {
-                throw HandoffError(.itemTooLarge, "the item is \(ByteFormat.string(size)); this inbox takes items of "
-                                       + "at most \(ByteFormat.string(limits.maximumItemSize))")
+                throw HandoffError(.itemTooLarge, "the item is \(ByteFormat.string(size)) (\(size) bytes); this inbox "
+                                       + "takes items of at most \(ByteFormat.string(limits.maximumItemSize)) "
+                                       + "(\(limits.maximumItemSize) bytes)")
             }
             let used = usedBytes()
             guard used + size <= limits.quota else {
@@ -346,15 +347,12 @@ public final class ShareInbox: Sendable {
     }
 
     private static var decoder: JSONDecoder {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        return decoder
+        JSONDecoder()
     }
 
     private func encode(_ value: some Encodable) throws(HandoffError) -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        encoder.dateEncodingStrategy = .iso8601
         do { return Array(try encoder.encode(value)) } catch {
             throw HandoffError(.handoffFailed, "cannot encode inbox metadata: \(error)")
         }
