@@ -75,6 +75,10 @@ public final class ShareInbox: Sendable {
         let target = try entry(claimedFolder, id)
         guard try ShareFiles.moveIfAbsent(source, to: target) else {
             if let claim = claim(of: id) { throw InboxError.busy(id: id, claim: claim) }
+            if ShareFiles.size(of: target) != nil {
+                // Claimed, but the claim was never recorded: its taker never learned it had the item.
+                throw InboxError.busy(id: id, claim: InboxClaim(claimant: "", destination: "", claimedAt: .distantPast))
+            }
             throw InboxError.notFound(id)
         }
         ShareFiles.syncDirectory(claimedFolder)

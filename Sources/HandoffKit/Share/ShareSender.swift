@@ -90,6 +90,10 @@ struct ShareSender: Sendable {
             // The link dropped: reconnect and announce again; the receiver's ACCEPT says where to resume.
             writer?.cancel()
             inbox.close()
+            if Task.isCancelled {
+                await link.disconnect()
+                throw HandoffError(.handoffFailed, "the push to \(receiver.name) was cancelled")
+            }
             reconnects += 1
             guard reconnects <= configuration.maximumReconnects else {
                 throw HandoffError(.connectionUnavailable, "\(receiver.name) went away mid-transfer and did not come "
