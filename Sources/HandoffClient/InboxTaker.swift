@@ -64,7 +64,7 @@ public struct InboxTaker: Sendable {
         defer { try? grant.data.close() }
 
         // An earlier take of this item was interrupted: find out how far it got.
-        if !grant.previousDestination.isEmpty {
+        if !grant.previousDestination.isEmpty, grant.previousDestination != "/dev/stdout" {
             let previous = URL(fileURLWithPath: grant.previousDestination, isDirectory: true).standardizedFileURL
             let links = previous == directory ? existedBefore : Self.linkCount(Self.partFile(id, in: previous))
             if links == nil || (links ?? 0) >= 2 {
