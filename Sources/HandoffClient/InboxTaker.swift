@@ -48,7 +48,7 @@ public struct InboxTaker: Sendable {
 
     /// Takes item `id` into `directory` (which must exist).
     public func take(_ id: String, into directory: URL) async throws -> Outcome {
-        let directory = directory.standardizedFileURL
+        let directory = URL(fileURLWithPath: directory.standardizedFileURL.path, isDirectory: true)
         let part = Self.partFile(id, in: directory)
         let existedBefore = Self.linkCount(part)
         let lock = try Self.lockedPart(part)
@@ -66,7 +66,8 @@ public struct InboxTaker: Sendable {
         // An earlier take of this item was interrupted: find out how far it got.
         if !grant.previousDestination.isEmpty, grant.previousDestination != "/dev/stdout" {
             let previous = URL(fileURLWithPath: grant.previousDestination, isDirectory: true).standardizedFileURL
-            let links = previous == directory ? existedBefore : Self.linkCount(Self.partFile(id, in: previous))
+            let here = previous.path == directory.path
+            let links = here ? existedBefore : Self.linkCount(Self.partFile(id, in: previous))
             if links == nil || (links ?? 0) >= 2 {
                 // Delivered: the part file is gone, or still linked beside the item's name. Tidy up and finish.
                 unlink(Self.partFile(id, in: previous).path)
@@ -74,7 +75,7 @@ public struct InboxTaker: Sendable {
                 try await service.finishInboxItem(id)
                 return .alreadyDelivered(nil)
             }
-            if previous != directory { unlink(Self.partFile(id, in: previous).path) }   // an unfinished copy
+            if !here { unlink(Self.partFile(id, in: previous).path) }   // an unfinished copy elsewhere
         }
         do {
             try Self.copy(grant.data, to: lock)

@@ -58,6 +58,7 @@ extension DBusHandoffService: SharingService {
     /// Items arriving in the inbox, until the stream is cancelled (for `handoff watch`).
     public func inboxArrivals() async throws -> AsyncStream<InboxEntry> {
         let messages = try await signals(HandoffBusAPI.Signal.itemArrived)
+        _ = try await call(HandoffBusAPI.Method.watchActivities)   // the daemon signals watchers only
         let (stream, continuation) = AsyncStream<InboxEntry>.makeStream()
         let task = Task {
             for await message in messages {

@@ -160,6 +160,8 @@ public actor HandoffEngine {
         if let current {
             currentTag = keys.typeTag(for: current.activityType)
             try? await advertiseCurrent()
+        } else {
+            await refreshPresence()   // a presence beacon under the old key would be unreadable to the new peers
         }
     }
 
