@@ -16,7 +16,7 @@ help:
 	@echo "make test-vm   the real-BlueZ tier only: bluetoothd and two virtual controllers in qemu"
 	@echo "make test-tsan the D-Bus, BlueZ, radio, HandoffKit and daemon suites under ThreadSanitizer"
 	@echo "make bench     benchmarks; results land in bench/results/"
-	@echo "make bench-ble BLE continue in the VM, fetch window vs the old whole-stream fetch (about 10 min)"
+	@echo "make bench-ble BLE continue in the VM: GATT vs L2CAP vs the l2test ceiling, 3 KB to 1 MiB (about 15 min)"
 	@echo "make build     swift build"
 	@echo "make install   handoffd, handoff, the D-Bus policy, the systemd unit (PREFIX=/usr/local, DESTDIR)"
 
@@ -53,7 +53,7 @@ bench:
 
 bench-ble:
 	@scripts/deps.sh test
-	bench/ble-window.sh
+	bench/ble-transport.sh
 
 demo:
 	@scripts/deps.sh test

@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "HandoffDBusClient", targets: ["HandoffDBusClient"]),
         .executable(name: "handoffd", targets: ["handoffd"]),
         .library(name: "HandoffBlueZ", targets: ["HandoffBlueZ"]),
+        .library(name: "L2CAP", targets: ["L2CAP"]),
     ],
     targets: [
         // MARK: C shims
@@ -34,6 +35,11 @@ let package = Package(
             pkgConfig: "libsodium",
             providers: [.apt(["libsodium-dev"])]
         ),
+        .systemLibrary(
+            name: "CBluetooth",
+            pkgConfig: "bluez",
+            providers: [.apt(["libbluetooth-dev"])]
+        ),
 
         // MARK: D-Bus layer
         .target(name: "DBus", dependencies: ["CDBus"]),
@@ -43,8 +49,10 @@ let package = Package(
         .target(name: "BlueZ", dependencies: ["DBus"]),
         // bluezoo on a private bus for tier-1 tests (scripts/bluezoo-bus.sh), shared by the BlueZ and radio tests.
         .target(name: "BlueZTestSupport", dependencies: ["BlueZ", "DBus"]),
+        // LE credit-based L2CAP channels over the kernel's Bluetooth sockets (Docs/l2cap.md).
+        .target(name: "L2CAP", dependencies: ["CBluetooth"]),
         // HandoffKit's Radio over the BlueZ layer.
-        .target(name: "HandoffBlueZ", dependencies: ["HandoffKit", "BlueZ", "DBus"]),
+        .target(name: "HandoffBlueZ", dependencies: ["HandoffKit", "BlueZ", "DBus", "L2CAP"]),
 
         // MARK: HandoffKit
         .target(name: "HandoffKit", dependencies: ["CSodium"]),
@@ -65,6 +73,8 @@ let package = Package(
         .executableTarget(name: "handoffd", dependencies: ["HandoffDaemon", "HandoffBlueZ", "BlueZ", "DBus"]),
         .executableTarget(name: "dbus-bench", dependencies: ["DBus"], path: "bench/swift"),
         .executableTarget(name: "bluez-vm-scenarios", dependencies: ["BlueZ", "DBus"]),
+        // The L2CAP layer on the VM's real kernel and bluetoothd (scripts/vm/scenarios.list, Docs/l2cap.md).
+        .executableTarget(name: "l2cap-vm-scenarios", dependencies: ["L2CAP", "BlueZ", "DBus"]),
         // Tier 2 of HandoffBlueZ: two engines on hci0/hci1 over the VM's real bluetoothd (scripts/vm/scenarios.list).
         .executableTarget(
             name: "handoff-radio-scenarios",
@@ -76,6 +86,7 @@ let package = Package(
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "BlueZTestSupport", "DBus", "DBusTestSupport"]),
         .testTarget(name: "HandoffBlueZTests",
                     dependencies: ["HandoffBlueZ", "HandoffKit", "HandoffTesting", "BlueZ", "BlueZTestSupport"]),
+        .testTarget(name: "L2CAPTests", dependencies: ["L2CAP"]),
         .testTarget(name: "HandoffKitTests", dependencies: ["HandoffKit", "HandoffTesting"]),
         .testTarget(name: "HandoffCommandLineTests", dependencies: ["HandoffCommandLine"]),
         .testTarget(name: "HandoffNotesTests", dependencies: ["HandoffNotes"]),

@@ -204,6 +204,13 @@ if [[ $(cat "$work/desktop/continued.txt") == "$(printf '%s' "$note")" ]]; then
 else
     echo "demo-flow: the continued note differs from the laptop's" >&2; exit 1
 fi
+# The path the bytes took, as the desktop's daemon logged it: the L2CAP channel in the VM unless
+# HANDOFF_TRANSPORT=gatt (bluezoo, --discoverable, has no kernel sockets: GATT there, saying why).
+path=$(grep -o "continued .* s over .*" "$logs/desktop-handoffd.log" | tail -n 1 | sed 's/.* s over //; s/)$//')
+echo "(it came over ${path:-an unknown path})"
+if [[ ${HANDOFF_TRANSPORT:-auto} != gatt && " ${extra[*]:-} " != *" --discoverable "* && $path != l2cap* ]]; then
+    echo "demo-flow: the note did not come over the L2CAP channel (${path:-no log line})" >&2; exit 1
+fi
 
 if ((isolation)); then
     say "a second Unix user (nobody) under the shipped policy"

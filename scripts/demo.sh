@@ -2,7 +2,8 @@
 # `make demo`: two machines in a VM with the real bluetoothd and two virtual controllers. handoffd on hci0
 # ("laptop") and on hci1 ("desktop"), each with its own API bus; they pair (both confirm the code, shown), the
 # laptop saves a note with `handoff note edit --stdin`, the desktop's `handoff watch` prints its line, and
-# `handoff continue --print` on the desktop prints the restored note; then the time of each step.
+# `handoff continue --print` on the desktop prints the restored note and the path it took (the L2CAP channel);
+# then the time of each step.
 #
 #   scripts/demo.sh [--bluezoo] [--keep-logs]
 #

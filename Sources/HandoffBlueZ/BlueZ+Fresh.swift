@@ -18,4 +18,15 @@ extension BlueZ {
         guard let first = reply?.first, case .variant(let variant) = first else { return nil }
         return try? variant.get(Bool.self)
     }
+
+    /// A string property of `interface` on `path` as bluetoothd says now (e.g. `Adapter1.AddressType`, which the
+    /// mirror's typed properties do not carry); nil when it is absent.
+    func stringNow(_ path: ObjectPath, _ interface: String, _ name: String) async -> String? {
+        let reply = try? await connection.call(
+            destination: BusName(stringLiteral: BlueZNames.service), path: path,
+            interface: InterfaceName(stringLiteral: BlueZNames.properties), member: "Get",
+            arguments: [.string(interface), .string(name)], timeout: .seconds(5))
+        guard let first = reply?.first, case .variant(let variant) = first else { return nil }
+        return try? variant.get(String.self)
+    }
 }

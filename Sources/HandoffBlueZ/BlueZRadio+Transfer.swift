@@ -1,6 +1,7 @@
 import BlueZ
 import DBus
 import HandoffKit
+import L2CAP
 
 extension BlueZRadio {
     /// Registers the transfer service (a GATT application under `/org/handoff/…`) on the adapter.
@@ -12,7 +13,7 @@ extension BlueZRadio {
             let name = adapterName
             let log = options.log
             return try await BlueZTransferService.open(
-                on: adapter, bluez: bluez, fallbackMTU: options.fallbackMTU,
+                on: adapter, bluez: bluez, options: options,
                 log: { text in log?("radio \(name): \(text)") },
                 onClose: { [weak self] in await self?.serviceClosed() })
         } catch {
@@ -25,10 +26,16 @@ extension BlueZRadio {
         serviceOpen = false
     }
 
-    /// Connects to `peer` (a device path from a `ScanEvent`, or a Bluetooth address seen by this adapter), waits
-    /// for its services, subscribes to the data characteristic and returns the link.
+    /// Connects to `peer` (a device path from a `ScanEvent`, or a Bluetooth address seen by this adapter) and
+    /// returns the link: an L2CAP channel to the PSM the peer publishes, unless `options.transport` is `.gatt`,
+    /// else the GATT characteristics, subscribed. The link's `transport` says which, and why it fell back.
     /// - Throws: `RadioError` `.unreachable` when the device is unknown, cannot be connected or serves no transfer
-    ///   service; `.disconnected` when it drops while subscribing.
+    ///   service (or, with `.l2cap`, no channel); `.disconnected` when it drops while subscribing.
+    ///
+    /// A link to the same device that is still open or closing is waited for, never reused (`DeviceLeases`).
+    /// A PSM read once is remembered for the device: the next link opens the channel at once, and the kernel
+    /// makes the LE connection itself, with no GATT connection, discovery or subscription to wait for; a refused
+    /// or failed channel forgets it and reads it again over GATT.
     ///
     /// When the subscription fails because bluetoothd's cached attribute table of the peer is stale (see
     /// `StaleAttributeCache`), the device is disconnected and removed, which drops the cache, and the connection
@@ -39,22 +46,147 @@ extension BlueZRadio {
         let name = adapterName
         let log = options.log
         let say: @Sendable (String) -> Void = { text in log?("radio \(name): \(text)") }
+        let waiting = ContinuousClock.now
+        if leases.isHeld(path) { say("\(peer): waiting for the previous link to it to close") }
+        await leases.acquire(path)
+        let lease = DeviceLease(path: path, leases: leases)
+        var setup: [LinkSetupPhase] = []
+        let waited = ContinuousClock.now - waiting
+        if waited > .milliseconds(5) { setup.append(LinkSetupPhase("previous-link", waited)) }
         do {
-            return try await BlueZRadioLink.open(to: peer, device: device, adapter: adapter, bluez: bluez, options: options,
-                                                 log: say)
+            return try await openLink(to: peer, device: device, lease: lease, setup: setup, say: say)
+        } catch {
+            lease.release()
+            throw error
+        }
+    }
+
+    private func openLink(to peer: PeerAddress, device: Device1, lease: DeviceLease, setup: [LinkSetupPhase],
+                          say: @escaping @Sendable (String) -> Void) async throws -> any RadioLink {
+        var setup = setup
+        let wantChannel = options.transport != .gatt
+        if wantChannel, let psm = knownPSMs[device.path] {
+            let started = ContinuousClock.now
+            switch await openChannel(to: device, psm: psm) {
+            case .success(let channel):
+                say("\(peer): channel opened on the known PSM 0x\(String(psm, radix: 16)), no GATT needed")
+                return BlueZChannelLink(peer: peer, channel: channel, device: device, lease: lease,
+                                        setup: setup + [LinkSetupPhase("channel", ContinuousClock.now - started)],
+                                        log: say)
+            case .failure(let error):
+                knownPSMs[device.path] = nil
+                say("\(peer): the channel to the known PSM 0x\(String(psm, radix: 16)) failed (\(error)); "
+                    + "reading the PSM again over GATT")
+            }
+        }
+        let changes = try await BlueZRadioLink.watch(device, peer: peer, bluez: bluez)
+        setup += try await BlueZRadioLink.establish(peer, device: device, adapter: adapter, bluez: bluez,
+                                                    options: options, log: say)
+        var transport = LinkTransport.gatt
+        if wantChannel {
+            let started = ContinuousClock.now
+            let psm = await readPSM(of: device)
+            setup.append(LinkSetupPhase("psm", ContinuousClock.now - started))
+            if let psm {
+                let opening = ContinuousClock.now
+                switch await openChannel(to: device, psm: psm) {
+                case .success(let channel):
+                    knownPSMs[device.path] = psm
+                    return BlueZChannelLink(peer: peer, channel: channel, device: device, lease: lease,
+                                            setup: setup + [LinkSetupPhase("channel", ContinuousClock.now - opening)],
+                                            log: say)
+                case .failure(let error):
+                    let reason: LinkTransport.Fallback = switch error.kind {
+                    case .refused: .refused
+                    case .unsupported: .unsupported
+                    default: .failed
+                    }
+                    transport = LinkTransport(fallback: reason, detail: "PSM 0x\(String(psm, radix: 16)): \(error)")
+                }
+            } else {
+                transport = LinkTransport(fallback: .notPublished, detail: "\(peer) publishes no PSM characteristic")
+            }
+            guard options.transport == .auto else {
+                throw RadioError(.unreachable, "\(peer): no L2CAP channel (\(transport.detail)) and "
+                                     + "HANDOFF_TRANSPORT=l2cap allows no GATT fallback")
+            }
+            say("\(peer): falling back to GATT (\(transport.fallback?.rawValue ?? "?"): \(transport.detail))")
+        }
+        do {
+            return try await BlueZRadioLink.subscribe(to: peer, device: device, bluez: bluez, options: options,
+                                                      changes: changes, lease: lease, transport: transport,
+                                                      setup: setup, log: say)
         } catch let stale as StaleAttributeCache {
             say("\(peer): the cached attribute table looks stale (\(stale.underlying)); forgetting the device and "
                 + "connecting afresh")
             try? await device.disconnect(timeout: .seconds(5))
             try? await adapter.removeDevice(device)
         }
+        let again = try await BlueZRadioLink.watch(device, peer: peer, bluez: bluez)
+        setup += try await BlueZRadioLink.establish(peer, device: device, adapter: adapter, bluez: bluez,
+                                                    options: options, log: say)
         do {
-            return try await BlueZRadioLink.open(to: peer, device: device, adapter: adapter, bluez: bluez, options: options,
-                                                 log: say)
+            return try await BlueZRadioLink.subscribe(to: peer, device: device, bluez: bluez, options: options,
+                                                      changes: again, lease: lease, transport: transport,
+                                                      setup: setup, log: say)
         } catch let stale as StaleAttributeCache {
             throw RadioError(stale.underlying, while: "cannot subscribe to \(peer)'s data characteristic, even after "
                                  + "discovering its services afresh", fallback: .disconnected)
         }
+    }
+
+    /// The PSM the peer serves (little-endian `uint16` in the PSM characteristic), nil when it serves none.
+    /// The characteristic follows the data characteristic in the table, so the mirror may add it a moment after
+    /// `establish` saw the other two. The mirror applies bluetoothd's signals in order, and bluetoothd exports
+    /// every attribute before it sets `ServicesResolved`, so once the mirror shows that flag a missing PSM
+    /// characteristic is really missing; either is waited for up to half a second.
+    private func readPSM(of device: Device1) async -> UInt16? {
+        let path = device.path
+        let wanted = BlueZTransferService.psmUUID.string
+        try? await bluez.wait(timeout: .milliseconds(500), "the PSM characteristic of \(path)") { tree in
+            if (try? tree.properties(path, BlueZNames.device1)?["ServicesResolved"]?.get(Bool.self)) == true {
+                return true
+            }
+            return tree.paths(with: BlueZNames.gattCharacteristic1).contains { characteristic in
+                path.isAncestor(of: characteristic)
+                    && (try? tree.properties(characteristic, BlueZNames.gattCharacteristic1)?["UUID"]?
+                        .get(String.self))?.lowercased() == wanted
+            }
+        }
+        guard let characteristic = try? await device.characteristic(BlueZTransferService.psmUUID,
+                                                                    service: BlueZTransferService.serviceUUID),
+              let value = try? await characteristic.read(), value.count == 2 else { return nil }
+        let psm = UInt16(value[value.startIndex]) | UInt16(value[value.startIndex + 1]) << 8
+        return psm == 0 ? nil : psm
+    }
+
+    /// Opens a channel from this adapter to `device` on `psm`, with the device's address type.
+    private func openChannel(to device: Device1, psm: UInt16) async -> Result<L2CAPChannel, L2CAPError> {
+        guard let local = await localChannelAddress() else {
+            return .failure(L2CAPError(.failed, message: "the address of \(adapterName) is unknown"))
+        }
+        guard let properties = try? await device.properties(),
+              let remote = L2CAPAddress(properties.address.string, addressType: properties.addressType ?? "public")
+        else {
+            return .failure(L2CAPError(.failed, message: "the address of \(device.path) is unknown"))
+        }
+        do {
+            return .success(try await L2CAPChannel.connect(from: local, to: remote, psm: psm,
+                                                           timeout: options.channelConnectTimeout))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// This adapter's address and address type, as a channel's source.
+    private func localChannelAddress() async -> L2CAPAddress? {
+        if let localAddress { return localAddress }
+        guard let address = await bluez.adapters().first(where: { $0.path == adapter.path })?.address?.string else {
+            return nil
+        }
+        let type = await bluez.stringNow(adapter.path, BlueZNames.adapter1, "AddressType") ?? "public"
+        localAddress = L2CAPAddress(address, addressType: type)
+        return localAddress
     }
 
     /// The Device1 path for a peer: its own text when it is a path under this adapter, or the path BlueZ gives

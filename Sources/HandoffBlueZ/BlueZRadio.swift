@@ -2,6 +2,7 @@ import BlueZ
 import DBus
 import Foundation
 import HandoffKit
+import L2CAP
 
 /// HandoffKit's `Radio` over BlueZ, on one adapter chosen by name.
 ///
@@ -40,6 +41,12 @@ public actor BlueZRadio: Radio {
     var discoveryRefresher: Task<Void, Never>?
     var adapterWatch: Task<Void, Never>?
     var restartingDiscovery = false
+    /// One link per device at a time (see `DeviceLeases`).
+    nonisolated let leases = DeviceLeases()
+    /// PSMs read from peers' PSM characteristics, by device path (forgotten when a channel to one fails).
+    var knownPSMs: [ObjectPath: UInt16] = [:]
+    /// This adapter's address as a channel's source, once known.
+    var localAddress: L2CAPAddress?
 
     /// A radio on the adapter called `adapter` (`hci0`) of an existing BlueZ connection. Waits for the adapter
     /// (bluetoothd may still be adding it) and, when `options.powerOn`, switches it on; an adapter that stays off

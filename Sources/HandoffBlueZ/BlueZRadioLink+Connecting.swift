@@ -8,9 +8,13 @@ extension BlueZRadioLink {
     /// `ServicesResolved` and the mirror holds both transfer characteristics.
     ///
     /// bluetoothd is asked directly first: after a drop, the mirror can still show the old `Connected` and
-    /// `ServicesResolved`, and trusting it would make a link that closes at once.
+    /// `ServicesResolved`, and trusting it would make a link that closes at once. Returns how long the
+    /// connection (`connect`) and the service discovery (`services`) took.
+    @discardableResult
     static func establish(_ peer: PeerAddress, device: Device1, adapter: Adapter1, bluez: BlueZ,
-                          options: BlueZRadioOptions, log: @Sendable (String) -> Void) async throws {
+                          options: BlueZRadioOptions, log: @Sendable (String) -> Void) async throws
+        -> [LinkSetupPhase] {
+        let started = ContinuousClock.now
         guard let connected = await knownConnectedState(of: device, bluez: bluez, waiting: options.unknownPeerWait,
                                                          nudge: {
             // Scan afresh meanwhile: a controller (btvirt) may report an advertiser only when scanning starts.
@@ -30,6 +34,7 @@ extension BlueZRadioLink {
         } else {
             log("\(peer) is already connected; reusing the connection")
         }
+        let linked = ContinuousClock.now
         let deadline = ContinuousClock.now + options.servicesResolvedTimeout
         while await bluez.deviceFlagNow(device.path, "ServicesResolved") != true {
             guard ContinuousClock.now < deadline else {
@@ -54,6 +59,7 @@ extension BlueZRadioLink {
             throw RadioError(.unreachable, "\(peer) serves no handoff transfer service (\(error); "
                                  + "\(await describe(path, bluez: bluez)))")
         }
+        return [LinkSetupPhase("connect", linked - started), LinkSetupPhase("services", ContinuousClock.now - linked)]
     }
 
     /// `Connected` of `device` as bluetoothd says now, waiting up to `limit` for bluetoothd to know the device at

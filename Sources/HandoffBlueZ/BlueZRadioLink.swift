@@ -10,36 +10,46 @@ final class BlueZRadioLink: RadioLink {
     let peer: PeerAddress
     let mtu: Int
     let notifications: AsyncStream<[UInt8]>
+    let transport: LinkTransport
+    let setup: [LinkSetupPhase]
     private let device: Device1
     private let request: GattCharacteristic1
+    private let lease: DeviceLease
     private let continuation: AsyncStream<[UInt8]>.Continuation
     private let tasks = Mutex<[Task<Void, Never>]>([])
     private let closed = Mutex(false)
 
-    private init(peer: PeerAddress, mtu: Int, device: Device1, request: GattCharacteristic1) {
+    private init(peer: PeerAddress, mtu: Int, device: Device1, request: GattCharacteristic1, lease: DeviceLease,
+                 transport: LinkTransport, setup: [LinkSetupPhase]) {
         self.peer = peer
         self.mtu = mtu
         self.device = device
         self.request = request
+        self.lease = lease
+        self.transport = transport
+        self.setup = setup
         (notifications, continuation) = AsyncStream<[UInt8]>.makeStream(bufferingPolicy: .unbounded)
     }
 
-    /// Connects (retrying `le-connection-abort-by-local`), waits for ServicesResolved, finds the transfer
-    /// service's characteristics, subscribes to the data characteristic and reads the MTU.
-    static func open(to peer: PeerAddress, device: Device1, adapter: Adapter1, bluez: BlueZ,
-                     options: BlueZRadioOptions, log: @escaping @Sendable (String) -> Void) async throws
-        -> BlueZRadioLink {
-        // Watch the device's own PropertiesChanged from before the connection is made: the BlueZ layer's mirror
-        // can miss a Connected change that races an InterfacesAdded (they travel on separate tasks).
-        let changes: AsyncStream<Message>
+    /// The device's own PropertiesChanged, watched from before the connection is made: the BlueZ layer's mirror
+    /// can miss a Connected change that races an InterfacesAdded (they travel on separate tasks).
+    static func watch(_ device: Device1, peer: PeerAddress, bluez: BlueZ) async throws -> AsyncStream<Message> {
         do {
-            changes = try await bluez.connection.signals(matching: MatchRule.signal(
+            return try await bluez.connection.signals(matching: MatchRule.signal(
                 interface: InterfaceName(stringLiteral: BlueZNames.properties), member: "PropertiesChanged",
                 path: device.path))
         } catch {
             throw RadioError(.failed, "cannot watch \(peer): \(error)")
         }
-        try await establish(peer, device: device, adapter: adapter, bluez: bluez, options: options, log: log)
+    }
+
+    /// On an established connection (see `establish`): finds the transfer service's characteristics, subscribes
+    /// to the data characteristic and reads the MTU. `changes` comes from `watch`, made before connecting.
+    static func subscribe(to peer: PeerAddress, device: Device1, bluez: BlueZ, options: BlueZRadioOptions,
+                          changes: AsyncStream<Message>, lease: DeviceLease, transport: LinkTransport,
+                          setup: [LinkSetupPhase], log: @escaping @Sendable (String) -> Void) async throws
+        -> BlueZRadioLink {
+        let started = ContinuousClock.now
         let request: GattCharacteristic1
         let data: GattCharacteristic1
         do {
@@ -63,9 +73,11 @@ final class BlueZRadioLink: RadioLink {
             if StaleAttributeCache.explains(error) { throw StaleAttributeCache(underlying: error) }
             throw RadioError(error, while: "cannot subscribe to \(peer)'s data characteristic", fallback: .disconnected)
         }
-        let link = BlueZRadioLink(peer: peer, mtu: mtu, device: device, request: request)
+        let link = BlueZRadioLink(peer: peer, mtu: mtu, device: device, request: request, lease: lease,
+                                  transport: transport, setup: setup + [LinkSetupPhase("subscribe",
+                                                                                        ContinuousClock.now - started)])
         link.start(values: values, changes: changes, bluez: bluez, log: log)
-        log("link to \(peer) up, ATT MTU \(mtu)")
+        log("link to \(peer) up over \(transport), ATT MTU \(mtu)")
         return link
     }
 
@@ -104,7 +116,8 @@ final class BlueZRadioLink: RadioLink {
         }
     }
 
-    /// Unsubscribes, ends `notifications` and disconnects the device. Idempotent.
+    /// Unsubscribes, ends `notifications`, disconnects the device and, once it is disconnected, gives its lease
+    /// back. Idempotent.
     func disconnect() async {
         let wasClosed = closed.withLock { state -> Bool in
             defer { state = true }
@@ -114,6 +127,7 @@ final class BlueZRadioLink: RadioLink {
         for task in tasks.withLock({ $0 }) { task.cancel() }
         continuation.finish()
         try? await device.disconnect(timeout: .seconds(5))
+        lease.release()
     }
 
     /// Returns when `path` reports `Connected` false in a PropertiesChanged, or when bluetoothd, asked every

@@ -1,4 +1,5 @@
 import BlueZ
+import HandoffKit
 
 /// How a ``BlueZRadio`` uses BlueZ. The defaults suit a real bluetoothd; every property says its default.
 public struct BlueZRadioOptions: Sendable {
@@ -33,7 +34,36 @@ public struct BlueZRadioOptions: Sendable {
     public var fallbackMTU = 23
     /// Where diagnostics go (nil: nowhere).
     public var log: (@Sendable (String) -> Void)?
+    /// How transfer frames travel. Default `.auto`: an L2CAP LE credit-based channel to the PSM the peer publishes,
+    /// GATT when it publishes none, refuses the channel or this kernel has no LE CoC. The source side publishes
+    /// its PSM unless this is `.gatt` (then it behaves as a build from before the channel).
+    public var transport: Transport = .auto
+    /// How long opening a channel may take before it counts as failed (and `.auto` falls back). Default 10 s.
+    public var channelConnectTimeout: Duration = .seconds(10)
+    /// Testing only: publish this PSM instead of the listener's, so that a peer finds nothing listening on it
+    /// (the `refused` fallback). Default nil.
+    public var publishedPSM: UInt16?
 
     /// The defaults.
     public init() {}
+
+    /// The path for transfer frames.
+    public enum Transport: String, Sendable, CaseIterable {
+        /// The channel when the peer publishes a PSM and the kernel opens it; GATT otherwise (said in the link).
+        case auto
+        /// GATT only, on both sides: no listener and no PSM characteristic (an older build, for comparison).
+        case gatt
+        /// The channel only: a peer without one is an error (`unreachable`), not a fallback.
+        case l2cap
+
+        /// `HANDOFF_TRANSPORT` from `environment` (`auto`, `gatt`, `l2cap`); nil when unset. An unknown value
+        /// is reported in `error` so callers can refuse it clearly.
+        public static func fromEnvironment(_ environment: [String: String]) throws -> Transport? {
+            guard let text = environment["HANDOFF_TRANSPORT"], !text.isEmpty else { return nil }
+            guard let transport = Transport(rawValue: text.lowercased()) else {
+                throw RadioError(.failed, "HANDOFF_TRANSPORT=\(text) is none of auto, gatt, l2cap")
+            }
+            return transport
+        }
+    }
 }

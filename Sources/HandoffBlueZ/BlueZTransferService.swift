@@ -2,13 +2,17 @@ import BlueZ
 import DBus
 import Foundation
 import HandoffKit
+import L2CAP
 import Synchronization
 
 /// The source side of the transfer service: a GATT application with the request characteristic (`write`,
-/// `write-without-response`) and the data characteristic (`notify`), registered on the radio's adapter.
+/// `write-without-response`) and the data characteristic (`notify`), registered on the radio's adapter, and,
+/// unless the radio is set to GATT only, an L2CAP LE CoC listener on the adapter's address whose kernel-chosen
+/// PSM is served in the read-only PSM characteristic (little-endian `uint16`).
 ///
-/// Centrals are named by the `device` option bluetoothd passes with each WriteValue (the central's Device1 path on
-/// this adapter), and each central's ATT MTU is the `mtu` option of its last write.
+/// GATT centrals are named by the `device` option bluetoothd passes with each WriteValue (the central's Device1
+/// path on this adapter), and each central's ATT MTU is the `mtu` option of its last write. Each accepted
+/// channel is a central of its own (`l2cap:AA:BB:…#n`): its SDUs are its writes, and frames to it go out as SDUs.
 final class BlueZTransferService: TransferService {
     let writes: AsyncStream<IncomingWrite>
     private let continuation: AsyncStream<IncomingWrite>.Continuation
@@ -18,15 +22,28 @@ final class BlueZTransferService: TransferService {
     private let fallbackMTU: Int
     private let closed = Mutex(false)
     private let onClose: @Sendable () async -> Void
+    private let channels: ChannelTable
+    private let listener: L2CAPListener?
+    private let acceptor: Task<Void, Never>?
 
     // The `??` arms are never taken: the protocol's constants are valid UUIDs (this avoids a force-unwrap).
     static let serviceUUID = BluetoothUUID(WireProtocol.transferServiceUUID) ?? BluetoothUUID(short: 0xFE2C)
     static let requestUUID = BluetoothUUID(WireProtocol.requestCharacteristicUUID) ?? BluetoothUUID(short: 0xFE2C)
     static let dataUUID = BluetoothUUID(WireProtocol.dataCharacteristicUUID) ?? BluetoothUUID(short: 0xFE2C)
+    /// The read-only PSM characteristic (the UUID Apple uses for the same purpose).
+    static let psmUUID = BluetoothUUID(WireProtocol.psmCharacteristicUUID) ?? BluetoothUUID(short: 0xFE2C)
+
+    /// The PSM the service publishes, nil when it publishes none.
+    let publishedPSM: UInt16?
 
     private init(writes: AsyncStream<IncomingWrite>, continuation: AsyncStream<IncomingWrite>.Continuation,
                  registration: GattRegistration, centrals: CentralTable, bluez: BlueZ, fallbackMTU: Int,
-                 onClose: @escaping @Sendable () async -> Void) {
+                 channels: ChannelTable, listener: L2CAPListener?, acceptor: Task<Void, Never>?,
+                 publishedPSM: UInt16?, onClose: @escaping @Sendable () async -> Void) {
+        self.channels = channels
+        self.listener = listener
+        self.acceptor = acceptor
+        self.publishedPSM = publishedPSM
         self.writes = writes
         self.continuation = continuation
         self.registration = registration
@@ -36,11 +53,20 @@ final class BlueZTransferService: TransferService {
         self.onClose = onClose
     }
 
-    /// Exports and registers the application on `adapter`.
-    static func open(on adapter: Adapter1, bluez: BlueZ, fallbackMTU: Int, log: @escaping @Sendable (String) -> Void,
+    /// Listens for channels (unless `options.transport` is `.gatt`), then exports and registers the application
+    /// on `adapter`. A kernel without LE CoC is not an error: the service then publishes no PSM, and says so once.
+    static func open(on adapter: Adapter1, bluez: BlueZ, options: BlueZRadioOptions,
+                     log: @escaping @Sendable (String) -> Void,
                      onClose: @escaping @Sendable () async -> Void) async throws(BlueZError) -> BlueZTransferService {
+        let fallbackMTU = options.fallbackMTU
         let (writes, continuation) = AsyncStream<IncomingWrite>.makeStream(bufferingPolicy: .unbounded)
         let centrals = CentralTable()
+        let channels = ChannelTable()
+        var listener: L2CAPListener?
+        if options.transport != .gatt {
+            listener = await listen(on: adapter, bluez: bluez, log: log)
+        }
+        let published = listener.map { options.publishedPSM ?? $0.psm }
         let request = GattApplication.Characteristic(
             uuid: requestUUID, flags: [.write, .writeWithoutResponse],
             onWrite: { value, request in
@@ -55,18 +81,119 @@ final class BlueZTransferService: TransferService {
                 continuation.yield(IncomingWrite(central: central, value: [UInt8](value), mtu: mtu))
             })
         let data = GattApplication.Characteristic(uuid: dataUUID, flags: [.notify])
+        var characteristics = [request, data]
+        if let published {
+            let value = Data([UInt8(published & 0xFF), UInt8(published >> 8)])
+            characteristics.append(GattApplication.Characteristic(
+                uuid: psmUUID, flags: [.read], onRead: { request in try value.reading(from: request.offset) }))
+        }
         let application = GattApplication(services: [
-            GattApplication.Service(uuid: serviceUUID, characteristics: [request, data])
+            GattApplication.Service(uuid: serviceUUID, characteristics: characteristics)
         ])
-        let registration = try await bluez.register(application, on: adapter)
+        let registration: GattRegistration
+        do {
+            registration = try await bluez.register(application, on: adapter)
+        } catch {
+            listener?.close()
+            throw error
+        }
+        let acceptor = listener.map { listener in
+            Task { await accept(on: listener, into: continuation, channels: channels, log: log) }
+        }
+        if let listener, let published {
+            log("transfer service: channels on PSM 0x\(String(listener.psm, radix: 16)) of \(listener.local)"
+                + (published == listener.psm ? "" : ", publishing PSM 0x\(String(published, radix: 16)) instead (testing)"))
+        }
         return BlueZTransferService(writes: writes, continuation: continuation, registration: registration,
-                                    centrals: centrals, bluez: bluez, fallbackMTU: fallbackMTU, onClose: onClose)
+                                    centrals: centrals, bluez: bluez, fallbackMTU: fallbackMTU, channels: channels,
+                                    listener: listener, acceptor: acceptor, publishedPSM: published, onClose: onClose)
+    }
+
+    /// Most channels served at once; more are closed on arrival (each costs a socket and a pump).
+    static let maximumChannels = 16
+
+    /// A listener on the adapter's address, or nil (logged once) when the kernel or the adapter cannot give one.
+    private static func listen(on adapter: Adapter1, bluez: BlueZ, log: @Sendable (String) -> Void) async
+        -> L2CAPListener? {
+        guard let address = await bluez.adapters().first(where: { $0.path == adapter.path })?.address?.string else {
+            log("transfer service: the adapter's address is unknown; serving GATT only")
+            return nil
+        }
+        let type = await bluez.stringNow(adapter.path, BlueZNames.adapter1, "AddressType") ?? "public"
+        guard let local = L2CAPAddress(address, addressType: type) else {
+            log("transfer service: cannot use address \(address) (\(type)) for a channel; serving GATT only")
+            return nil
+        }
+        do {
+            return try L2CAPListener.listen(on: local)
+        } catch {
+            log("transfer service: no L2CAP channel listener (\(error)); serving GATT only")
+            return nil
+        }
+    }
+
+    /// Accepts channels until the listener closes; each channel's SDUs become writes of its own central.
+    private static func accept(on listener: L2CAPListener, into writes: AsyncStream<IncomingWrite>.Continuation,
+                               channels: ChannelTable, log: @escaping @Sendable (String) -> Void) async {
+        var serial = 0
+        var failures = 0
+        while !Task.isCancelled {
+            let channel: L2CAPChannel
+            do {
+                channel = try await listener.accept()
+                failures = 0
+            } catch {
+                if error.kind == .closed || error.kind == .cancelled { return }
+                // A listener that keeps failing must not spin: wait a little, and stop after ten in a row.
+                failures += 1
+                log("transfer service: accept failed (\(failures) in a row): \(error)")
+                guard failures < 10 else {
+                    log("transfer service: no more channels are accepted; centrals fall back to GATT")
+                    return
+                }
+                try? await Task.sleep(for: .milliseconds(100))
+                continue
+            }
+            serial += 1
+            let central = PeerAddress("l2cap:\(channel.peer.address)#\(serial)")
+            guard channels.add(channel, as: central, limit: maximumChannels) else {
+                log("transfer service: refusing a channel from \(channel.peer): \(maximumChannels) are open")
+                channel.close()
+                continue
+            }
+            log("transfer service: channel from \(channel.peer) as \(central), SDU \(channel.sendMTU)/"
+                + "\(channel.receiveMTU) B")
+            let frameLimit = min(channel.sendMTU, 65535)
+            let mtu = min(frameLimit, WireProtocol.maximumValueLength) + 3
+            Task {
+                do throws(L2CAPError) {
+                    while let sdu = try await channel.receive() {
+                        writes.yield(IncomingWrite(central: central, value: sdu, mtu: mtu,
+                                                   maximumFrameLength: frameLimit, transport: .l2cap))
+                    }
+                } catch {
+                    if error.kind != .closed { log("transfer service: channel \(central) ended: \(error)") }
+                }
+                channels.remove(central)?.close()
+            }
+        }
     }
 
     /// Notifies `value` on the data characteristic. bluetoothd sends it to every subscribed central (frames carry
     /// ids, so that is correct); `central` decides the size limit and must still be connected.
     func notify(_ value: [UInt8], to central: PeerAddress) async throws {
         guard !closed.withLock({ $0 }) else { throw RadioError(.disconnected, "the transfer service is closed") }
+        if let channel = channels.channel(of: central) {
+            do {
+                try await channel.send(value)
+            } catch {
+                throw RadioError(error, while: "cannot send to \(central)")
+            }
+            return
+        }
+        if central.rawValue.hasPrefix("l2cap:") {
+            throw RadioError(.disconnected, "the channel \(central) is closed")
+        }
         let mtu = centrals.mtu(of: central) ?? fallbackMTU
         guard value.count <= WireProtocol.valueLength(forMTU: mtu) else {
             throw RadioError(.valueTooLong, "a notification of \(value.count) bytes exceeds \(central)'s MTU \(mtu) - 3")
@@ -99,6 +226,9 @@ final class BlueZTransferService: TransferService {
             return state
         }
         guard !wasClosed else { return }
+        listener?.close()
+        acceptor?.cancel()
+        for channel in channels.removeAll() { channel.close() }
         continuation.finish()
         await registration.cancel()
         await onClose()
@@ -120,5 +250,34 @@ final class CentralTable: Sendable {
     /// The MTU last recorded for `central`.
     func mtu(of central: PeerAddress) -> Int? {
         mtus.withLock { $0[central] }
+    }
+}
+
+/// The open channels of the transfer service, by central name.
+final class ChannelTable: Sendable {
+    private let open = Mutex<[PeerAddress: L2CAPChannel]>([:])
+
+    /// Adds `channel` unless `limit` are open already.
+    func add(_ channel: L2CAPChannel, as central: PeerAddress, limit: Int) -> Bool {
+        open.withLock { table in
+            guard table.count < limit else { return false }
+            table[central] = channel
+            return true
+        }
+    }
+
+    func channel(of central: PeerAddress) -> L2CAPChannel? {
+        open.withLock { $0[central] }
+    }
+
+    func remove(_ central: PeerAddress) -> L2CAPChannel? {
+        open.withLock { $0.removeValue(forKey: central) }
+    }
+
+    func removeAll() -> [L2CAPChannel] {
+        open.withLock { table in
+            defer { table = [:] }
+            return Array(table.values)
+        }
     }
 }

@@ -4,10 +4,16 @@ public struct ContinuedActivity: Sendable, Equatable, Codable {
     public var summary: ActivitySummary
     /// The full content, as the other device last saved it.
     public var content: ActivityContent
+    /// The path the bytes took: `l2cap` or `gatt` (nil from a daemon that does not say).
+    public var transport: String?
+    /// Why a GATT transfer did not use the L2CAP channel: `no-psm`, `refused`, `no-le-coc`, `channel-failed`.
+    public var fallback: String?
 
     /// Creates a continued activity.
-    public init(summary: ActivitySummary, content: ActivityContent) {
+    public init(summary: ActivitySummary, content: ActivityContent, transport: String? = nil, fallback: String? = nil) {
         self.summary = summary
         self.content = content
+        self.transport = transport
+        self.fallback = fallback
     }
 }

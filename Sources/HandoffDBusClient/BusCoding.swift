@@ -60,4 +60,24 @@ public enum BusCoding {
         }
         return dictionary.mapValues { ($0 as? String) ?? String(describing: $0) }
     }
+
+    /// The path of a continue as `a{ss}`: `transport` (`l2cap`, `gatt`) and, after a fallback, `fallback`.
+    public static func value(transport: String, fallback: String?) -> Value {
+        var entries = [DictionaryEntry(key: .string("transport"), value: .string(transport))]
+        if let fallback { entries.append(DictionaryEntry(key: .string("fallback"), value: .string(fallback))) }
+        return .dictionary(key: .string, value: .string, entries)
+    }
+
+    /// Reads the `a{ss}` path of a continue; unknown or missing entries are nil.
+    public static func transferPath(_ value: Value) -> (transport: String?, fallback: String?) {
+        guard case .dictionary(_, _, let entries) = value else { return (nil, nil) }
+        var transport: String?
+        var fallback: String?
+        for entry in entries {
+            guard case .string(let name) = entry.key, case .string(let text) = entry.value else { continue }
+            if name == "transport" { transport = text }
+            if name == "fallback" { fallback = text }
+        }
+        return (transport, fallback)
+    }
 }

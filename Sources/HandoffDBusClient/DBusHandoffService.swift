@@ -96,12 +96,14 @@ public final class DBusHandoffService: HandoffService {
         }
         defer { forwarder.cancel() }
         let reply = try await call(HandoffBusAPI.Method.continueActivity, [.string(id.rawValue)], timeout: .seconds(120))
-        guard reply.count == 4, case .string(let type) = reply[1], case .string(let title) = reply[2],
+        guard reply.count == 4 || reply.count == 5, case .string(let type) = reply[1], case .string(let title) = reply[2],
             case .bytes(let info) = reply[3]
         else { throw ServiceError(.failed, "the daemon answered Continue with \(reply.map(\.type))") }
         let summary = try BusCoding.summary(reply[0])
+        let path = reply.count == 5 ? BusCoding.transferPath(reply[4]) : (transport: nil, fallback: nil)
         return ContinuedActivity(
-            summary: summary, content: ActivityContent(type: type, title: title, userInfo: try BusCoding.stringUserInfo(info)))
+            summary: summary, content: ActivityContent(type: type, title: title, userInfo: try BusCoding.stringUserInfo(info)),
+            transport: path.transport, fallback: path.fallback)
     }
 
     public func devices() async throws -> [DeviceInfo] {

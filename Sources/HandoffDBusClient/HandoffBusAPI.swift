@@ -29,7 +29,8 @@ public enum HandoffBusAPI {
         public static let availableActivities: MemberName = "AvailableActivities"
         /// `WatchActivities()`: ActivityAppeared/ActivityDisappeared are sent to the caller from now on.
         public static let watchActivities: MemberName = "WatchActivities"
-        /// `Continue(s id) → ((ssssdt) summary, s type, s title, ay userInfo)`, with Progress signals.
+        /// `Continue(s id) → ((ssssdt) summary, s type, s title, ay userInfo, a{ss} path)`, with Progress signals;
+        /// `path` says how the bytes came: `transport` (`l2cap`, `gatt`) and, after a fallback, `fallback`.
         public static let continueActivity: MemberName = "Continue"
         /// `Devices() → a(ssbd)`.
         public static let devices: MemberName = "Devices"

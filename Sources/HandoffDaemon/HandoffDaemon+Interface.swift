@@ -40,12 +40,14 @@ extension HandoffDaemon {
             return []
         }
         method(&interface, HandoffBusAPI.Method.continueActivity, in: "s",
-               out: Signature(stringLiteral: summary + "ssay"), inputNames: ["id"],
-               outputNames: ["summary", "type", "title", "userInfo"]) { daemon, call, uid in
+               out: Signature(stringLiteral: summary + "ssaya{ss}"), inputNames: ["id"],
+               outputNames: ["summary", "type", "title", "userInfo", "path"]) { daemon, call, uid in
             let (result, activity, payload) = try await daemon.continueActivity(
                 id: try call.argument(0), sender: try Self.sender(call), uid: uid)
+            let path = daemon.radio.takePath(ofContinue: try call.argument(0))
             return [BusCoding.value(result), .string(activity.activityType), .string(activity.title ?? ""),
-                    .bytes(payload)]
+                    .bytes(payload), BusCoding.value(transport: path?.kind.rawValue ?? "gatt",
+                                                     fallback: path?.fallback?.rawValue)]
         }
         method(&interface, HandoffBusAPI.Method.devices, out: Signature(stringLiteral: "a" + device),
                outputNames: ["devices"]) { daemon, call, uid in

@@ -105,8 +105,11 @@ extension HandoffDaemon {
             result.title = activity.title ?? ""
             result.size = payload.count
             titles[id] = result.title
+            let path = radio.lastTransport(of: remote.peer)
+            radio.remember(path, ofContinue: id)
             logger.log("continued \(activity.activityType) from '\(remote.device.name)' ("
-                + "\(payload.count) bytes in \(String(format: "%.2f", Date().timeIntervalSince(started))) s)")
+                + "\(payload.count) bytes in \(String(format: "%.2f", Date().timeIntervalSince(started))) s over "
+                + "\(path.map { "\($0)" } ?? "an unknown path"))")
             withdraw(device: remote.device.id)
             return (result, activity, payload)
         case .declined(let type):

@@ -10,6 +10,23 @@ final class ProgressRadio: Radio {
 
     let base: any Radio
     private let observers = Mutex<[PeerAddress: Observer]>([:])
+    private let transports = Mutex<[PeerAddress: LinkTransport]>([:])
+    private let paths = Mutex<[String: LinkTransport]>([:])
+
+    /// The transport of the last link made to `peer`.
+    func lastTransport(of peer: PeerAddress) -> LinkTransport? {
+        transports.withLock { $0[peer] }
+    }
+
+    /// Keeps the path of the continue of activity `id` for its D-Bus reply (``takePath(ofContinue:)``).
+    func remember(_ path: LinkTransport?, ofContinue id: String) {
+        paths.withLock { $0[id] = path }
+    }
+
+    /// The path kept for the continue of `id`, once.
+    func takePath(ofContinue id: String) -> LinkTransport? {
+        paths.withLock { $0.removeValue(forKey: id) }
+    }
 
     init(_ base: any Radio) {
         self.base = base
@@ -32,6 +49,7 @@ final class ProgressRadio: Radio {
 
     func connect(to peer: PeerAddress) async throws -> any RadioLink {
         let link = try await base.connect(to: peer)
+        transports.withLock { $0[peer] = link.transport }
         guard let observer = observers.withLock({ $0[peer] }) else { return link }
         return ObservedLink(link, observer: observer)
     }
@@ -43,6 +61,9 @@ private final class ObservedLink: RadioLink {
     let notifications: AsyncStream<[UInt8]>
     var peer: PeerAddress { base.peer }
     var mtu: Int { base.mtu }
+    var maximumFrameLength: Int { base.maximumFrameLength }
+    var transport: LinkTransport { base.transport }
+    var setup: [LinkSetupPhase] { base.setup }
 
     init(_ base: any RadioLink, observer: @escaping ProgressRadio.Observer) {
         self.base = base

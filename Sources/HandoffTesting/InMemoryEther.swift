@@ -23,7 +23,13 @@ public actor InMemoryEther {
         let central: PeerAddress
         let peripheral: PeerAddress
         let mtu: Int
+        let frameLimit: Int
+        let transport: LinkTransport
         let continuation: AsyncStream<[UInt8]>.Continuation
+        /// The central as its writes name it: a channel is named apart from its GATT self, as in HandoffBlueZ.
+        var writer: PeerAddress {
+            transport.kind == .l2cap ? PeerAddress("\(central.rawValue)#l2cap") : central
+        }
     }
 
     /// A medium whose random faults follow `seed`.
@@ -128,29 +134,54 @@ public actor InMemoryEther {
         }
         let (stream, continuation) = AsyncStream<[UInt8]>.makeStream()
         let id = UUID()
-        links[id] = Link(central: central, peripheral: peripheral, mtu: conditions.mtu, continuation: continuation)
+        let transport: LinkTransport
+        var frameLimit = WireProtocol.valueLength(forMTU: conditions.mtu)
+        var mtu = conditions.mtu
+        switch conditions.channel {
+        case nil:
+            transport = .gatt
+        case .open(let sdu):
+            transport = LinkTransport(.l2cap, detail: "in-memory channel, SDU \(sdu) B")
+            frameLimit = min(max(sdu, 23), 65535)
+            mtu = min(frameLimit, WireProtocol.maximumValueLength) + 3
+            statistics.channelConnections += 1
+        case .notPublished:
+            transport = LinkTransport(fallback: .notPublished, detail: "\(peripheral) publishes no PSM")
+        case .refused:
+            transport = LinkTransport(fallback: .refused, detail: "\(peripheral) refused the channel")
+        case .unsupported:
+            transport = LinkTransport(fallback: .unsupported, detail: "no LE connection-oriented channels here")
+        }
+        links[id] = Link(central: central, peripheral: peripheral, mtu: mtu, frameLimit: frameLimit,
+                         transport: transport, continuation: continuation)
         statistics.connections += 1
-        return InMemoryLink(ether: self, id: id, peer: peripheral, mtu: conditions.mtu, notifications: stream)
+        return InMemoryLink(ether: self, id: id, peer: peripheral, mtu: mtu, maximumFrameLength: frameLimit,
+                            transport: transport, notifications: stream)
     }
 
     func write(_ value: [UInt8], on id: UUID) throws {
         guard let link = links[id] else { throw RadioError(.disconnected, "the link is down") }
-        guard value.count <= WireProtocol.maximumValueLength else {
-            throw RadioError(.valueTooLong, "a write of \(value.count) bytes exceeds 512")
+        let limit = link.transport.kind == .l2cap ? link.frameLimit : WireProtocol.maximumValueLength
+        guard value.count <= limit else {
+            throw RadioError(.valueTooLong, "a write of \(value.count) bytes exceeds \(limit)")
         }
         guard let service = services[link.peripheral] else { throw RadioError(.disconnected, "the service is gone") }
         statistics.writesDelivered += 1
-        service.yield(IncomingWrite(central: link.central, value: value, mtu: link.mtu))
+        statistics.largestFrame = max(statistics.largestFrame, value.count)
+        service.yield(IncomingWrite(central: link.writer, value: value, mtu: link.mtu,
+                                    maximumFrameLength: link.frameLimit, transport: link.transport.kind))
     }
 
     func notify(_ value: [UInt8], from peripheral: PeerAddress, to central: PeerAddress) throws {
-        let targets = links.filter { $0.value.peripheral == peripheral && $0.value.central == central }
-        guard let mtu = targets.values.first?.mtu else {
+        let targets = links.filter { $0.value.peripheral == peripheral && $0.value.writer == central }
+        guard let target = targets.values.first else {
             throw RadioError(.disconnected, "\(central) is not connected")
         }
-        guard value.count <= WireProtocol.valueLength(forMTU: mtu) else {
-            throw RadioError(.valueTooLong, "a notification of \(value.count) bytes exceeds MTU \(mtu) - 3")
+        guard value.count <= target.frameLimit else {
+            throw RadioError(.valueTooLong, "a frame of \(value.count) bytes exceeds \(central)'s limit of "
+                                 + "\(target.frameLimit) (MTU \(target.mtu))")
         }
+        let onChannel = target.transport.kind == .l2cap
         if let remaining = conditions.disconnectAfterNotifications {
             if remaining <= 0 {
                 conditions.disconnectAfterNotifications = nil
@@ -161,9 +192,10 @@ public actor InMemoryEther {
             }
             conditions.disconnectAfterNotifications = remaining - 1
         }
+        // A channel is reliable, except for the silent SDU loss of old kernels; GATT notifications are not.
+        let lossRate = onChannel ? conditions.channelLossRate : conditions.notificationLossRate
         if conditions.dropAllNotifications
-            || (conditions.notificationLossRate > 0
-                && Double.random(in: 0..<1, using: &generator) < conditions.notificationLossRate) {
+            || (lossRate > 0 && Double.random(in: 0..<1, using: &generator) < lossRate) {
             statistics.notificationsLost += 1
             return
         }
@@ -180,6 +212,7 @@ public actor InMemoryEther {
         }
         statistics.notificationsDelivered += 1
         statistics.notifiedBytes += delivered.count
+        statistics.largestFrame = max(statistics.largestFrame, delivered.count)
     }
 
     func close(_ id: UUID) {

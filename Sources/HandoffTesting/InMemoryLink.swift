@@ -1,7 +1,7 @@
 import Foundation
 import HandoffKit
 
-/// A central's link to a peer's in-memory transfer service.
+/// A central's link to a peer's in-memory transfer service: GATT-like, or a channel (`LinkConditions.channel`).
 public struct InMemoryLink: RadioLink {
     let ether: InMemoryEther
     let id: UUID
@@ -9,10 +9,14 @@ public struct InMemoryLink: RadioLink {
     public let peer: PeerAddress
     /// The MTU fixed when the link was made.
     public let mtu: Int
+    /// One ATT value at `mtu` on GATT, the channel's SDU size on a channel.
+    public let maximumFrameLength: Int
+    /// GATT, a channel, or GATT after a fallback (`LinkConditions.channel`).
+    public let transport: LinkTransport
     /// Notifications from the peer; ends when the link drops.
     public let notifications: AsyncStream<[UInt8]>
 
-    /// Writes to the peer's request characteristic.
+    /// Writes to the peer's request characteristic, or sends one SDU on the channel.
     public func write(_ value: [UInt8]) async throws {
         if let delay = await ether.conditions.delay { try await Task.sleep(for: delay) }
         try await ether.write(value, on: id)

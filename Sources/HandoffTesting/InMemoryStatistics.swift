@@ -14,6 +14,10 @@ public struct InMemoryStatistics: Sendable, Equatable {
     public var injectedDisconnections = 0
     /// Advertisements broadcast (including rotations).
     public var advertisements = 0
+    /// Successful connections that opened a channel (a subset of `connections`).
+    public var channelConnections = 0
+    /// The longest frame delivered either way.
+    public var largestFrame = 0
 
     /// All zero.
     public init() {}

@@ -13,7 +13,26 @@ public struct LinkConditions: Sendable {
     public var vanishOnDisconnect = false
     /// When true, every notification is lost (the source seems to hang).
     public var dropAllNotifications = false
+    /// Whether links are L2CAP-like channels (default nil: GATT only, no channel modelled, as before).
+    /// `.open(maximumSDU:)` makes every new link a channel: reliable, ordered, frames up to that size both ways.
+    /// The other cases make new links GATT links that report that fallback.
+    public var channel: ChannelAvailability?
+    /// Probability in 0...1 that a channel SDU is lost silently (default 0). Kernels before 6.10 can drop an SDU
+    /// when a slow reader's receive buffer is full; the sealed stream's offsets must catch it.
+    public var channelLossRate = 0.0
 
     /// Ideal conditions: MTU 247, no loss, no delay, no disconnection.
     public init() {}
+}
+
+/// What an in-memory connection finds when it tries the channel first.
+public enum ChannelAvailability: Sendable, Equatable {
+    /// The service publishes a channel taking SDUs of up to `maximumSDU` bytes (65535 at most).
+    case open(maximumSDU: Int)
+    /// The service publishes none (an older build).
+    case notPublished
+    /// A PSM is published but nothing listens on it.
+    case refused
+    /// The connecting device's kernel has no LE connection-oriented channels.
+    case unsupported
 }

@@ -2,11 +2,12 @@ import HandoffKit
 import Synchronization
 
 /// A `Radio` that forwards to another and counts `connect` calls (so a scenario can prove the engine reconnected),
-/// the writes and notifications of its links (so it can show what loss cost), and remembers the last link's MTU.
+/// the writes and notifications of its links (so it can show what loss cost), and remembers each link's MTU,
+/// transport and setup phases, and when the frames of the last transfer passed (for the phase breakdown).
 final class CountingRadio: Radio {
     let base: any Radio
     private let connects = Mutex(0)
-    private let mtu = Mutex<Int?>(nil)
+    private let links = Mutex<[(mtu: Int, transport: LinkTransport, setup: [LinkSetupPhase])]>([])
     let traffic = LinkTraffic()
 
     init(_ base: any Radio) { self.base = base }
@@ -14,7 +15,11 @@ final class CountingRadio: Radio {
     /// How many times `connect(to:)` was called.
     var connectCount: Int { connects.withLock { $0 } }
     /// The ATT MTU of the last link made.
-    var lastMTU: Int? { mtu.withLock { $0 } }
+    var lastMTU: Int? { links.withLock { $0.last?.mtu } }
+    /// The transport of every link made, in order.
+    var transports: [LinkTransport] { links.withLock { $0.map(\.transport) } }
+    /// The setup phases of the last link made.
+    var lastSetup: [LinkSetupPhase] { links.withLock { $0.last?.setup ?? [] } }
 
     func advertise(_ beacon: [UInt8]) async throws { try await base.advertise(beacon) }
     func stopAdvertising() async { await base.stopAdvertising() }
@@ -23,21 +28,61 @@ final class CountingRadio: Radio {
 
     func connect(to peer: PeerAddress) async throws -> any RadioLink {
         connects.withLock { $0 += 1 }
+        traffic.connecting()
         let link = try await base.connect(to: peer)
-        mtu.withLock { $0 = link.mtu }
+        links.withLock { $0.append((link.mtu, link.transport, link.setup)) }
+        traffic.linked()
         return CountingLink(link, traffic: traffic)
     }
 }
 
-/// Writes sent and notifications received over a radio's links.
+/// Writes sent and notifications received over a radio's links, the offsets of the DATA frames received, and
+/// the moments of a transfer: connect called, link up, REQUEST sent, OPEN received, last DATA, DONE sent.
 final class LinkTraffic: Sendable {
-    private let counts = Mutex((writes: 0, notifications: 0))
+    struct Timeline: Sendable {
+        var connect: ContinuousClock.Instant?
+        var linked: ContinuousClock.Instant?
+        var request: ContinuousClock.Instant?
+        var open: ContinuousClock.Instant?
+        var lastData: ContinuousClock.Instant?
+        var done: ContinuousClock.Instant?
+    }
+
+    private let counts = Mutex((writes: 0, notifications: 0, offsets: [Int](), timeline: Timeline()))
 
     var writes: Int { counts.withLock { $0.writes } }
     var notifications: Int { counts.withLock { $0.notifications } }
+    /// Offsets of every DATA frame received, in order of arrival.
+    var dataOffsets: [Int] { counts.withLock { $0.offsets } }
+    /// The last transfer's moments.
+    var timeline: Timeline { counts.withLock { $0.timeline } }
 
-    func wrote() { counts.withLock { $0.writes += 1 } }
-    func notified() { counts.withLock { $0.notifications += 1 } }
+    /// Forgets the timeline (before a new continue).
+    func resetTimeline() { counts.withLock { $0.timeline = Timeline() } }
+
+    func connecting() { counts.withLock { if $0.timeline.connect == nil { $0.timeline.connect = .now } } }
+    func linked() { counts.withLock { if $0.timeline.linked == nil { $0.timeline.linked = .now } } }
+
+    func wrote(_ value: [UInt8]) {
+        counts.withLock { state in
+            state.writes += 1
+            guard value.count >= 2, value[0] == WireProtocol.version else { return }
+            if value[1] == 0x01, state.timeline.request == nil { state.timeline.request = .now }
+            if value[1] == 0x03 { state.timeline.done = .now }
+        }
+    }
+
+    func notified(_ value: [UInt8]) {
+        counts.withLock { state in
+            state.notifications += 1
+            guard value.count >= 2, value[0] == WireProtocol.version else { return }
+            if value[1] == 0x81, state.timeline.open == nil { state.timeline.open = .now }
+            if value[1] == 0x82, value.count >= 14 {
+                state.offsets.append(value[10..<14].reduce(0) { $0 << 8 | Int($1) })
+                state.timeline.lastData = .now
+            }
+        }
+    }
 }
 
 /// A link that counts its traffic into a `LinkTraffic`.
@@ -54,7 +99,7 @@ final class CountingLink: RadioLink {
         notifications = stream
         pump = Task {
             for await value in base.notifications {
-                traffic.notified()
+                traffic.notified(value)
                 continuation.yield(value)
             }
             continuation.finish()
@@ -63,9 +108,12 @@ final class CountingLink: RadioLink {
 
     var peer: PeerAddress { base.peer }
     var mtu: Int { base.mtu }
+    var maximumFrameLength: Int { base.maximumFrameLength }
+    var transport: LinkTransport { base.transport }
+    var setup: [LinkSetupPhase] { base.setup }
 
     func write(_ value: [UInt8]) async throws {
-        traffic.wrote()
+        traffic.wrote(value)
         try await base.write(value)
     }
 

@@ -17,6 +17,34 @@ struct Scenario: Sendable {
         Scenario(name: "radio-resume", limit: .seconds(240), run: Scenarios.resumeAfterDisconnect),
         Scenario(name: "radio-vanish", limit: .seconds(240), run: Scenarios.sourceVanishes),
         Scenario(name: "radio-restart", limit: .seconds(180), run: Scenarios.bluetoothdRestart),
+        // Issue 9: the L2CAP channel, its fallbacks, and back-to-back continues.
+        Scenario(name: "radio-l2cap-0", limit: .seconds(90),
+                 run: { try await Scenarios.roundTrip(bytes: 0, path: .l2cap) }),
+        Scenario(name: "radio-l2cap-3k", limit: .seconds(90),
+                 run: { try await Scenarios.roundTrip(bytes: 3 * 1024, path: .l2cap) }),
+        Scenario(name: "radio-l2cap-64k", limit: .seconds(90),
+                 run: { try await Scenarios.roundTrip(bytes: 64 * 1024, path: .l2cap) }),
+        Scenario(name: "radio-l2cap-1m", limit: .seconds(240),
+                 run: { try await Scenarios.roundTrip(bytes: 1 << 20, path: .l2cap) }),
+        Scenario(name: "radio-fallback-no-psm", limit: .seconds(90), run: {
+            try await Scenarios.roundTrip(bytes: 3 * 1024, path: .gatt, fallback: .notPublished,
+                                          source: { $0.transport = .gatt })     // a build from before the channel
+        }),
+        Scenario(name: "radio-fallback-refused", limit: .seconds(90), run: {
+            // 0xFF: the last dynamic LE PSM; the kernel hands them out from 0x80, so nothing listens on it.
+            try await Scenarios.roundTrip(bytes: 3 * 1024, path: .gatt, fallback: .refused,
+                                          source: { $0.publishedPSM = 0x00FF })
+        }),
+        // Run under scripts/vm/no-lecoc.so (LD_PRELOAD): connect() on Bluetooth sockets fails with EOPNOTSUPP.
+        Scenario(name: "radio-fallback-no-coc", limit: .seconds(90), run: {
+            try await Scenarios.roundTrip(bytes: 3 * 1024, path: .gatt, fallback: .unsupported)
+        }),
+        Scenario(name: "radio-l2cap-resume", limit: .seconds(180), run: Scenarios.channelResume),
+        Scenario(name: "radio-l2cap-stranger", limit: .seconds(90), run: Scenarios.channelStranger),
+        Scenario(name: "radio-back-to-back", limit: .seconds(300),
+                 run: { try await Scenarios.backToBack(count: 10, path: .l2cap) }),
+        Scenario(name: "radio-back-to-back-gatt", limit: .seconds(400),
+                 run: { try await Scenarios.backToBack(count: 10, path: .gatt) }),
     ]
 }
 

@@ -33,6 +33,10 @@ struct ScenarioDevice: Sendable {
         // bluezoo reports discoverable advertisements only; set this to smoke-test scenarios on its bus.
         options.discoverable = ProcessInfo.processInfo.environment["HANDOFF_RADIO_DISCOVERABLE"] == "1"
         options.discoveryRefresh = .seconds(3)       // btvirt reports an advertiser only when scanning starts
+        // HANDOFF_TRANSPORT=gatt|l2cap|auto: the path under test (the GATT scenarios force gatt).
+        if let transport = try BlueZRadioOptions.Transport.fromEnvironment(ProcessInfo.processInfo.environment) {
+            options.transport = transport
+        }
         adjust(&options)
         let radio = try await BlueZRadio(adapter: adapter, bluez: bluez, options: options)
         let counting = CountingRadio(radio)
@@ -60,10 +64,12 @@ struct ScenarioDevice: Sendable {
 
 /// A trusted source on hci0 and target on hci1.
 func trustedPair(configure: (inout HandoffConfiguration) -> Void = { _ in },
+                 source adjustSource: (inout BlueZRadioOptions) -> Void = { _ in },
                  target adjust: (inout BlueZRadioOptions) -> Void = { _ in }) async throws
     -> (source: ScenarioDevice, target: ScenarioDevice) {
     let stores = try HandoffFixtures.pairedStores(["laptop", "desktop"])
-    let source = try await ScenarioDevice.make("laptop", adapter: "hci0", store: stores[0], configure: configure)
+    let source = try await ScenarioDevice.make("laptop", adapter: "hci0", store: stores[0], configure: configure,
+                                               options: adjustSource)
     let target = try await ScenarioDevice.make("desktop", adapter: "hci1", store: stores[1], configure: configure,
                                                options: adjust)
     return (source, target)

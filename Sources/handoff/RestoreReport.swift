@@ -1,13 +1,24 @@
+import HandoffClient
 import HandoffNotes
 
 /// The JSON printed by `handoff continue --json`:
 /// `{"local":{…NoteMetadata…},"note":{…NoteMetadata…},"outcome":"kept-both","reason":"local-changes"}`;
-/// `outcome` is created, unchanged, updated or kept-both; `local` and `reason` only appear for kept-both.
+/// `outcome` is created, unchanged, updated or kept-both; `local` and `reason` only appear for kept-both;
+/// `transport` (`l2cap`, `gatt`) and, after a fallback to GATT, `fallback` say how the bytes came.
 struct RestoreReport: Encodable {
     let outcome: String
     let note: NoteMetadata
     let local: NoteMetadata?
     let reason: RestoreOutcome.ConflictReason?
+    /// The path the bytes took (`l2cap`, `gatt`) and why GATT was a fallback, when the daemon says.
+    var transport: String?
+    var fallback: String?
+
+    init(_ outcome: RestoreOutcome, path continued: ContinuedActivity) {
+        self.init(outcome)
+        transport = continued.transport
+        fallback = continued.fallback
+    }
 
     init(_ outcome: RestoreOutcome) {
         switch outcome {

@@ -30,6 +30,15 @@ func fail(_ message: String) -> Never {
 var radioOptions = BlueZRadioOptions()
 radioOptions.discoverable = options.discoverable
 if options.debug { radioOptions.log = { logger.log("radio: \($0)") } }
+// HANDOFF_TRANSPORT=auto|gatt|l2cap: the path for transfer frames (benches compare both in one boot).
+do {
+    if let transport = try BlueZRadioOptions.Transport.fromEnvironment(ProcessInfo.processInfo.environment) {
+        radioOptions.transport = transport
+        logger.log("transfer path: \(transport.rawValue) (HANDOFF_TRANSPORT)")
+    }
+} catch {
+    fail("\(error)")
+}
 let radio: BlueZRadio
 do {
     radio = try await BlueZRadio.connect(adapter: options.adapter, options: radioOptions)

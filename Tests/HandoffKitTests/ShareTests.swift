@@ -317,6 +317,23 @@ final class ShareTests: XCTestCase {
         XCTAssertLessThan(written, whole - heldBytes / 244, "the retry did not resume from the bytes held")
     }
 
+    func testAPushOnAChannelFillsWholeSDUs() async throws {
+        let ether = InMemoryEther()
+        var channel = LinkConditions()
+        channel.channel = .open(maximumSDU: 4096)
+        await ether.setConditions(channel)
+        let (senders, receiver, inbox) = try await devices(ether: ether)
+        let blob = pattern(100_000)
+        let before = await ether.statistics.writesDelivered
+        try await senders[0].engine.push(OutgoingShare(
+            metadata: ShareMetadata(kind: .file, name: "big.bin", mediaType: "application/octet-stream"),
+            content: .bytes(blob)), to: receiver.store.identity.id)
+        let writes = await ether.statistics.writesDelivered - before
+        XCTAssertEqual(try data(of: try XCTUnwrap(inbox.items().first), in: inbox), blob)
+        // 100,000 bytes and 25 tags in SDUs of 4096 - 14: 26 DATA frames and one PUSH, not ~440 ATT values.
+        XCTAssertLessThanOrEqual(writes, (blob.count + 25 * 16) / (4096 - ShareFrame.dataOverhead) + 3)
+    }
+
     // MARK: - Crash safety
 
     func testAKillBetweenMetadataAndRenameNeverShowsAPartialItemAndLosesNothing() async throws {

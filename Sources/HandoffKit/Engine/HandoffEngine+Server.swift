@@ -91,7 +91,8 @@ extension HandoffEngine {
                              to write: IncomingWrite) {
         guard let service else { return }
         streams[write.central]?.cancel()
-        let chunk = WireProtocol.valueLength(forMTU: write.mtu) - TransferFrame.dataOverhead
+        // One DATA frame fills what the central takes: an ATT value on GATT, a whole SDU on a channel.
+        let chunk = write.maximumFrameLength - TransferFrame.dataOverhead
         guard chunk > 0 else { return }
         let id = transfer.header.transferID
         let bytes = transfer.stream
@@ -113,10 +114,10 @@ extension HandoffEngine {
         }
     }
 
-    /// Sends an error frame (its message cut to fit the central's MTU).
+    /// Sends an error frame (its message cut to fit what the central takes).
     private func reply(_ error: HandoffError, context: [UInt8], to write: IncomingWrite) async {
         guard let service else { return }
-        let room = WireProtocol.valueLength(forMTU: write.mtu) - 12
+        let room = min(write.maximumFrameLength, WireProtocol.maximumValueLength) - 12
         var message = ""
         for character in error.message {
             if message.utf8.count + character.utf8.count > room { break }

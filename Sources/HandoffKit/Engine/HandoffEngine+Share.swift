@@ -294,7 +294,7 @@ extension HandoffEngine {
     }
 
     private func shareRefuse(_ error: HandoffError, id: [UInt8], to write: IncomingWrite) async {
-        let room = WireProtocol.valueLength(forMTU: write.mtu) - ShareFrame.errorOverhead
+        let room = write.maximumFrameLength - ShareFrame.errorOverhead
         var message = ""
         for character in error.message {
             if message.utf8.count + character.utf8.count > room { break }

@@ -57,8 +57,10 @@ struct TransferClient: Sendable {
                     break eventLoop
                 }
             }
-            // The link dropped: reconnect and resume from the last byte received.
+            // The link dropped: close it (the radio opens no new link to a device while an old one is still
+            // closing), reconnect and resume from the last byte received.
             inbox.close()
+            await link.disconnect()
             state.reconnects += 1
             guard state.reconnects <= configuration.maximumReconnects else {
                 throw HandoffError(.connectionUnavailable, "the source device went away mid-transfer and did not "
@@ -109,9 +111,11 @@ struct TransferClient: Sendable {
         } catch {
             throw HandoffError(.connectionUnavailable, "cannot connect to \(remote.device.name) (\(error))")
         }
-        guard link.mtu >= WireProtocol.minimumMTU else {
+        guard link.mtu >= WireProtocol.minimumMTU,
+              link.maximumFrameLength >= WireProtocol.valueLength(forMTU: WireProtocol.minimumMTU) else {
             await link.disconnect()
-            throw HandoffError(.radioFailure, "the link's ATT MTU is \(link.mtu); the protocol needs at least "
+            throw HandoffError(.radioFailure, "the link's ATT MTU is \(link.mtu) and its frames at most "
+                                   + "\(link.maximumFrameLength) bytes; the protocol needs an MTU of at least "
                                    + "\(WireProtocol.minimumMTU)")
         }
         return link
@@ -142,11 +146,13 @@ struct TransferClient: Sendable {
         try await fetch(header, from: from, state: &state, on: link)
     }
 
-    /// Asks for the window starting at `from`: `configuration.fetchWindow` bytes rounded down to whole DATA frames
-    /// at this link's MTU (so no window ends in a short frame), never past the phase.
+    /// Asks for the window starting at `from`: `configuration.fetchWindow` bytes (`channelFetchWindow` on a
+    /// channel) rounded down to whole DATA frames of this link (so no window ends in a short frame), never past
+    /// the phase.
     private func fetch(_ header: TransferHeader, from: Int, state: inout State, on link: any RadioLink) async throws {
-        let frame = max(WireProtocol.valueLength(forMTU: link.mtu) - TransferFrame.dataOverhead, 1)
-        let window = configuration.fetchWindow > 0 ? max(configuration.fetchWindow / frame, 1) * frame : 0
+        let frame = max(link.maximumFrameLength - TransferFrame.dataOverhead, 1)
+        let asked = link.transport.kind == .l2cap ? configuration.channelFetchWindow : configuration.fetchWindow
+        let window = asked > 0 ? max(asked / frame, 1) * frame : 0
         let end = window > 0 ? min(from + window, state.phaseEnd) : state.phaseEnd
         state.requestedEnd = end
         try await write(.fetch(transferID: header.transferID, from: UInt32(from), to: UInt32(end)), on: link)

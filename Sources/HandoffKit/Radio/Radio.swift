@@ -2,7 +2,9 @@
 /// (LEAdvertisement1, Device1 discovery, a GATT application, a GATT client); HandoffTesting implements it in memory.
 ///
 /// It is deliberately BLE-shaped and small: advertise some bytes, report scanned bytes, serve one GATT service
-/// with a write characteristic and a notify characteristic, and connect to a peer's service.
+/// with a write characteristic and a notify characteristic, and connect to a peer's service. A radio may carry
+/// the frames on an L2CAP LE credit-based channel instead (its PSM published in the service); links and writes
+/// then say so (`LinkTransport`) and carry the larger frame size, and nothing else changes for the engine.
 public protocol Radio: Sendable {
     /// Starts advertising `beacon` (exactly `WireProtocol.beaconLength` bytes), replacing any previous beacon.
     /// BlueZ: one LEAdvertisement1 (Type "peripheral") whose ManufacturerData is
@@ -16,6 +18,8 @@ public protocol Radio: Sendable {
     /// Publishes the transfer service (`WireProtocol.transferServiceUUID` with its request and data
     /// characteristics) and returns it. Only one service is open at a time.
     func openTransferService() async throws -> any TransferService
-    /// Connects to `peer`'s transfer service, subscribes to the data characteristic and returns the link.
+    /// Connects to `peer`'s transfer service and returns the link: a channel to its PSM when it publishes one
+    /// and the radio can open it, else the GATT characteristics (subscribed to the data characteristic).
+    /// A link of an earlier call that is still closing is never reused.
     func connect(to peer: PeerAddress) async throws -> any RadioLink
 }

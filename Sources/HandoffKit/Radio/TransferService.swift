@@ -1,9 +1,11 @@
-/// The source side of the GATT transfer service.
+/// The source side of the transfer service: GATT characteristics, and, where the radio can, an L2CAP channel
+/// listener whose channels carry the same frames.
 public protocol TransferService: Sendable {
-    /// Values centrals wrote to the request characteristic, in arrival order. Finishes when the service closes.
+    /// Frames centrals sent (writes to the request characteristic and SDUs on their channels), in arrival order.
+    /// Finishes when the service closes.
     var writes: AsyncStream<IncomingWrite> { get }
-    /// Notifies `value` (at most `WireProtocol.valueLength(forMTU:)` of that central's MTU) on the data
-    /// characteristic to `central`. Throws `RadioError` when the central is gone.
+    /// Sends `value` (at most the `maximumFrameLength` of that central's writes) to `central`: a notification on
+    /// the data characteristic, or an SDU on the central's channel. Throws `RadioError` when the central is gone.
     /// Broadcasting to every subscribed central is acceptable: frames carry ids and clients filter.
     func notify(_ value: [UInt8], to central: PeerAddress) async throws
     /// Unpublishes the service.

@@ -20,9 +20,9 @@ struct ShareSender: Sendable {
     }
 
     /// The largest frame this link takes. Everything the sender writes is cut to it, so the push uses the whole
-    /// frame of whatever link the radio gives (an ATT value from the MTU today).
+    /// frame of whatever link the radio gives: an ATT value at the MTU on GATT, a whole SDU on an L2CAP channel.
     static func frameLimit(of link: any RadioLink) -> Int {
-        WireProtocol.valueLength(forMTU: link.mtu)
+        link.maximumFrameLength
     }
 
     /// Runs the push of `stream`. `progress(sent, total)` reports sealed-stream bytes written.

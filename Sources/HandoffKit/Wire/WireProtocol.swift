@@ -17,6 +17,9 @@ public enum WireProtocol {
     public static let requestCharacteristicUUID = "6c1a0001-6e6f-4c8f-9d5e-68616e646f66"
     /// The data characteristic: notify, carries source → client frames.
     public static let dataCharacteristicUUID = "6c1a0002-6e6f-4c8f-9d5e-68616e646f66"
+    /// The PSM characteristic: read, the source's L2CAP LE PSM as a little-endian `uint16` (present only when the
+    /// source listens for channels; Apple uses this UUID for the same purpose).
+    public static let psmCharacteristicUUID = "abdd3056-28fa-441d-a470-55a75a52553a"
     /// Longest characteristic value the protocol ever writes or notifies (the ATT maximum).
     public static let maximumValueLength = 512
     /// Smallest ATT MTU a link must offer; below it the link is refused with `radioFailure`.

@@ -70,7 +70,7 @@ enum ContinueCommand: HandoffCommand {
         }
         let outcome = try restore(continued, context: context)
         if invocation[json] {
-            context.terminal.out(try JSONOutput.document(RestoreReport(outcome)))
+            context.terminal.out(try JSONOutput.document(RestoreReport(outcome, path: continued)))
         } else {
             context.terminal.note(outcome.summary)
             if context.terminal.inputIsTerminal {

@@ -1,0 +1,86 @@
+import BlueZ
+import HandoffKit
+import L2CAP
+import Synchronization
+
+/// A link whose frames travel as whole SDUs on an L2CAP LE credit-based channel to the peer's published PSM.
+///
+/// The channel rides the LE connection that bluetoothd holds (or that the kernel made for it). Closing the link
+/// closes the channel and then disconnects the device, so a later link starts on a fresh connection, and gives
+/// the device's lease back only when that disconnection has finished.
+final class BlueZChannelLink: RadioLink {
+    let peer: PeerAddress
+    let notifications: AsyncStream<[UInt8]>
+    let transport: LinkTransport
+    let setup: [LinkSetupPhase]
+    private let channel: L2CAPChannel
+    private let device: Device1
+    private let lease: DeviceLease
+    private let closed = Mutex(false)
+    private let pump: Task<Void, Never>
+
+    /// The smaller of the two SDU sizes: what either side may send.
+    var maximumFrameLength: Int { min(channel.sendMTU, channel.receiveMTU) }
+    /// The ATT MTU a GATT link with values this large would have, capped at 515 (ATT-sized code stays at 512).
+    var mtu: Int { min(maximumFrameLength, WireProtocol.maximumValueLength) + 3 }
+
+    init(peer: PeerAddress, channel: L2CAPChannel, device: Device1, lease: DeviceLease, setup: [LinkSetupPhase],
+         log: @escaping @Sendable (String) -> Void) {
+        self.peer = peer
+        self.channel = channel
+        self.device = device
+        self.lease = lease
+        self.setup = setup
+        self.transport = LinkTransport(.l2cap, detail: "PSM 0x\(String(channel.psm, radix: 16)), SDU "
+                                           + "\(channel.sendMTU)/\(channel.receiveMTU) B")
+        let (stream, continuation) = AsyncStream<[UInt8]>.makeStream(bufferingPolicy: .unbounded)
+        notifications = stream
+        pump = Task {
+            do throws(L2CAPError) {
+                while let sdu = try await channel.receive() { continuation.yield(sdu) }
+                log("channel to \(peer) closed by the peer")
+            } catch {
+                if error.kind != .closed, error.kind != .cancelled { log("channel to \(peer) ended: \(error)") }
+            }
+            continuation.finish()
+        }
+    }
+
+    /// Sends one SDU.
+    func write(_ value: [UInt8]) async throws {
+        guard !closed.withLock({ $0 }) else { throw RadioError(.disconnected, "the channel to \(peer) is closed") }
+        do {
+            try await channel.send(value)
+        } catch {
+            throw RadioError(error, while: "send to \(peer) failed")
+        }
+    }
+
+    /// Closes the channel, disconnects the device and gives its lease back. Idempotent.
+    func disconnect() async {
+        let wasClosed = closed.withLock { state -> Bool in
+            defer { state = true }
+            return state
+        }
+        guard !wasClosed else { return }
+        pump.cancel()
+        channel.close()
+        try? await device.disconnect(timeout: .seconds(5))
+        lease.release()
+    }
+}
+
+extension RadioError {
+    /// Translates an L2CAP error met while doing `action`: a link that went away is `.disconnected`, a peer that
+    /// cannot be reached or refuses is `.unreachable`, an SDU too large is `.valueTooLong`.
+    init(_ error: L2CAPError, while action: String) {
+        let kind: Kind
+        switch error.kind {
+        case .reset, .closed: kind = .disconnected
+        case .refused, .unreachable, .timedOut: kind = .unreachable
+        case .messageTooLong: kind = .valueTooLong
+        case .unsupported, .cancelled, .failed: kind = .failed
+        }
+        self.init(kind, "\(action): \(error)")
+    }
+}

@@ -1,0 +1,212 @@
+import Foundation
+@testable import HandoffKit
+import HandoffTesting
+import Synchronization
+import XCTest
+
+/// The transfer over an L2CAP-like channel of the in-memory radio (`LinkConditions.channel`): whole-SDU DATA
+/// frames, each fallback to GATT reported on the link, resume after the channel drops, and a stranger on the
+/// channel. The frames and their checks are those of GATT; only their size and the path differ.
+final class ChannelTransferTests: XCTestCase {
+    private var keepAlive: [SimulatedDevice] = []
+
+    override func tearDown() async throws {
+        for device in keepAlive { await device.engine.stop() }
+        keepAlive = []
+    }
+
+    /// Every DATA frame the source delivers, as (offset, byte count), read off the air without changing it.
+    final class DataTap: Sendable {
+        private let frames = Mutex<[(offset: Int, count: Int)]>([])
+        var data: [(offset: Int, count: Int)] { frames.withLock { $0 } }
+
+        func install(on ether: InMemoryEther) async {
+            await ether.setNotificationTamper { [self] value in
+                if value.count >= 14, value[1] == 0x82 {
+                    let offset = value[10..<14].reduce(0) { $0 << 8 | Int($1) }
+                    frames.withLock { $0.append((offset, value.count - 14)) }
+                }
+                return value
+            }
+        }
+    }
+
+    private func blob(_ count: Int) -> Data {
+        Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
+    }
+
+    /// Continues a note carrying `bytes` under `conditions`; returns the outcome, the link transports the
+    /// receiver's engine used (through a recording radio) and the ether's counters.
+    private func continueNote(bytes: Int, conditions: LinkConditions, tap: DataTap? = nil,
+                              configure: (inout HandoffConfiguration) -> Void = { _ in })
+        async throws -> (outcome: ContinuationOutcome, stats: InMemoryStatistics, transports: [LinkTransport]) {
+        let ether = InMemoryEther()
+        await ether.setConditions(conditions)
+        // A long stall interval: a busy test host must not make the client re-ask (which would send frames twice
+        // and hide what these tests count); the loss test sets its own.
+        let devices = try await HandoffFixtures.devices(["mac", "pc"], on: ether, declaredTypes: [noteType],
+                                                        configure: { configuration in
+            configuration.stallInterval = .seconds(20)
+            configure(&configuration)
+        })
+        let source = devices[0]
+        // The receiver runs over a radio that records each link's transport.
+        let recorder = RecordingRadio(devices[1].radio)
+        await devices[1].engine.stop()
+        let engine = try HandoffEngine(configuration: devices[1].engine.configuration, trust: devices[1].store,
+                                       radio: recorder, delegate: devices[1].delegate)
+        try await engine.start()
+        let receiver = SimulatedDevice(name: "pc", radio: devices[1].radio, engine: engine,
+                                       delegate: devices[1].delegate, store: devices[1].store)
+        keepAlive += [source, receiver]
+        await tap?.install(on: ether)
+        let activity = UserActivity(activityType: noteType)
+        activity.title = "Groceries"
+        activity.userInfo = bytes == 0 ? [:] : ["content": "milk, eggs", "blob": .data(blob(bytes))]
+        let remote = try await offer(activity, from: source, to: receiver)
+        let outcome = await receiver.engine.continueActivity(remote)
+        return (outcome, await ether.statistics, recorder.transports)
+    }
+
+    func testWholeSDUDataFramesCarryHalfAMebibyteInNineFrames() async throws {
+        var conditions = LinkConditions()
+        conditions.channel = .open(maximumSDU: 65535)
+        let tap = DataTap()
+        let (outcome, stats, transports) = try await continueNote(bytes: 1 << 19, conditions: conditions, tap: tap,
+                                                                  configure: { $0.maximumPayloadSize = 1 << 20 })
+        let received = try XCTUnwrap(outcome.activity, "failed: \(String(describing: outcome.error))")
+        XCTAssertEqual(received.userInfo["blob"], .data(blob(1 << 19)))
+        XCTAssertEqual(transports.map(\.kind), [.l2cap])
+        XCTAssertEqual(stats.channelConnections, 1)
+        // Every payload DATA frame but the last of the stream fills a whole SDU: 65535 - 14 bytes.
+        let payloadFrames = tap.data.dropFirst()       // the first frame is the metadata record alone
+        XCTAssertGreaterThan(payloadFrames.count, 1)
+        XCTAssertTrue(payloadFrames.dropLast().allSatisfy { $0.count == 65535 - 14 }, "\(payloadFrames.map(\.count))")
+        XCTAssertEqual(stats.largestFrame, 65535)
+        // Contiguous, nothing sent twice, and the whole payload asked for in one FETCH (REQUEST, FETCH, DONE).
+        var next = 0
+        for frame in tap.data {
+            XCTAssertEqual(frame.offset, next)
+            next += frame.count
+        }
+        XCTAssertEqual(stats.writesDelivered, 3)
+    }
+
+    func testSmallNoteOverTheChannelTakesOneFrameForItsPayload() async throws {
+        var conditions = LinkConditions()
+        conditions.channel = .open(maximumSDU: 65535)
+        let tap = DataTap()
+        let (outcome, _, transports) = try await continueNote(bytes: 3 * 1024, conditions: conditions, tap: tap)
+        XCTAssertEqual(outcome.activity?.userInfo["blob"], .data(blob(3 * 1024)))
+        XCTAssertEqual(transports.map(\.kind), [.l2cap])
+        XCTAssertEqual(tap.data.count, 2, "one DATA frame for the metadata record, one for the payload")
+    }
+
+    func testEmptyNoteOverTheChannel() async throws {
+        var conditions = LinkConditions()
+        conditions.channel = .open(maximumSDU: 65535)
+        let (outcome, _, transports) = try await continueNote(bytes: 0, conditions: conditions)
+        XCTAssertEqual(outcome.activity?.userInfo, [:])
+        XCTAssertEqual(transports.map(\.kind), [.l2cap])
+    }
+
+    func testEachFallbackUsesGATTAndSaysWhy() async throws {
+        let cases: [(ChannelAvailability, LinkTransport.Fallback)] = [
+            (.notPublished, .notPublished), (.refused, .refused), (.unsupported, .unsupported),
+        ]
+        for (availability, reason) in cases {
+            var conditions = LinkConditions()
+            conditions.channel = availability
+            let tap = DataTap()
+            let (outcome, stats, transports) = try await continueNote(bytes: 8 * 1024, conditions: conditions, tap: tap)
+            XCTAssertEqual(outcome.activity?.userInfo["blob"], .data(blob(8 * 1024)), "\(availability)")
+            XCTAssertEqual(transports.map(\.kind), [.gatt], "\(availability)")
+            XCTAssertEqual(transports.first?.fallback, reason, "\(availability)")
+            XCTAssertEqual(stats.channelConnections, 0)
+            XCTAssertLessThanOrEqual(stats.largestFrame, WireProtocol.valueLength(forMTU: conditions.mtu))
+            XCTAssertTrue(tap.data.allSatisfy { $0.count <= 247 - 3 - 14 }, "\(availability): GATT-sized DATA")
+        }
+    }
+
+    func testResumeAfterTheChannelDropsStartsFromTheLastByteHeld() async throws {
+        var conditions = LinkConditions()
+        conditions.channel = .open(maximumSDU: 8 * 1024)
+        conditions.disconnectAfterNotifications = 6     // OPEN, the metadata frame, then 4 payload SDUs
+        let tap = DataTap()
+        let (outcome, stats, transports) = try await continueNote(bytes: 96 * 1024, conditions: conditions, tap: tap)
+        let received = try XCTUnwrap(outcome.activity, "failed: \(String(describing: outcome.error))")
+        XCTAssertEqual(received.userInfo["blob"], .data(blob(96 * 1024)))
+        XCTAssertEqual(stats.injectedDisconnections, 1)
+        XCTAssertEqual(transports.map(\.kind), [.l2cap, .l2cap], "reconnected over the channel")
+        // The frame the drop swallowed is the only one sent twice: the second link resumed from the last byte
+        // held, not from zero.
+        let offsets = tap.data.map(\.offset)
+        let repeated = offsets.count - Set(offsets).count
+        XCTAssertEqual(repeated, 0, "delivered offsets \(offsets)")
+    }
+
+    func testSilentSDULossIsFetchedAgainFromTheGap() async throws {
+        var conditions = LinkConditions()
+        conditions.channel = .open(maximumSDU: 4 * 1024)
+        conditions.channelLossRate = 0.2
+        let (outcome, stats, _) = try await continueNote(bytes: 64 * 1024, conditions: conditions,
+                                                         configure: { $0.stallInterval = .milliseconds(500) })
+        XCTAssertEqual(outcome.activity?.userInfo["blob"], .data(blob(64 * 1024)),
+                       "failed: \(String(describing: outcome.error))")
+        XCTAssertGreaterThan(stats.notificationsLost, 0)
+    }
+
+    func testStrangerOnTheChannelGetsUntrustedPeerAndNoPayloadByte() async throws {
+        let ether = InMemoryEther()
+        var conditions = LinkConditions()
+        conditions.channel = .open(maximumSDU: 65535)
+        await ether.setConditions(conditions)
+        let (source, receiver, _) = try await makePair(ether: ether)
+        keepAlive += [source, receiver]
+        let activity = UserActivity(activityType: noteType)
+        activity.userInfo = ["secret": "do not leak"]
+        _ = try await offer(activity, from: source, to: receiver)
+        let last = await source.engine.lastSequence
+        let sequence = try XCTUnwrap(last)
+        let link = try await ether.makeRadio(address: "sim:eve").connect(to: source.radio.address)
+        XCTAssertEqual(link.transport.kind, .l2cap)
+        let nonce: [UInt8] = [1, 2, 3, 4, 5, 6, 7, 8]
+        let forged = TransferFrame.request(sequence: sequence, nonce: nonce, mac: [UInt8](repeating: 0xAA, count: 16))
+        try await link.write(forged.encoded())
+        // A FETCH for a guessed transfer id gets nothing either.
+        try await link.write(TransferFrame.fetch(transferID: [UInt8](repeating: 0, count: 8), from: 0, to: 4096).encoded())
+        var iterator = link.notifications.makeAsyncIterator()
+        var replies: [TransferFrame] = []
+        for _ in 0..<2 {
+            let next = await iterator.next()
+            replies.append(try TransferFrame.decode(try XCTUnwrap(next)))
+        }
+        guard case .error(let context, let code, _) = replies[0] else { return XCTFail("the stranger got \(replies)") }
+        XCTAssertEqual(context, nonce)
+        XCTAssertEqual(code, HandoffError.Code.untrustedPeer.rawValue)
+        guard case .error(_, let fetchCode, _) = replies[1] else { return XCTFail("the stranger got \(replies)") }
+        XCTAssertEqual(fetchCode, HandoffError.Code.handoffFailed.rawValue)
+        let stats = await ether.statistics
+        XCTAssertEqual(stats.notificationsDelivered, 2, "two error frames and not one DATA frame")
+        await link.disconnect()
+    }
+}
+
+/// A radio that remembers the transport of every link it made.
+final class RecordingRadio: Radio {
+    let base: any Radio
+    private let made = Mutex<[LinkTransport]>([])
+    var transports: [LinkTransport] { made.withLock { $0 } }
+
+    init(_ base: any Radio) { self.base = base }
+
+    func advertise(_ beacon: [UInt8]) async throws { try await base.advertise(beacon) }
+    func stopAdvertising() async { await base.stopAdvertising() }
+    func scan() async throws -> AsyncStream<ScanEvent> { try await base.scan() }
+    func openTransferService() async throws -> any TransferService { try await base.openTransferService() }
+    func connect(to peer: PeerAddress) async throws -> any RadioLink {
+        let link = try await base.connect(to: peer)
+        made.withLock { $0.append(link.transport) }
+        return link
+    }
+}
