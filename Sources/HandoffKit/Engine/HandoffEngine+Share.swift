@@ -50,7 +50,8 @@ extension HandoffEngine {
     // MARK: - Public API
 
     /// Takes pushes into `inbox` (nil: refuse every push), and, with `advertisePresence`, advertises a presence
-    /// beacon while no activity is current, so paired devices see that this one is in range. The presence beacon is
+    /// beacon while no activity is current and some device is paired, so paired devices see that this one is in
+    /// range. The presence beacon is
     /// sealed like an activity beacon (nothing readable to strangers) and re-sealed every `beaconRotationInterval`.
     public func enableSharing(inbox: ShareInbox?, advertisePresence: Bool) async {
         share.inbox = inbox
@@ -121,6 +122,11 @@ extension HandoffEngine {
     func refreshPresence() async {
         guard current == nil, pairingInbox == nil else { return }
         guard share.presence else { return }
+        // Nobody could read it before the first pairing: advertise nothing then (less radio time, less to see).
+        guard !trust.devices.isEmpty else {
+            await radio.stopAdvertising()
+            return
+        }
         let sequence = nextSequence
         nextSequence &+= 1
         lastSequence = sequence
