@@ -16,6 +16,7 @@ final class BlueZChannelLink: RadioLink {
     private let channel: L2CAPChannel
     private let device: Device1
     private let lease: DeviceLease
+    private let linger: Duration
     private let closed = Mutex(false)
     private let pump: Task<Void, Never>
 
@@ -25,7 +26,8 @@ final class BlueZChannelLink: RadioLink {
     var mtu: Int { min(maximumFrameLength, WireProtocol.maximumValueLength) + 3 }
 
     init(peer: PeerAddress, channel: L2CAPChannel, device: Device1, lease: DeviceLease, setup: [LinkSetupPhase],
-         log: @escaping @Sendable (String) -> Void) {
+         linger: Duration, log: @escaping @Sendable (String) -> Void) {
+        self.linger = linger
         self.peer = peer
         self.channel = channel
         self.device = device
@@ -56,7 +58,8 @@ final class BlueZChannelLink: RadioLink {
         }
     }
 
-    /// Closes the channel, disconnects the device and gives its lease back. Idempotent.
+    /// Closes the channel and gives the device's lease back; the LE connection stays up for `linger`
+    /// (`BlueZRadioOptions.channelLinger`) for the next link, then is disconnected unless one came. Idempotent.
     func disconnect() async {
         let wasClosed = closed.withLock { state -> Bool in
             defer { state = true }
@@ -65,8 +68,13 @@ final class BlueZChannelLink: RadioLink {
         guard !wasClosed else { return }
         pump.cancel()
         channel.close()
-        try? await device.disconnect(timeout: .seconds(5))
-        lease.release()
+        guard linger > .zero else {
+            try? await device.disconnect(timeout: .seconds(5))
+            lease.release()
+            return
+        }
+        let device = self.device
+        lease.releaseLingering(idle: linger) { try? await device.disconnect(timeout: .seconds(5)) }
     }
 }
 

@@ -72,7 +72,7 @@ extension BlueZRadio {
                 say("\(peer): channel opened on the known PSM 0x\(String(psm, radix: 16)), no GATT needed")
                 return BlueZChannelLink(peer: peer, channel: channel, device: device, lease: lease,
                                         setup: setup + [LinkSetupPhase("channel", ContinuousClock.now - started)],
-                                        log: say)
+                                        linger: options.channelLinger, log: say)
             case .failure(let error):
                 knownPSMs[device.path] = nil
                 say("\(peer): the channel to the known PSM 0x\(String(psm, radix: 16)) failed (\(error)); "
@@ -94,7 +94,7 @@ extension BlueZRadio {
                     knownPSMs[device.path] = psm
                     return BlueZChannelLink(peer: peer, channel: channel, device: device, lease: lease,
                                             setup: setup + [LinkSetupPhase("channel", ContinuousClock.now - opening)],
-                                            log: say)
+                                            linger: options.channelLinger, log: say)
                 case .failure(let error):
                     let reason: LinkTransport.Fallback = switch error.kind {
                     case .refused: .refused
@@ -172,6 +172,7 @@ extension BlueZRadio {
         }
         do {
             return .success(try await L2CAPChannel.connect(from: local, to: remote, psm: psm,
+                                                           receiveMTU: min(max(options.channelMTU, 23), 65535),
                                                            timeout: options.channelConnectTimeout))
         } catch {
             return .failure(error)

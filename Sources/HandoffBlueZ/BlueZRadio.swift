@@ -92,6 +92,7 @@ public actor BlueZRadio: Radio {
 
     /// Stops advertising and scanning. The transfer service and links are closed by their own owners.
     public func close() async {
+        await leases.flushLingering()
         await stopAdvertising()
         for scanner in scanners.values { scanner.finish() }
         scanners = [:]

@@ -38,6 +38,17 @@ public struct BlueZRadioOptions: Sendable {
     /// GATT when it publishes none, refuses the channel or this kernel has no LE CoC. The source side publishes
     /// its PSM unless this is `.gatt` (then it behaves as a build from before the channel).
     public var transport: Transport = .auto
+    /// The largest SDU this side takes on a channel (`BT_RCVMTU`, so also the largest the peer sends it), 23...65535.
+    /// Default 8192. The kernel sends an SDU only when all its K-frames fit the socket's send buffer at once: a
+    /// 64 KiB SDU at an MPS of ~250 is ~265 buffers, more than the default 208 KiB send buffer (`wmem_max`)
+    /// holds, so it would wait for room forever (measured in the VM: the 64 KiB continue stalled with 4610).
+    /// 8 KiB SDUs are two sealed 4 KiB records per DATA frame and as fast as l2test's 4 KiB ones.
+    public var channelMTU = 8192
+    /// How long the LE connection of a closed channel stays up for the next link before it is disconnected.
+    /// Default 10 s: a second continue right after the first opens its channel at once instead of waiting for
+    /// a disconnection and connecting afresh. Zero disconnects at once. A link never reuses a connection whose
+    /// disconnection has begun.
+    public var channelLinger: Duration = .seconds(10)
     /// How long opening a channel may take before it counts as failed (and `.auto` falls back). Default 10 s.
     public var channelConnectTimeout: Duration = .seconds(10)
     /// Testing only: publish this PSM instead of the listener's, so that a peer finds nothing listening on it

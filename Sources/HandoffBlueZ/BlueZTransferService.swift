@@ -64,7 +64,8 @@ final class BlueZTransferService: TransferService {
         let channels = ChannelTable()
         var listener: L2CAPListener?
         if options.transport != .gatt {
-            listener = await listen(on: adapter, bluez: bluez, log: log)
+            listener = await listen(on: adapter, bluez: bluez, receiveMTU: min(max(options.channelMTU, 23), 65535),
+                                    log: log)
         }
         let published = listener.map { options.publishedPSM ?? $0.psm }
         let request = GattApplication.Characteristic(
@@ -113,7 +114,7 @@ final class BlueZTransferService: TransferService {
     static let maximumChannels = 16
 
     /// A listener on the adapter's address, or nil (logged once) when the kernel or the adapter cannot give one.
-    private static func listen(on adapter: Adapter1, bluez: BlueZ, log: @Sendable (String) -> Void) async
+    private static func listen(on adapter: Adapter1, bluez: BlueZ, receiveMTU: Int, log: @Sendable (String) -> Void) async
         -> L2CAPListener? {
         guard let address = await bluez.adapters().first(where: { $0.path == adapter.path })?.address?.string else {
             log("transfer service: the adapter's address is unknown; serving GATT only")
@@ -125,7 +126,7 @@ final class BlueZTransferService: TransferService {
             return nil
         }
         do {
-            return try L2CAPListener.listen(on: local)
+            return try L2CAPListener.listen(on: local, receiveMTU: receiveMTU)
         } catch {
             log("transfer service: no L2CAP channel listener (\(error)); serving GATT only")
             return nil

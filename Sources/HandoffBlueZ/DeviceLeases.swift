@@ -15,6 +15,9 @@ final class DeviceLeases: Sendable {
     }
 
     private let table = Mutex<[ObjectPath: Entry]>([:])
+    /// Acquisitions per device, so a lingering disconnection knows whether a link came since.
+    private let generations = Mutex<[ObjectPath: Int]>([:])
+    private let lingering = Mutex<[ObjectPath: Task<Void, Never>]>([:])
 
     /// Waits until no other link holds `path`, then holds it. Cancellation does not interrupt the wait: a lease
     /// is always given back by a link's disconnection, which is bounded by its own timeout.
@@ -25,6 +28,7 @@ final class DeviceLeases: Sendable {
                 defer { table[path] = entry }
                 guard entry.held else {
                     entry.held = true
+                    generations.withLock { $0[path, default: 0] += 1 }
                     return true
                 }
                 entry.waiters.append(continuation)
@@ -48,9 +52,42 @@ final class DeviceLeases: Sendable {
                 entry.held = false
                 return nil
             }
+            generations.withLock { $0[path, default: 0] += 1 }
             return entry.waiters.removeFirst()     // stays held: handed over
         }
         next?.resume()
+    }
+
+    /// Gives `path` back now and disconnects the device after `idle`, unless a link took the device meanwhile:
+    /// an idle connection is reused (the next channel opens on it at once), a closing one never is, since the
+    /// disconnection holds the device's lease while it runs.
+    func releaseLingering(_ path: ObjectPath, idle: Duration, disconnect: @escaping @Sendable () async -> Void) {
+        let generation = generations.withLock { $0[path, default: 0] }
+        release(path)
+        let task = Task {
+            try? await Task.sleep(for: idle)        // cut short by `flushLingering()`
+            let taken = table.withLock { table -> Bool in
+                var entry = table[path] ?? Entry()
+                guard !entry.held, generations.withLock({ $0[path, default: 0] }) == generation else { return false }
+                entry.held = true
+                table[path] = entry
+                return true
+            }
+            guard taken else { return }
+            await disconnect()
+            release(path)
+        }
+        lingering.withLock { $0[path] = task }
+    }
+
+    /// Runs every lingering disconnection now and waits for them (when the radio closes).
+    func flushLingering() async {
+        let tasks = lingering.withLock { table in
+            defer { table = [:] }
+            return Array(table.values)
+        }
+        for task in tasks { task.cancel() }
+        for task in tasks { await task.value }
     }
 }
 
@@ -67,10 +104,19 @@ final class DeviceLease: Sendable {
 
     /// Gives the lease back. Idempotent.
     func release() {
-        let first = returned.withLock { state -> Bool in
+        if returnOnce() { leases.release(path) }
+    }
+
+    /// Gives the lease back now and disconnects after `idle` unless another link takes the device (see
+    /// `DeviceLeases.releaseLingering`). Idempotent, and nothing once `release()` ran.
+    func releaseLingering(idle: Duration, disconnect: @escaping @Sendable () async -> Void) {
+        if returnOnce() { leases.releaseLingering(path, idle: idle, disconnect: disconnect) }
+    }
+
+    private func returnOnce() -> Bool {
+        returned.withLock { state -> Bool in
             defer { state = true }
             return !state
         }
-        if first { leases.release(path) }
     }
 }

@@ -79,7 +79,8 @@ final class LinkTraffic: Sendable {
             if value[1] == 0x81, state.timeline.open == nil { state.timeline.open = .now }
             if value[1] == 0x82, value.count >= 14 {
                 state.offsets.append(value[10..<14].reduce(0) { $0 << 8 | Int($1) })
-                state.timeline.lastData = .now
+                // Frames still in flight after DONE (stale GATT notifications) are not part of the transfer.
+                if state.timeline.done == nil { state.timeline.lastData = .now }
             }
         }
     }
