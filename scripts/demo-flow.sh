@@ -5,7 +5,7 @@
 # `handoff continue --print` on the desktop, and the time each step took. Exit 0 when the note arrived intact.
 #
 #   scripts/demo-flow.sh [--discoverable] [--keep DIR] [--isolation] [--bluetoothd-restart] [--power-cycle]
-#                        [--failures]
+#                        [--failures] [--share]
 #
 # Run by scripts/demo.sh inside the VM (real bluetoothd, two btvirt controllers), and on the host against bluezoo
 # with --discoverable (bluezoo only reports discoverable advertisements). Uses the built .build/debug binaries
@@ -14,6 +14,8 @@
 # --failures (in the VM) then shows conflict-on-restore, an oversize note, an undeclared type, a hung peer
 # (SIGSTOP: 4610 remoteApplicationTimedOut), a vanished peer, then (the laptop daemon restarted with its trust) an unpaired desktop refused as untrusted, through the
 # CLI, each with the exit status and error code the user sees.
+# --share (in the VM), after the pairing, runs scripts/share-flow.sh instead: share, outbox, inbox take, a power
+# cycle of the receiver mid-transfer, hostile names and an unpaired sender, through the real CLI.
 # --bluetoothd-restart (in the VM) kills bluetoothd after the pairing and starts it again before the note is
 # offered: both daemons must survive and the flow must still work.
 # --power-cycle turns both adapters off and on again (Adapter1.Powered, as bluetoothctl or a settings panel
@@ -25,7 +27,7 @@ set -uo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=${HANDOFF_BIN_DIR:-$here/.build/debug}
-extra=(${HANDOFFD_FLAGS:-}) keep="" isolation=0 restart=0 failures=0 power_cycle=0
+extra=(${HANDOFFD_FLAGS:-}) keep="" isolation=0 restart=0 failures=0 power_cycle=0 share=0
 while (($#)); do
     case "$1" in
         --discoverable) extra+=(--discoverable); shift ;;
@@ -34,6 +36,7 @@ while (($#)); do
         --bluetoothd-restart) restart=1; shift ;;
         --failures) failures=1; shift ;;
         --power-cycle) power_cycle=1; shift ;;
+        --share) share=1; shift ;;
         *) echo "demo-flow: unknown option $1" >&2; exit 2 ;;
     esac
 done
@@ -156,6 +159,9 @@ power_cycle() {   # power_cycle ADAPTER...: Powered false, then true, each confi
     done
     echo "(both handoffd still running)"
 }
+
+# --share: the sharing flow (scripts/share-flow.sh) instead of the note's, then exit.
+((share)) && source "$here/scripts/share-flow.sh"
 
 say "the desktop watches; the laptop saves a note"
 on desktop watch >"$work/desktop/watch.out" 2>&1 &

@@ -19,6 +19,9 @@ public struct Command: Sendable {
     public var examples: [Example]
     /// The version printed by `--version`; only read on the root command.
     public var version: String?
+    /// The subcommand that runs when a command with subcommands is given none (`handoff inbox` lists, as
+    /// `handoff inbox list` does); its options may then follow the group's name directly. Nil: one is required.
+    public var defaultSubcommand: String?
 
     /// Describes a command.
     public init(

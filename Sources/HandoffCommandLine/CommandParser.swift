@@ -78,7 +78,16 @@ extension CommandParser {
             UsageError(code, message, commandPath: path)
         }
 
+        /// A group with a default subcommand, given an option or nothing more, runs that subcommand.
+        mutating func descendToDefault() {
+            guard !command.subcommands.isEmpty, positionals.isEmpty, let name = command.defaultSubcommand,
+                  let next = command.subcommand(named: name) else { return }
+            command = next
+            path.append(next.name)
+        }
+
         mutating func takeLong(_ word: String, rest: inout ArraySlice<String>) throws(UsageError) {
+            descendToDefault()
             let body = word.dropFirst(2)
             let name: String
             var attached: String?
@@ -113,6 +122,7 @@ extension CommandParser {
         }
 
         mutating func takeShortCluster(_ word: String, rest: inout ArraySlice<String>) throws(UsageError) {
+            descendToDefault()
             var letters = word.dropFirst()[...]
             while let letter = letters.popFirst() {
                 guard let parameter = command.namedParameters.first(where: { $0.shortName == letter }) else {
@@ -168,7 +178,8 @@ extension CommandParser {
             positionals.append(word)
         }
 
-        func finish() throws(UsageError) -> Invocation {
+        mutating func finish() throws(UsageError) -> Invocation {
+            descendToDefault()
             if !command.subcommands.isEmpty {
                 let names = command.subcommands.map(\.name).joined(separator: ", ")
                 throw error(.missingSubcommand, "'\(path.joined(separator: " "))' needs a command: \(names)")

@@ -31,6 +31,11 @@ public struct Invocation: Sendable {
         values[flag.parameter.key] != nil
     }
 
+    /// Every value given for a repeating positional argument, in command-line order (empty when absent).
+    public func all<Value>(_ argument: Argument<Value>) -> [Value] {
+        (values[argument.parameter.key] ?? []).compactMap(Value.init(argument:))
+    }
+
     /// The positional argument's value, or nil when an optional argument was left out.
     public subscript<Value>(_ argument: Argument<Value>) -> Value? {
         values[argument.parameter.key]?.last.flatMap(Value.init(argument:))

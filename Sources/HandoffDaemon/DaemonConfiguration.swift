@@ -17,6 +17,8 @@ public struct DaemonConfiguration: Sendable {
     public var handoff: HandoffConfiguration
     /// A paired device counts as in range when its last new beacon is younger than this (default 10 minutes).
     public var inRangeInterval: Duration = .seconds(600)
+    /// Sharing: the inbox's limits, the outbox's deadline and size limit (Docs/dbus-api.md, "Sharing").
+    public var share = ShareSettings()
     /// Whether the radio's controller is powered, for Status (default: always true).
     public var powered: @Sendable () async -> Bool = { true }
 

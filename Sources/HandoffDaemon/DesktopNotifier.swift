@@ -24,6 +24,21 @@ public final class DesktopNotifier: Sendable {
         }
     }
 
+    /// Shows one notification (`laptop sent report.pdf (1.2 MB)`); logs and ignores any failure.
+    public func notify(summary: String, body: String) async {
+        guard let connection else { return }
+        do {
+            _ = try await connection.call(
+                destination: "org.freedesktop.Notifications", path: "/org/freedesktop/Notifications",
+                interface: "org.freedesktop.Notifications", member: "Notify",
+                arguments: [.string("handoff"), .uint32(0), .string(""), .string(summary), .string(body),
+                            .array(.string, []), .dictionary(key: .string, value: .variant, []), .int32(-1)],
+                timeout: .seconds(5))
+        } catch {
+            logger.log("desktop notification not shown: \(error.message)")
+        }
+    }
+
     /// Shows one notification for `activity`; logs and ignores any failure.
     public func notify(_ activity: ActivitySummary) async {
         guard let connection else { return }

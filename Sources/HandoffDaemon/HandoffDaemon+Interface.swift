@@ -84,12 +84,13 @@ extension HandoffDaemon {
         interface.signal(HandoffBusAPI.Signal.progress, "sstt",
                          argumentNames: ["id", "phase", "receivedBytes", "totalBytes"])
         interface.signal(HandoffBusAPI.Signal.pairingCode, "ss", argumentNames: ["deviceName", "code"])
+        addShareMethods(&interface)
         return interface
     }
 
     /// Declares a method whose handler gets the daemon, the call and the caller's uid, and whose errors become
     /// `org.handoff.Error.*` replies.
-    private func method(
+    func method(
         _ interface: inout ExportedInterface, _ name: MemberName, in input: Signature = .empty,
         out output: Signature = .empty, inputNames: [String] = [], outputNames: [String] = [],
         _ body: @escaping @Sendable (HandoffDaemon, MethodCall, UInt32) async throws -> [Value]
@@ -108,7 +109,7 @@ extension HandoffDaemon {
         }
     }
 
-    private static func sender(_ call: MethodCall) throws -> BusName {
+    static func sender(_ call: MethodCall) throws -> BusName {
         guard let sender = call.sender else { throw DaemonError.accessDenied("the call has no sender") }
         return sender
     }

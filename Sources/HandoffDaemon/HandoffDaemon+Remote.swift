@@ -128,8 +128,10 @@ extension HandoffDaemon {
         try authorize(uid, "see devices")
         let now = Date()
         let window = Double(configuration.inRangeInterval.components.seconds)
+        let sightings = await engine.lastSightings()   // any beacon, a presence beacon included
         return await engine.trust.devices.map { device in
-            let age = lastSeen[device.id].map { now.timeIntervalSince($0) }
+            let seen = [lastSeen[device.id], sightings[device.id]].compactMap { $0 }.max()
+            let age = seen.map { now.timeIntervalSince($0) }
             return DeviceInfo(id: device.id.uuidString, name: device.name, inRange: age.map { $0 <= window } ?? false,
                               lastSeenSecondsAgo: age)
         }

@@ -42,6 +42,7 @@ public actor HandoffDaemon {
     var trustTask: Task<Void, Never>?
     var recentCandidates: [String: (candidate: PairingCandidate, seen: Date)] = [:]
     var pairingEvents: AsyncStream<PairingEvent>.Continuation?
+    var sharing: Sharing?
 
     /// The caller's current activity.
     struct Offer {
@@ -121,6 +122,7 @@ public actor HandoffDaemon {
         availabilityTask?.cancel()
         candidateTask?.cancel()
         trustTask?.cancel()
+        stopSharing()
         for watcher in watchers.values { watcher.task.cancel() }
         watchers = [:]
         offer?.resignTask?.cancel()
@@ -137,6 +139,7 @@ public actor HandoffDaemon {
     }
 
     private func begin() async throws {
+        try await startSharing()
         try await connection.export([makeInterface()], at: HandoffBusAPI.objectPath)
         let updates = await engine.availabilityUpdates()
         availabilityTask = Task { [weak self] in

@@ -20,6 +20,9 @@ enum RootCommand {
         subcommands: [
             NoteCommand.spec,
             ContinueCommand.spec,
+            ShareCommand.spec,
+            InboxCommand.spec,
+            OutboxCommand.spec,
             WatchCommand.spec,
             PromptCommand.spec,
             DevicesCommand.spec,

@@ -13,6 +13,8 @@ import Testing
             ["note", "edit"]: ["x", "--stdin"], ["note", "list"]: [], ["note", "show"]: ["x"], ["continue"]: [],
             ["watch"]: [], ["prompt"]: [], ["devices"]: [], ["pair"]: [], ["unpair"]: ["x"], ["status"]: [],
             ["completions"]: ["bash"], ["manual"]: [],
+            ["share"]: ["--text", "x"], ["inbox", "list"]: [], ["inbox", "take"]: ["--all"],
+            ["inbox", "drop"]: ["0123456789abcdef"], ["outbox", "list"]: [], ["outbox", "cancel"]: ["0123456789abcdef"],
         ]
         let leaves = RootCommand.spec.allCommands().filter(\.command.subcommands.isEmpty)
             .map { Array($0.path.dropFirst()) }

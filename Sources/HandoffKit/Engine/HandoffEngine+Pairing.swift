@@ -68,7 +68,7 @@ extension HandoffEngine {
         if current != nil {
             try? await advertiseCurrent()
         } else {
-            await radio.stopAdvertising()
+            await advertiseIdle()
         }
     }
 

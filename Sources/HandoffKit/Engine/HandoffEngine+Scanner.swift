@@ -13,6 +13,7 @@ extension HandoffEngine {
         }
         guard beacon.device != trust.identity.id,
               let device = trust.devices.first(where: { $0.id == beacon.device }) else { return }
+        if noteSighting(beacon, from: event) { return }   // a presence beacon: in range, no activity
         if var state = seen[beacon.device] {
             if beacon.sequence < state.sequence { return }                        // an old beacon replayed
             if beacon.sequence == state.sequence {

@@ -3,6 +3,10 @@ import Foundation
 extension HandoffEngine {
     /// Handles one value a central wrote to the request characteristic.
     func handle(_ write: IncomingWrite) async {
+        if ShareFrame.claims(write.value) {
+            await handleShare(write)
+            return
+        }
         let frame: TransferFrame
         do {
             frame = try TransferFrame.decode(write.value)

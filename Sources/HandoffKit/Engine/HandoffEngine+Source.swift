@@ -32,7 +32,7 @@ extension HandoffEngine {
         servedSequences = []
         rotationTask?.cancel()
         rotationTask = nil
-        await radio.stopAdvertising()
+        await advertiseIdle()
     }
 
     /// Re-advertises after a change to the current activity, or withdraws it if it is no longer advertisable.

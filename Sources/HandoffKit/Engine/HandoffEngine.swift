@@ -51,6 +51,9 @@ public actor HandoffEngine {
     var rekeyFragments: [PeerAddress: PairingFragments] = [:]
     var trustWatchers: [UUID: AsyncStream<TrustStore>.Continuation] = [:]
 
+    // Sharing (HandoffEngine+Share.swift).
+    var share = ShareState()
+
     /// A source-side transfer kept for resumption.
     struct CachedTransfer {
         let activity: UserActivity
@@ -134,6 +137,7 @@ public actor HandoffEngine {
         for watcher in trustWatchers.values { watcher.finish() }
         trustWatchers = [:]
         pairingInbox?.finish()
+        stopSharing()
     }
 
     /// Installs new trust state (after pairing or revocation). Beacons and requests under the old group key stop
@@ -156,6 +160,8 @@ public actor HandoffEngine {
         if let current {
             currentTag = keys.typeTag(for: current.activityType)
             try? await advertiseCurrent()
+        } else {
+            await refreshPresence()   // a presence beacon under the old key would be unreadable to the new peers
         }
     }
 

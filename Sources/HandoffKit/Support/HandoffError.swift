@@ -66,6 +66,10 @@ extension HandoffError {
         public static let cryptoUnavailable = Code(rawValue: 4620)
         /// The radio refused an operation (link MTU too small, advertising failed…). 4621.
         public static let radioFailure = Code(rawValue: 4621)
+        /// The receiving inbox has no room for the item (its quota is reached). 4622.
+        public static let inboxFull = Code(rawValue: 4622)
+        /// The shared item is larger than the receiving inbox takes. 4623.
+        public static let itemTooLarge = Code(rawValue: 4623)
 
         /// The symbolic name of a known code, or "code N".
         public var name: String {
@@ -84,6 +88,8 @@ extension HandoffError {
             case 4619: "invalidTrustState"
             case 4620: "cryptoUnavailable"
             case 4621: "radioFailure"
+            case 4622: "inboxFull"
+            case 4623: "itemTooLarge"
             default: "code \(rawValue)"
             }
         }

@@ -12,6 +12,12 @@ struct TransferSealer: Sendable {
         self.key = keys.transferKey(source: source, transferID: header.transferID)
     }
 
+    /// A sealer under a key derived elsewhere (a push's transfer key, `ShareKeys`).
+    init(header: TransferHeader, key: [UInt8]) {
+        self.header = header
+        self.key = key
+    }
+
     /// Builds the header and the complete sealed stream for `activityType` and `payload`.
     static func seal(activityType: String, payload: Data, sequence: UInt32, recordSize: Int, keys: GroupKeys,
                      source: UUID) -> (TransferHeader, [UInt8]) {

@@ -10,12 +10,16 @@ enum WatchCommand: HandoffCommand {
         abstract: "Print a line whenever a nearby device starts or stops offering an activity (daemon).",
         discussion: """
             Runs until interrupted. Each line reads 'available: TITLE (TYPE) from DEVICE' or \
-            'gone: TITLE (TYPE) from DEVICE'. With --json each line is one JSON object (JSON Lines).
+            'gone: TITLE (TYPE) from DEVICE', and 'received: DEVICE sent NAME (SIZE)' when an item arrives in \
+            the inbox. With --json each line is one JSON object (JSON Lines).
             """,
         parameters: [json])
 
     static func run(_ invocation: Invocation, context: CommandContext) async throws -> ExitCode {
-        let events = try await context.service().activityEvents()
+        let service = try await context.service()
+        let arrivals = Task { try await InboxArrivalLines.print(service, context: context, json: invocation[json]) }
+        defer { arrivals.cancel() }
+        let events = try await service.activityEvents()
         for try await event in events {
             if invocation[json] {
                 context.terminal.out(try JSONOutput.line(event))

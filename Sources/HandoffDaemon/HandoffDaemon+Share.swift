@@ -1,0 +1,379 @@
+import DBus
+import Foundation
+import HandoffClient
+import HandoffDBusClient
+import HandoffKit
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Sharing: the outbox the daemon drains in the background (like a background upload session) and the inbox it
+/// fills (like an App Group container). Both live in the state directory, which only root can read; the owner's
+/// CLI hands items over and takes them out through the API, with file descriptors, so the daemon never reads or
+/// writes a path in a directory the user controls.
+extension HandoffDaemon {
+    /// The sharing half of the daemon.
+    struct Sharing {
+        let inbox: ShareInbox
+        let outbox: OutboxSpool
+        let progress: ProgressTable
+        var tasks: [Task<Void, Never>] = []
+        /// One draining task per receiving device.
+        var pumps: [UUID: Task<Void, Never>] = [:]
+    }
+
+    /// Sealed-stream bytes written per outbox item in flight (updated from the push's progress callback).
+    final class ProgressTable: Sendable {
+        let entries = Mutex<[String: (sent: Int, total: Int)]>([:])
+    }
+
+    // MARK: - Lifecycle
+
+    func startSharing() async throws {
+        let settings = configuration.share
+        let inbox: ShareInbox
+        do {
+            inbox = try ShareInbox(directory: state.url.appendingPathComponent("inbox"), limits: settings.inbox)
+        } catch {
+            throw DaemonError.failed("cannot open the inbox: \(error.message)")
+        }
+        let outbox = OutboxSpool(directory: state.url.appendingPathComponent("outbox"))
+        try outbox.prepare()
+        outbox.prune(olderThan: settings.historyLifetime)
+        var sharing = Sharing(inbox: inbox, outbox: outbox, progress: ProgressTable())
+        await engine.enableSharing(inbox: settings.acceptsShares ? inbox : nil, advertisePresence: settings.acceptsShares)
+        let arrivals = await engine.arrivals()
+        let sightings = await engine.sightings()
+        let interval = settings.retryInterval
+        sharing.tasks = [
+            Task { [weak self] in
+                for await item in arrivals { await self?.arrived(item) }
+            },
+            Task { [weak self] in
+                for await device in sightings { await self?.pump(device) }
+            },
+            Task { [weak self] in
+                while !Task.isCancelled {
+                    do { try await Task.sleep(for: interval) } catch { return }
+                    await self?.pumpAll()
+                }
+            },
+        ]
+        self.sharing = sharing
+        let pending = outbox.records().filter { $0.state == .pending }
+        if !pending.isEmpty { logger.log("outbox: \(pending.count) item(s) pending from before the restart") }
+    }
+
+    func stopSharing() {
+        guard let sharing else { return }
+        for task in sharing.tasks { task.cancel() }
+        for task in sharing.pumps.values { task.cancel() }
+        self.sharing = nil
+    }
+
+    // MARK: - Sending
+
+    /// Spools an item for `device` (an id or name) and starts delivering it; returns its outbox entry.
+    func share(uid: UInt32, device: String, kind: String, name: String, mediaType: String, bytes: [UInt8]?,
+               descriptor: UnixFileDescriptor?) async throws -> OutboxEntry {
+        try authorize(uid, "share")
+        guard let sharing else { throw DaemonError.failed("sharing is not running") }
+        let trusted = await engine.trust.devices
+        guard let target = trusted.first(where: { $0.id.uuidString.caseInsensitiveCompare(device) == .orderedSame })
+            ?? trusted.first(where: { $0.name == device }) else {
+            throw DaemonError(HandoffBusError.unknownDevice, "no paired device is called '\(device)'")
+        }
+        guard let kind = ShareKind(rawValue: kind) else {
+            throw DaemonError.invalidArguments("kind must be file, text or url, not '\(kind)'")
+        }
+        guard !name.isEmpty, name.utf8.count <= ShareMetadata.maximumNameLength else {
+            throw DaemonError.invalidArguments("the name must have 1 to \(ShareMetadata.maximumNameLength) bytes")
+        }
+        guard !mediaType.isEmpty, mediaType.utf8.count <= 255, mediaType.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+            throw DaemonError.invalidArguments("the media type '\(mediaType)' is not printable ASCII")
+        }
+        let limit = configuration.share.maximumItemSize
+        let now = Date()
+        let record = OutboxRecord(id: OutgoingShare.newTransferID(), deviceID: target.id, deviceName: target.name,
+                                  uid: uid, metadata: ShareMetadata(kind: kind, name: name, mediaType: mediaType),
+                                  size: 0, createdAt: now, deadline: now.addingTimeInterval(configuration.share.deadline),
+                                  state: .pending, reason: "", finishedAt: nil)
+        let spooled: OutboxRecord
+        if let descriptor {
+            spooled = try sharing.outbox.add(record, descriptor: descriptor.rawValue, limit: limit)
+        } else {
+            let bytes = bytes ?? []
+            guard bytes.count <= limit else { throw OutboxSpool.tooLarge(bytes.count, limit) }
+            spooled = try sharing.outbox.add(record, bytes: bytes)
+        }
+        logger.log("outbox: user \(uid) shares \(kind.rawValue) '\(name)' (\(ByteFormat.string(spooled.size))) with "
+            + "'\(target.name)' as \(spooled.id)")
+        pump(target.id)
+        return entry(spooled)
+    }
+
+    /// The caller's outbox.
+    func outbox(uid: UInt32) throws -> [OutboxEntry] {
+        try authorize(uid, "see the outbox")
+        return (sharing?.outbox.records() ?? []).filter { $0.uid == uid }.map(entry)
+    }
+
+    /// Cancels a pending item of the caller's.
+    func cancelOutboxItem(uid: UInt32, id: String) throws {
+        try authorize(uid, "cancel outbox items")
+        guard let sharing, var record = sharing.outbox.records().first(where: { $0.id == id && $0.uid == uid }) else {
+            throw DaemonError(HandoffBusError.noItem, "no outbox item \(id)")
+        }
+        guard record.state == .pending else {
+            throw DaemonError(HandoffBusError.noItem, "outbox item \(id) is already \(record.state.rawValue)")
+        }
+        record.state = .cancelled
+        record.reason = "cancelled by the user"
+        record.finishedAt = Date()
+        try sharing.outbox.save(record)
+        logger.log("outbox: \(id) cancelled")
+        if sharing.progress.entries.withLock({ $0[id] != nil }) {
+            sharing.pumps[record.deviceID]?.cancel()   // the push in flight stops; the pump restarts below
+        }
+    }
+
+    private func entry(_ record: OutboxRecord) -> OutboxEntry {
+        let live = sharing?.progress.entries.withLock { $0[record.id] }
+        let state = live != nil && record.state == .pending ? "sending" : record.state.rawValue
+        let total = live?.total ?? record.size
+        let sent = record.state == .delivered ? total : live?.sent ?? 0
+        return OutboxEntry(id: record.id, device: record.deviceName, name: record.metadata.name,
+                           kind: record.metadata.kind.rawValue, state: state, sentBytes: sent, totalBytes: total,
+                           ageSeconds: max(0, Date().timeIntervalSince(record.createdAt)), reason: record.reason)
+    }
+
+    /// Starts draining the outbox for `device` unless that already runs.
+    func pump(_ device: UUID) {
+        guard var sharing, sharing.pumps[device] == nil,
+              sharing.outbox.records().contains(where: { $0.deviceID == device && $0.state == .pending }) else { return }
+        sharing.pumps[device] = Task { [weak self] in
+            await self?.drain(device)
+            await self?.pumpEnded(device)
+        }
+        self.sharing = sharing
+    }
+
+    private func pumpAll() {
+        guard let sharing else { return }
+        for device in Set(sharing.outbox.records().filter { $0.state == .pending }.map(\.deviceID)) { pump(device) }
+    }
+
+    private func pumpEnded(_ device: UUID) {
+        let cancelled = sharing?.pumps[device]?.isCancelled ?? false
+        sharing?.pumps[device] = nil
+        if cancelled { pump(device) }   // a cancel stopped the push in flight; go on with the next item
+    }
+
+    /// Delivers the device's pending items one by one, until one cannot be delivered now.
+    private func drain(_ device: UUID) async {
+        while !Task.isCancelled, let record = nextPending(for: device) {
+            guard await attempt(record) else { return }
+        }
+    }
+
+    /// The device's oldest pending item; fails those past their deadline or for a device no longer paired.
+    private func nextPending(for device: UUID) -> OutboxRecord? {
+        guard let sharing else { return nil }
+        for var record in sharing.outbox.records() where record.deviceID == device && record.state == .pending {
+            if Date() > record.deadline {
+                finish(&record, .failed, "not delivered before the deadline"
+                    + (record.reason.isEmpty ? "" : " (last: \(record.reason))"))
+                continue
+            }
+            return record
+        }
+        return nil
+    }
+
+    /// One attempt at `record`; true when it reached a final state (delivered or failed), false when it must wait.
+    private func attempt(_ record: OutboxRecord) async -> Bool {
+        guard let sharing else { return false }
+        var record = record
+        let table = sharing.progress
+        let id = record.id
+        table.entries.withLock { $0[id] = (0, record.size) }
+        defer { table.entries.withLock { $0[id] = nil } }
+        let item = OutgoingShare(transferID: record.id, metadata: record.metadata,
+                                 content: .file(sharing.outbox.dataURL(record.id)))
+        let started = Date()
+        do {
+            try await engine.push(item, to: record.deviceID) { sent, total in
+                table.entries.withLock { $0[id] = (sent, total) }
+            }
+        } catch {
+            if Task.isCancelled { return false }
+            switch error.code {
+            case .connectionUnavailable, .remoteApplicationTimedOut, .radioFailure:
+                record.reason = "waiting for \(record.deviceName): \(error.message)"
+                try? sharing.outbox.save(record)
+                logger.log("outbox: \(id) waits: \(error)")
+                return false
+            default:
+                finish(&record, .failed, error.description)
+                logger.log("outbox: \(id) failed: \(error)")
+                return true
+            }
+        }
+        let seconds = Date().timeIntervalSince(started)
+        logger.log("outbox: \(id) delivered to '\(record.deviceName)' (\(record.size) bytes in "
+            + "\(String(format: "%.2f", seconds)) s)")
+        finish(&record, .delivered, "")
+        return true
+    }
+
+    private func finish(_ record: inout OutboxRecord, _ state: OutboxRecord.State, _ reason: String) {
+        record.state = state
+        record.reason = reason
+        record.finishedAt = Date()
+        do { try sharing?.outbox.save(record) } catch { logger.log("outbox: cannot save \(record.id): \(error)") }
+    }
+
+    // MARK: - Receiving
+
+    /// An item arrived: log it, tell the owner's watchers and the desktop.
+    private func arrived(_ item: InboxItem) async {
+        let line = "\(item.senderName) sent \(item.name) (\(ByteFormat.string(item.size)))"
+        logger.log("inbox: \(line) as \(item.id)")
+        let value = BusCoding.value(inboxEntry(item))
+        for (name, watcher) in watchers where persisted.ownerUID == nil || watcher.uid == persisted.ownerUID {
+            try? connection.emitSignal(path: HandoffBusAPI.objectPath, interface: HandoffBusAPI.interface,
+                                       member: HandoffBusAPI.Signal.itemArrived, arguments: [value], destination: name)
+        }
+        await notifier?.notify(summary: line, body: "Run 'handoff inbox' to see it, 'handoff inbox take' to take it.")
+    }
+
+    private func inboxEntry(_ item: InboxItem) -> InboxEntry {
+        InboxEntry(id: item.id, sender: item.senderName, name: item.name, kind: item.kind.rawValue,
+                   mediaType: item.mediaType, sizeBytes: item.size,
+                   ageSeconds: max(0, Date().timeIntervalSince(item.receivedAt)), originalName: item.originalName)
+    }
+
+    /// Items waiting in the inbox.
+    func inbox(uid: UInt32) throws -> [InboxEntry] {
+        try authorize(uid, "see the inbox")
+        return (sharing?.inbox.items() ?? []).map(inboxEntry)
+    }
+
+    /// Claims an item for `sender`'s take into `destination`, and opens its bytes for it. An item claimed by a
+    /// connection that has left the bus (a take that was killed) is handed over with the destination it had.
+    func claimInboxItem(uid: UInt32, sender: BusName, id: String, destination: String) async throws
+        -> (InboxEntry, UnixFileDescriptor, String) {
+        try authorize(uid, "take inbox items")
+        guard let inbox = sharing?.inbox else { throw DaemonError.failed("sharing is not running") }
+        guard destination.hasPrefix("/") else {
+            throw DaemonError.invalidArguments("the destination must be an absolute path")
+        }
+        let claimed: ClaimedItem
+        var previous = ""
+        do {
+            claimed = try inbox.claim(id, claimant: sender.rawValue, destination: destination)
+        } catch InboxError.busy(_, let claim) {
+            if claim.claimant != sender.rawValue, await isConnected(claim.claimant) {
+                throw DaemonError(HandoffBusError.busy, InboxError.busy(id: id, claim: claim).description)
+            }
+            claimed = try inbox.reclaim(id, claimant: sender.rawValue)
+            previous = claim.destination
+            logger.log("inbox: \(id) was claimed by a take that is gone; handed to \(sender)")
+        } catch let error as InboxError {
+            throw DaemonError(HandoffBusError.noItem, error.description)
+        }
+        let fd = open(claimed.data.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else { throw DaemonError.failed("cannot open inbox item \(id)") }
+        return (inboxEntry(claimed.item), UnixFileDescriptor(takingOwnershipOf: fd), previous)
+    }
+
+    /// The take of `id` is complete.
+    func finishInboxItem(uid: UInt32, id: String) throws {
+        try authorize(uid, "take inbox items")
+        try inboxCall { try $0.finish(id) }
+        logger.log("inbox: \(id) taken out")
+    }
+
+    /// The take of `id` failed; the item goes back.
+    func releaseInboxItem(uid: UInt32, id: String) throws {
+        try authorize(uid, "take inbox items")
+        try inboxCall { try $0.release(id) }
+    }
+
+    /// Deletes `id`.
+    func dropInboxItem(uid: UInt32, id: String) throws {
+        try authorize(uid, "drop inbox items")
+        try inboxCall { try $0.drop(id) }
+        logger.log("inbox: \(id) dropped")
+    }
+
+    private func inboxCall(_ body: (ShareInbox) throws -> Void) throws {
+        guard let inbox = sharing?.inbox else { throw DaemonError.failed("sharing is not running") }
+        do { try body(inbox) } catch let error as InboxError {
+            throw DaemonError(HandoffBusError.noItem, error.description)
+        }
+    }
+
+    private func isConnected(_ name: String) async -> Bool {
+        guard !name.isEmpty else { return false }
+        let reply = try? await connection.call(
+            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+            member: "NameHasOwner", arguments: [.string(name)], timeout: .seconds(5))
+        if case .boolean(let owned)? = reply?.first { return owned }
+        return true   // unsure: never hand an item away from a take that may be alive
+    }
+
+    // MARK: - Interface
+
+    func addShareMethods(_ interface: inout ExportedInterface) {
+        let outboxEntry = HandoffBusAPI.outboxEntrySignature.rawValue
+        let inboxEntry = HandoffBusAPI.inboxEntrySignature.rawValue
+        method(&interface, HandoffBusAPI.Method.share, in: "ssssay", out: Signature(stringLiteral: outboxEntry),
+               inputNames: ["device", "kind", "name", "mediaType", "content"], outputNames: ["entry"]) { d, call, uid in
+            [BusCoding.value(try await d.share(uid: uid, device: try call.argument(0), kind: try call.argument(1),
+                                               name: try call.argument(2), mediaType: try call.argument(3),
+                                               bytes: try call.argument(4), descriptor: nil))]
+        }
+        method(&interface, HandoffBusAPI.Method.shareFile, in: "sssh", out: Signature(stringLiteral: outboxEntry),
+               inputNames: ["device", "name", "mediaType", "file"], outputNames: ["entry"]) { d, call, uid in
+            [BusCoding.value(try await d.share(uid: uid, device: try call.argument(0), kind: "file",
+                                               name: try call.argument(1), mediaType: try call.argument(2), bytes: nil,
+                                               descriptor: try call.argument(3)))]
+        }
+        method(&interface, HandoffBusAPI.Method.outbox, out: Signature(stringLiteral: "a" + outboxEntry),
+               outputNames: ["entries"]) { d, _, uid in
+            [BusCoding.value(try await d.outbox(uid: uid))]
+        }
+        method(&interface, HandoffBusAPI.Method.cancelOutboxItem, in: "s", inputNames: ["id"]) { d, call, uid in
+            try await d.cancelOutboxItem(uid: uid, id: try call.argument(0))
+            return []
+        }
+        method(&interface, HandoffBusAPI.Method.inbox, out: Signature(stringLiteral: "a" + inboxEntry),
+               outputNames: ["items"]) { d, _, uid in
+            [BusCoding.value(try await d.inbox(uid: uid))]
+        }
+        method(&interface, HandoffBusAPI.Method.claimInboxItem, in: "ss",
+               out: Signature(stringLiteral: inboxEntry + "hs"), inputNames: ["id", "destination"],
+               outputNames: ["item", "data", "previousDestination"]) { d, call, uid in
+            let (entry, fd, previous) = try await d.claimInboxItem(uid: uid, sender: try Self.sender(call),
+                                                                    id: try call.argument(0),
+                                                                    destination: try call.argument(1))
+            return [BusCoding.value(entry), .unixFD(fd), .string(previous)]
+        }
+        method(&interface, HandoffBusAPI.Method.finishInboxItem, in: "s", inputNames: ["id"]) { d, call, uid in
+            try await d.finishInboxItem(uid: uid, id: try call.argument(0))
+            return []
+        }
+        method(&interface, HandoffBusAPI.Method.releaseInboxItem, in: "s", inputNames: ["id"]) { d, call, uid in
+            try await d.releaseInboxItem(uid: uid, id: try call.argument(0))
+            return []
+        }
+        method(&interface, HandoffBusAPI.Method.dropInboxItem, in: "s", inputNames: ["id"]) { d, call, uid in
+            try await d.dropInboxItem(uid: uid, id: try call.argument(0))
+            return []
+        }
+        interface.signal(HandoffBusAPI.Signal.itemArrived, Signature(stringLiteral: inboxEntry), argumentNames: ["item"])
+    }
+}

@@ -1,0 +1,147 @@
+import Foundation
+import HandoffDBusClient
+import HandoffKit
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// One item in the outbox, as kept on disk (`outbox/<id>/entry.json`, beside the item's bytes in `data`).
+struct OutboxRecord: Codable, Sendable, Equatable {
+    /// Where it stands. `sending` is not stored: after a restart a sending item is pending again, and resumes.
+    enum State: String, Codable, Sendable { case pending, delivered, failed, cancelled }
+
+    /// The item's id, also the push's transfer id (so every attempt, across restarts, resumes the same push).
+    var id: String
+    /// The receiving device.
+    var deviceID: UUID
+    var deviceName: String
+    /// The user who shared it.
+    var uid: UInt32
+    var metadata: ShareMetadata
+    var size: Int
+    var createdAt: Date
+    /// Retried until then; failed after.
+    var deadline: Date
+    var state: State
+    /// Why it failed, or what a pending item waits for.
+    var reason: String
+    var finishedAt: Date?
+}
+
+/// The outbox spool in the daemon's state directory: one folder per item, made complete in a staging folder (bytes
+/// copied and flushed, `entry.json` written) and then renamed into place, so a crash never leaves half an item.
+/// It survives the CLI exiting, the peer going out of range and a daemon restart.
+struct OutboxSpool: Sendable {
+    let directory: URL
+
+    private var staging: URL { directory.appendingPathComponent(".staging") }
+
+    /// Creates the folders (0700) and removes what a crash left half-made.
+    func prepare() throws {
+        for folder in [directory, staging] {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+        }
+        for leftover in (try? FileManager.default.contentsOfDirectory(at: staging, includingPropertiesForKeys: nil)) ?? [] {
+            try? FileManager.default.removeItem(at: leftover)
+        }
+    }
+
+    /// Spools `record` with `bytes`.
+    func add(_ record: OutboxRecord, bytes: [UInt8]) throws -> OutboxRecord {
+        try add(record) { url in try AtomicFile.write(Data(bytes), to: url) ; return bytes.count }
+    }
+
+    /// Spools `record` with the bytes of the open regular file `descriptor`, refusing more than `limit` bytes. The
+    /// file is read through the descriptor the caller opened, never by a path, so the daemon reads only what the
+    /// caller could read.
+    func add(_ record: OutboxRecord, descriptor: Int32, limit: Int) throws -> OutboxRecord {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            throw DaemonError.invalidArguments("only a regular file can be shared through a descriptor")
+        }
+        guard Int(info.st_size) <= limit else { throw Self.tooLarge(Int(info.st_size), limit) }
+        return try add(record) { url in
+            let fd = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            guard fd >= 0 else { throw DaemonError.failed("cannot create \(url.path)") }
+            defer { close(fd) }
+            var buffer = [UInt8](repeating: 0, count: 1 << 16)
+            var total = 0
+            var offset: off_t = 0
+            while true {
+                let count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, offset) }
+                if count < 0, errno == EINTR { continue }
+                guard count >= 0 else { throw DaemonError.failed("cannot read the shared file: \(String(cString: strerror(errno)))") }
+                if count == 0 { break }
+                total += count
+                offset += off_t(count)
+                guard total <= limit else { throw Self.tooLarge(total, limit) }
+                let written = buffer.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, count) }
+                guard written == count else { throw DaemonError.failed("cannot write the outbox spool") }
+            }
+            guard fsync(fd) == 0 else { throw DaemonError.failed("cannot flush the outbox spool") }
+            return total
+        }
+    }
+
+    private func add(_ record: OutboxRecord, write: (URL) throws -> Int) throws -> OutboxRecord {
+        let folder = staging.appendingPathComponent(record.id)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false,
+                                                attributes: [.posixPermissions: 0o700])
+        do {
+            var record = record
+            record.size = try write(folder.appendingPathComponent("data"))
+            try AtomicFile.write(try encode(record), to: folder.appendingPathComponent("entry.json"))
+            guard rename(folder.path, directory.appendingPathComponent(record.id).path) == 0 else {
+                throw DaemonError.failed("cannot add to the outbox spool: \(String(cString: strerror(errno)))")
+            }
+            return record
+        } catch {
+            try? FileManager.default.removeItem(at: folder)
+            throw error
+        }
+    }
+
+    /// Every item, oldest first.
+    func records() -> [OutboxRecord] {
+        let folders = (try? FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)) ?? []
+        return folders.filter { !$0.lastPathComponent.hasPrefix(".") }.compactMap { folder in
+            guard let data = try? Data(contentsOf: folder.appendingPathComponent("entry.json")) else { return nil }
+            return try? JSONDecoder().decode(OutboxRecord.self, from: data)
+        }.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+    }
+
+    /// Saves a changed record; a final one loses its bytes (only its line in the list stays).
+    func save(_ record: OutboxRecord) throws {
+        let folder = directory.appendingPathComponent(record.id)
+        try AtomicFile.write(try encode(record), to: folder.appendingPathComponent("entry.json"))
+        if record.state != .pending { try? FileManager.default.removeItem(at: dataURL(record.id)) }
+    }
+
+    /// The item's bytes.
+    func dataURL(_ id: String) -> URL {
+        directory.appendingPathComponent(id).appendingPathComponent("data")
+    }
+
+    /// Forgets final items older than `lifetime`.
+    func prune(olderThan lifetime: TimeInterval, now: Date = Date()) {
+        for record in records() where record.state != .pending {
+            if now.timeIntervalSince(record.finishedAt ?? record.createdAt) > lifetime {
+                try? FileManager.default.removeItem(at: directory.appendingPathComponent(record.id))
+            }
+        }
+    }
+
+    private func encode(_ record: OutboxRecord) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return try encoder.encode(record)
+    }
+
+    static func tooLarge(_ size: Int, _ limit: Int) -> DaemonError {
+        DaemonError(HandoffBusError.name(forHandoffCode: HandoffError.Code.itemTooLarge.name),
+                    "the item is \(ByteFormat.string(size)) (\(size) bytes); the outbox takes items of at most "
+                        + "\(ByteFormat.string(limit)) (\(limit) bytes)")
+    }
+}

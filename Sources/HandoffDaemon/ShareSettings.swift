@@ -1,0 +1,23 @@
+import Foundation
+import HandoffKit
+
+/// How the daemon shares: what it takes into its inbox, and how long and how big its outbox items may be.
+public struct ShareSettings: Sendable {
+    /// Whether this device takes pushes from its paired devices, and so advertises a presence beacon while no
+    /// activity is current (default true).
+    public var acceptsShares = true
+    /// The inbox's size limit per item and quota (defaults 16 MiB and 256 MiB).
+    public var inbox = ShareLimits()
+    /// Largest item the outbox takes (default 16 MiB; at the GATT rate measured in the VM, ~1 MiB per 67–117 s,
+    /// that is 18–31 minutes of transfer).
+    public var maximumItemSize = 16 << 20
+    /// How long the outbox keeps retrying an item before it fails it (default 24 h).
+    public var deadline: TimeInterval = 24 * 3600
+    /// How often pending items are retried when no beacon of their device arrives (default 60 s).
+    public var retryInterval: Duration = .seconds(60)
+    /// Delivered, failed and cancelled items stay listed this long (default 7 days).
+    public var historyLifetime: TimeInterval = 7 * 24 * 3600
+
+    /// The defaults above.
+    public init() {}
+}

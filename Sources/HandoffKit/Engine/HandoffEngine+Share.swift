@@ -1,0 +1,315 @@
+import Foundation
+
+/// Sharing: a push of one item (a file, text or a link) to one trusted device's inbox. Not an activity: no beacon
+/// names it and the source asks nothing of an app. The sender connects to the receiver's transfer service and
+/// writes a sealed stream (Docs/protocol.md §8); the receiver authenticates the sender per device before it stores
+/// a byte, and keeps whole records on disk, so a push resumes from the last record held.
+extension HandoffEngine {
+    /// The activity type whose keyed tag marks a presence beacon: "this device is here and takes shares". It is
+    /// never declared, so it never surfaces as an activity.
+    static let presenceType = "org.handoff.presence"
+
+    /// Share state of the engine.
+    struct ShareState {
+        var inbox: ShareInbox?
+        var presence = false
+        var presenceTask: Task<Void, Never>?
+        var sessions: [[UInt8]: IncomingPush] = [:]
+        var sightings: [UUID: Sighting] = [:]
+        var sightingWatchers: [UUID: AsyncStream<UUID>.Continuation] = [:]
+        var arrivalWatchers: [UUID: AsyncStream<InboxItem>.Continuation] = [:]
+    }
+
+    /// Where and when a trusted device's beacon (of any kind) was last received.
+    struct Sighting {
+        var peer: PeerAddress
+        var seenAt: Date
+        var sequence: UInt32
+    }
+
+    /// A push being received.
+    struct IncomingPush {
+        let sender: TrustedDevice
+        let central: PeerAddress
+        let header: TransferHeader
+        let sealer: TransferSealer
+        let keys: ShareKeys
+        var nextRecord: Int
+        var buffer: [UInt8] = []
+        var metadata: ShareMetadata?
+        var gapReported = false
+        var startedAt = Date()
+
+        /// The next stream byte this side needs.
+        var expected: Int {
+            nextRecord > header.recordCount ? header.streamLength
+                : header.range(ofRecord: nextRecord).lowerBound + buffer.count
+        }
+    }
+
+    // MARK: - Public API
+
+    /// Takes pushes into `inbox` (nil: refuse every push), and, with `advertisePresence`, advertises a presence
+    /// beacon while no activity is current and some device is paired, so paired devices see that this one is in
+    /// range. The presence beacon is
+    /// sealed like an activity beacon (nothing readable to strangers) and re-sealed every `beaconRotationInterval`.
+    public func enableSharing(inbox: ShareInbox?, advertisePresence: Bool) async {
+        share.inbox = inbox
+        share.presence = advertisePresence
+        share.presenceTask?.cancel()
+        share.presenceTask = nil
+        if advertisePresence, let interval = configuration.beaconRotationInterval {
+            share.presenceTask = Task { [weak self] in
+                while !Task.isCancelled {
+                    do { try await Task.sleep(for: interval) } catch { return }
+                    await self?.refreshPresence()
+                }
+            }
+        }
+        await refreshPresence()
+    }
+
+    /// Pushes `item` to the trusted device `deviceID`, at the address its last beacon came from. Returns when the
+    /// receiver confirmed the item is stored in its inbox. `progress(sent, total)` counts sealed-stream bytes.
+    /// Push the same item (same transfer id) again after a failure: it resumes, and is never stored twice.
+    /// - Throws: `connectionUnavailable` when the device was not seen or cannot be reached, the receiver's
+    ///   refusal (`untrustedPeer`, `inboxFull`, `itemTooLarge`...), or `remoteApplicationTimedOut`.
+    public func push(_ item: OutgoingShare, to deviceID: UUID,
+                     progress: @escaping @Sendable (Int, Int) -> Void = { _, _ in }) async throws(HandoffError) {
+        guard let device = trust.device(deviceID) else {
+            throw HandoffError(.untrustedPeer, "device \(deviceID) is not paired with this one")
+        }
+        guard let sighting = share.sightings[deviceID] else {
+            throw HandoffError(.connectionUnavailable, "\(device.name) is not in range (none of its beacons was seen)")
+        }
+        guard let keys = ShareKeys(store: trust, peer: device, sending: true) else {
+            throw HandoffError(.invalidTrustState, "\(device.name) has an unusable public key")
+        }
+        let stream = try ShareStream(item, keys: keys)
+        let sender = ShareSender(radio: radio, peer: sighting.peer, receiver: device, senderID: trust.identity.id,
+                                 keys: keys, configuration: configuration)
+        try await sender.run(stream, progress: progress)
+    }
+
+    /// When each trusted device's beacon (an activity or presence) was last received.
+    public func lastSightings() -> [UUID: Date] {
+        share.sightings.mapValues(\.seenAt)
+    }
+
+    /// The id of a trusted device each time it comes into range (first beacon, a new address, or a beacon after a
+    /// minute of silence). The daemon retries its outbox then. Ends when the engine stops.
+    public func sightings() -> AsyncStream<UUID> {
+        let (stream, continuation) = AsyncStream<UUID>.makeStream()
+        let id = UUID()
+        share.sightingWatchers[id] = continuation
+        continuation.onTermination = { [weak self] _ in Task { await self?.removeSightingWatcher(id) } }
+        return stream
+    }
+
+    /// Every item that arrives in the inbox. Ends when the engine stops.
+    public func arrivals() -> AsyncStream<InboxItem> {
+        let (stream, continuation) = AsyncStream<InboxItem>.makeStream()
+        let id = UUID()
+        share.arrivalWatchers[id] = continuation
+        continuation.onTermination = { [weak self] _ in Task { await self?.removeArrivalWatcher(id) } }
+        return stream
+    }
+
+    // MARK: - Presence
+
+    /// Advertises the presence beacon when sharing wants it and nothing else owns the advertisement; otherwise
+    /// leaves the advertisement alone (or stops it when idle).
+    func refreshPresence() async {
+        guard current == nil, pairingInbox == nil else { return }
+        guard share.presence else { return }
+        // Nobody could read it before the first pairing: advertise nothing then (less radio time, less to see).
+        guard !trust.devices.isEmpty else {
+            await radio.stopAdvertising()
+            return
+        }
+        let sequence = nextSequence
+        nextSequence &+= 1
+        lastSequence = sequence
+        let beacon = beaconCodec.seal(device: trust.identity.id, typeTag: keys.typeTag(for: Self.presenceType),
+                                      sequence: sequence)
+        try? await radio.advertise(beacon)
+    }
+
+    /// What the engine advertises once no activity is current: presence, or nothing.
+    func advertiseIdle() async {
+        if share.presence { await refreshPresence() } else { await radio.stopAdvertising() }
+    }
+
+    /// Notes a trusted device's beacon. Returns true for a presence beacon (which carries no activity).
+    func noteSighting(_ beacon: Beacon, from event: ScanEvent) -> Bool {
+        let previous = share.sightings[beacon.device]
+        let isPresence = beacon.typeTag == keys.typeTag(for: Self.presenceType)
+        // A replayed older beacon must not move the device to the replayer's address.
+        if let previous, beacon.sequence < previous.sequence { return isPresence }
+        let now = Date()
+        share.sightings[beacon.device] = Sighting(peer: event.peer, seenAt: now, sequence: beacon.sequence)
+        if previous == nil || previous?.peer != event.peer || now.timeIntervalSince(previous?.seenAt ?? now) > 60 {
+            for watcher in share.sightingWatchers.values { watcher.yield(beacon.device) }
+        }
+        return isPresence
+    }
+
+    private func removeSightingWatcher(_ id: UUID) { share.sightingWatchers[id] = nil }
+    private func removeArrivalWatcher(_ id: UUID) { share.arrivalWatchers[id] = nil }
+
+    func stopSharing() {
+        share.presenceTask?.cancel()
+        for watcher in share.sightingWatchers.values { watcher.finish() }
+        for watcher in share.arrivalWatchers.values { watcher.finish() }
+        share.sightingWatchers = [:]
+        share.arrivalWatchers = [:]
+    }
+
+    // MARK: - Receiving
+
+    /// Handles one share frame a central wrote.
+    func handleShare(_ write: IncomingWrite) async {
+        let frame: ShareFrame
+        do throws(HandoffError) {
+            frame = try ShareFrame.decode(write.value)
+        } catch {
+            await shareReply(.error(transferID: zeroID, code: error.code.rawValue, message: error.message), to: write)
+            return
+        }
+        switch frame {
+        case .push(let id, let senderBytes, let header, let mac):
+            await handlePush(id: id, senderBytes: senderBytes, header: header, mac: mac, from: write)
+        case .data(let id, let offset, let bytes):
+            await handlePushData(id: id, offset: Int(offset), bytes: bytes, from: write)
+        case .accept, .done, .error:
+            return
+        }
+    }
+
+    private var zeroID: [UInt8] { [UInt8](repeating: 0, count: TransferFrame.transferIDLength) }
+
+    private func handlePush(id: [UInt8], senderBytes: [UInt8], header: TransferHeader, mac: [UInt8],
+                            from write: IncomingWrite) async {
+        // Authenticate before anything else: a stranger, a revoked device or a forger gets no state at all.
+        guard let senderID = UUID(bytes: senderBytes), let sender = trust.device(senderID),
+              let keys = ShareKeys(store: trust, peer: sender, sending: false),
+              Sodium.constantTimeEqual(keys.pushMAC(transferID: id, sender: senderID, header: header), mac) else {
+            await shareRefuse(HandoffError(.untrustedPeer, "this device does not trust the sender"), id: id, to: write)
+            return
+        }
+        guard let inbox = share.inbox else {
+            await shareRefuse(HandoffError(.handoffFailed, "this device does not take shares"), id: id, to: write)
+            return
+        }
+        guard header.recordSize >= 256 || header.recordCount <= 1, header.metadataLength <= 2048 else {
+            await shareRefuse(HandoffError(.corruptPayload, "the push's header is out of bounds"), id: id, to: write)
+            return
+        }
+        // A repeated PUSH in a live session (the sender saw no progress) learns where this side stands.
+        if var session = share.sessions[id], session.sender.id == senderID {
+            if session.central != write.central {
+                session = IncomingPush(sender: sender, central: write.central, header: header, sealer: session.sealer,
+                                       keys: keys, nextRecord: session.nextRecord, buffer: session.buffer,
+                                       metadata: session.metadata)
+            }
+            session.gapReported = false
+            share.sessions[id] = session
+            await shareReply(.accept(transferID: id, offset: UInt32(session.expected)), to: write)
+            return
+        }
+        do throws(HandoffError) {
+            switch try inbox.begin(header, from: sender) {
+            case .delivered:
+                await shareReply(.done(transferID: id, mac: keys.doneMAC(id)), to: write)
+            case .resume(let record, let metadata):
+                let session = IncomingPush(sender: sender, central: write.central, header: header,
+                                           sealer: TransferSealer(header: header, key: keys.transferKey(id)),
+                                           keys: keys, nextRecord: record, metadata: metadata)
+                if share.sessions.count >= 8, let oldest = share.sessions.min(by: { $0.value.startedAt < $1.value.startedAt }) {
+                    share.sessions[oldest.key] = nil   // bound what half-open pushes can hold in memory
+                }
+                share.sessions[id] = session
+                if record > header.recordCount, metadata != nil {
+                    await completePush(id, inbox: inbox, to: write)
+                } else {
+                    await shareReply(.accept(transferID: id, offset: UInt32(session.expected)), to: write)
+                }
+            }
+        } catch {
+            await shareRefuse(error, id: id, to: write)
+        }
+    }
+
+    private func handlePushData(id: [UInt8], offset: Int, bytes: [UInt8], from write: IncomingWrite) async {
+        // Data of a push this side does not know (evicted, or from before a restart) is ignored: the sender sees no
+        // progress, announces again and learns where to resume.
+        guard var session = share.sessions[id], session.central == write.central, let inbox = share.inbox else { return }
+        let expected = session.expected
+        if offset > expected {
+            if !session.gapReported {
+                session.gapReported = true
+                share.sessions[id] = session
+                await shareReply(.accept(transferID: id, offset: UInt32(expected)), to: write)
+            }
+            return
+        }
+        let end = min(offset + bytes.count, session.header.streamLength)
+        guard end > expected else { return }
+        session.buffer += bytes[(expected - offset)..<(end - offset)]
+        session.gapReported = false
+        do throws(HandoffError) {
+            while session.nextRecord <= session.header.recordCount {
+                let length = session.header.range(ofRecord: session.nextRecord).count
+                guard session.buffer.count >= length else { break }
+                let sealed = Array(session.buffer.prefix(length))
+                session.buffer.removeFirst(length)
+                if session.nextRecord == 0 {
+                    guard let plain = session.sealer.openRecord(0, sealed), let metadata = ShareMetadata(decoding: plain)
+                    else { throw HandoffError(.corruptPayload, "the push's metadata failed authentication") }
+                    try inbox.setMetadata(metadata, transferID: id)
+                    session.metadata = metadata
+                } else {
+                    guard let plain = session.sealer.openRecord(session.nextRecord, sealed) else {
+                        throw HandoffError(.corruptPayload, "record \(session.nextRecord) of the push failed authentication")
+                    }
+                    try inbox.append(plain, transferID: id)
+                }
+                session.nextRecord += 1
+            }
+        } catch {
+            share.sessions[id] = nil
+            if error.code == .corruptPayload { inbox.discard(transferID: id) }
+            await shareRefuse(error, id: id, to: write)
+            return
+        }
+        share.sessions[id] = session
+        if session.nextRecord > session.header.recordCount {
+            await completePush(id, inbox: inbox, to: write)
+        }
+    }
+
+    private func completePush(_ id: [UInt8], inbox: ShareInbox, to write: IncomingWrite) async {
+        guard let session = share.sessions.removeValue(forKey: id) else { return }
+        do throws(HandoffError) {
+            let item = try inbox.commit(transferID: id)
+            await shareReply(.done(transferID: id, mac: session.keys.doneMAC(id)), to: write)
+            for watcher in share.arrivalWatchers.values { watcher.yield(item) }
+        } catch {
+            await shareRefuse(error, id: id, to: write)
+        }
+    }
+
+    private func shareRefuse(_ error: HandoffError, id: [UInt8], to write: IncomingWrite) async {
+        let room = write.maximumFrameLength - ShareFrame.errorOverhead
+        var message = ""
+        for character in error.message {
+            if message.utf8.count + character.utf8.count > room { break }
+            message.append(character)
+        }
+        await shareReply(.error(transferID: id, code: error.code.rawValue, message: message), to: write)
+    }
+
+    private func shareReply(_ frame: ShareFrame, to write: IncomingWrite) async {
+        try? await service?.notify(frame.encoded(), to: write.central)
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+
+/// One item that arrived in the inbox, complete: its bytes are in the store and this metadata is written beside
+/// them. `Codable`: it is the `meta.json` of the item.
+public struct InboxItem: Codable, Sendable, Equatable, Identifiable {
+    /// The item's id in the inbox (16 hex digits, random).
+    public var id: String
+    /// The push's transfer id (hex); a push that is repeated after it arrived never makes a second item.
+    public var transferID: String
+    /// The sending device.
+    public var senderID: UUID
+    /// Its name when the item arrived.
+    public var senderName: String
+    /// When the item was complete.
+    public var receivedAt: Date
+    /// Its length in bytes.
+    public var size: Int
+    /// File, text or link.
+    public var kind: ShareKind
+    /// The media type the sender gave.
+    public var mediaType: String
+    /// The sanitised name (safe to create in a directory).
+    public var name: String
+    /// The name exactly as the sender sent it (to show, never to use as a path).
+    public var originalName: String
+
+    /// Creates an item record.
+    public init(id: String, transferID: String, senderID: UUID, senderName: String, receivedAt: Date, size: Int,
+                kind: ShareKind, mediaType: String, name: String, originalName: String) {
+        self.id = id
+        self.transferID = transferID
+        self.senderID = senderID
+        self.senderName = senderName
+        self.receivedAt = receivedAt
+        self.size = size
+        self.kind = kind
+        self.mediaType = mediaType
+        self.name = name
+        self.originalName = originalName
+    }
+}
+
+/// Limits of the receiving side.
+public struct ShareLimits: Sendable, Equatable {
+    /// Largest item accepted, in bytes (default 16 MiB).
+    public var maximumItemSize = 16 << 20
+    /// Bytes the inbox may hold in all, arrived and arriving items together (default 256 MiB).
+    public var quota = 256 << 20
+    /// How long a push that stopped halfway is kept for resumption (default 24 h).
+    public var partialLifetime: TimeInterval = 24 * 3600
+
+    /// The defaults above.
+    public init() {}
+}

@@ -1,0 +1,154 @@
+import Foundation
+
+/// An item to push to another device: what it is, its bytes (in memory or in a file), and the transfer id that
+/// names this push. Keep the transfer id with the item (the daemon's outbox does): pushing the same id again
+/// resumes from the last byte the receiver holds, even after either side restarted, and never stores it twice.
+public struct OutgoingShare: Sendable, Equatable {
+    /// Where the bytes are.
+    public enum Content: Sendable, Equatable {
+        /// In memory (text, a link, a small file).
+        case bytes([UInt8])
+        /// In a file that must not change until the push is delivered (the daemon keeps its own copy).
+        case file(URL)
+    }
+
+    /// 16 hex digits naming this push.
+    public let transferID: String
+    /// Kind, name and media type.
+    public var metadata: ShareMetadata
+    /// The bytes.
+    public var content: Content
+    /// Plaintext bytes per sealed record (default 4096; 256...65535).
+    public var recordSize = 4096
+
+    /// An item with a fresh transfer id.
+    public init(metadata: ShareMetadata, content: Content) {
+        self.init(transferID: Self.newTransferID(), metadata: metadata, content: content)
+    }
+
+    /// An item with a given transfer id (16 hex digits, from `newTransferID()`).
+    public init(transferID: String, metadata: ShareMetadata, content: Content) {
+        self.transferID = transferID
+        self.metadata = metadata
+        self.content = content
+    }
+
+    /// A fresh random transfer id.
+    public static func newTransferID() -> String {
+        ShareInbox.hexString(Sodium.randomBytes(TransferFrame.transferIDLength))
+    }
+
+    /// The item's length in bytes.
+    public func size() throws(HandoffError) -> Int {
+        switch content {
+        case .bytes(let bytes): return bytes.count
+        case .file(let url):
+            guard let size = ShareFiles.size(of: url) else {
+                throw HandoffError(.handoffFailed, "cannot read \(url.path)")
+            }
+            return size
+        }
+    }
+
+    var transferIDBytes: [UInt8]? {
+        let digits = Array(transferID.utf8)
+        guard digits.count == 2 * TransferFrame.transferIDLength else { return nil }
+        var bytes: [UInt8] = []
+        for index in stride(from: 0, to: digits.count, by: 2) {
+            guard let byte = UInt8(String(decoding: digits[index..<index + 2], as: UTF8.self), radix: 16) else {
+                return nil
+            }
+            bytes.append(byte)
+        }
+        return bytes
+    }
+}
+
+/// The sealed stream of one push, produced record by record as the sender needs it (never all in memory): the
+/// records are deterministic for a transfer id and content, so a resumption after a restart seals the same bytes.
+final class ShareStream: @unchecked Sendable {
+    // Only used from the one task that runs the push; @unchecked because of the FileHandle and the cache.
+    let header: TransferHeader
+    private let sealer: TransferSealer
+    private let metadata: [UInt8]
+    private let content: OutgoingShare.Content
+    private var file: FileHandle?
+    private var cached: (index: Int, sealed: [UInt8])?
+
+    init(_ share: OutgoingShare, keys: ShareKeys) throws(HandoffError) {
+        guard let id = share.transferIDBytes else {
+            throw HandoffError(.handoffFailed, "the transfer id \(share.transferID) is not 16 hex digits")
+        }
+        let size = try share.size()
+        guard size <= Int(UInt32.max) else { throw HandoffError(.itemTooLarge, "the item is larger than 4 GiB") }
+        metadata = share.metadata.encoded
+        header = TransferHeader(transferID: id, sequence: 0,
+                                metadataLength: UInt16(metadata.count + Sodium.aeadTagLength),
+                                payloadLength: UInt32(size), recordSize: UInt16(min(max(share.recordSize, 256), 65535)))
+        sealer = TransferSealer(header: header, key: keys.transferKey(id))
+        content = share.content
+        if case .file(let url) = share.content {
+            do { file = try FileHandle(forReadingFrom: url) } catch {
+                throw HandoffError(.handoffFailed, "cannot open \(url.path): \(error.localizedDescription)")
+            }
+        }
+    }
+
+    deinit { try? file?.close() }
+
+    /// Sealed bytes `range` of the stream.
+    func bytes(_ range: Range<Int>) throws(HandoffError) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(range.count)
+        var position = range.lowerBound
+        while position < range.upperBound {
+            let index = record(containing: position)
+            let span = header.range(ofRecord: index)
+            let sealed = try sealedRecord(index)
+            let end = min(range.upperBound, span.upperBound)
+            out += sealed[(position - span.lowerBound)..<(end - span.lowerBound)]
+            position = end
+        }
+        return out
+    }
+
+    private func record(containing offset: Int) -> Int {
+        if offset < Int(header.metadataLength) { return 0 }
+        return (offset - Int(header.metadataLength)) / (Int(header.recordSize) + Sodium.aeadTagLength) + 1
+    }
+
+    private func sealedRecord(_ index: Int) throws(HandoffError) -> [UInt8] {
+        if let cached, cached.index == index { return cached.sealed }
+        let sealed: [UInt8]
+        if index == 0 {
+            sealed = sealer.sealRecord(0, metadata)
+        } else {
+            let start = (index - 1) * Int(header.recordSize)
+            let length = min(Int(header.recordSize), Int(header.payloadLength) - start)
+            sealed = sealer.sealRecord(index, try plaintext(start, length))
+        }
+        cached = (index, sealed)
+        return sealed
+    }
+
+    private func plaintext(_ start: Int, _ length: Int) throws(HandoffError) -> [UInt8] {
+        switch content {
+        case .bytes(let bytes):
+            return Array(bytes[start..<start + length])
+        case .file:
+            guard let file else { throw HandoffError(.handoffFailed, "the item's file is not open") }
+            do {
+                try file.seek(toOffset: UInt64(start))
+                let data = try file.read(upToCount: length) ?? Data()
+                guard data.count == length else {
+                    throw HandoffError(.handoffFailed, "the item's file changed length while it was being sent")
+                }
+                return [UInt8](data)
+            } catch let error as HandoffError {
+                throw error
+            } catch {
+                throw HandoffError(.handoffFailed, "cannot read the item's file: \(error.localizedDescription)")
+            }
+        }
+    }
+}

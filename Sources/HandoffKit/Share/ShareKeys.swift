@@ -1,0 +1,43 @@
+import Foundation
+
+/// The keys of pushes from one device to another. They come from crypto_kx over the two devices' long-term
+/// identity keys, not from the group key: only the sender and the receiver can compute them, so a push is
+/// authenticated per device (another member of the group cannot pose as the sender), and a revoked device, gone
+/// from the receiver's device list, is refused before its key is even computed.
+///
+///     pushKey     = BLAKE2b-32(key = kx(sender → receiver), "handoff.v1.push")
+///     transferKey = BLAKE2b-32(key = kx(sender → receiver), "handoff.v1.share" ‖ 0x00 ‖ transferID)
+struct ShareKeys: Sendable {
+    private let pairwise: [UInt8]
+
+    /// The keys for pushes from `store`'s device to `peer` (`sending`), or from `peer` to it. Nil when `peer`'s
+    /// public key is unusable.
+    init?(store: TrustStore, peer: TrustedDevice, sending: Bool) {
+        let isClient = store.identity.id.uuidString < peer.id.uuidString
+        guard let keys = Sodium.sessionKeys(isClient: isClient, publicKey: Array(store.identity.publicKey),
+                                            secretKey: Array(store.identity.secretKey),
+                                            peerPublicKey: Array(peer.publicKey)) else { return nil }
+        // The sender's transmit key is the receiver's receive key.
+        pairwise = sending ? keys.transmit : keys.receive
+    }
+
+    /// Authenticates PUSH frames.
+    var pushKey: [UInt8] { Sodium.genericHash(Array("handoff.v1.push".utf8), key: pairwise, length: 32) }
+
+    /// Seals one push's records.
+    func transferKey(_ transferID: [UInt8]) -> [UInt8] {
+        Sodium.genericHash(Array("handoff.v1.share".utf8) + [0] + transferID, key: pairwise, length: 32)
+    }
+
+    /// The MAC of a PUSH.
+    func pushMAC(transferID: [UInt8], sender: UUID, header: TransferHeader) -> [UInt8] {
+        Sodium.genericHash(ShareFrame.pushSignedPart(transferID: transferID, sender: sender.bytes, header: header),
+                           key: pushKey, length: TransferFrame.macLength)
+    }
+
+    /// The MAC of the receiver's DONE: it shows the sender that the receiver could open the whole stream.
+    func doneMAC(_ transferID: [UInt8]) -> [UInt8] {
+        Sodium.genericHash(Array("handoff.v1.share.done".utf8) + transferID, key: transferKey(transferID),
+                           length: TransferFrame.macLength)
+    }
+}

@@ -1,0 +1,64 @@
+/// Turns the name a sender chose into one that is safe to create in a directory: a single path component, never
+/// `.` or `..`, no NUL or other control or format characters (bidirectional overrides included), not hidden (no
+/// leading dot), not overlong, never empty. Everything else (spaces, Unicode letters) is kept.
+///
+///     ShareName.sanitise("../../etc/passwd") == "etc_passwd"
+///     ShareName.sanitise("/abs/path")        == "abs_path"
+///     ShareName.sanitise("a\u{0}b")          == "ab"
+///     ShareName.sanitise(".hidden")          == "hidden"
+public enum ShareName {
+    /// Longest sanitised name in UTF-8 bytes. NAME_MAX is 255; the rest leaves room for a clash suffix
+    /// (` (99)`) and a temporary name beside it.
+    public static let maximumLength = 200
+
+    /// The name used when nothing usable is left.
+    public static let fallback = "shared item"
+
+    /// The safe form of `name`.
+    public static func sanitise(_ name: String) -> String {
+        // Separators split the name; the empty, `.` and `..` components are dropped, the rest joined with `_`.
+        let components = name.split(whereSeparator: { $0 == "/" || $0 == "\\" }).map(String.init)
+            .map(clean).filter { !$0.isEmpty && $0 != "." && $0 != ".." }
+        var joined = components.joined(separator: "_")
+        // Not hidden, no leading or trailing dots or spaces (Windows and shells trip on those too).
+        while let first = joined.first, first == "." || first == " " || first == "-" { joined.removeFirst() }
+        while let last = joined.last, last == "." || last == " " { joined.removeLast() }
+        if joined.isEmpty { return fallback }
+        return shorten(joined)
+    }
+
+    /// `name` with ` (n)` inserted before its extension: `report (2).pdf`.
+    public static func variant(of name: String, number: Int) -> String {
+        let (stem, ext) = split(name)
+        return "\(stem) (\(number))\(ext)"
+    }
+
+    /// Drops control (Cc) and format (Cf) characters: NUL, newlines, escapes, bidi overrides, zero-width joiners.
+    private static func clean(_ component: String) -> String {
+        String(String.UnicodeScalarView(component.unicodeScalars.filter { scalar in
+            switch scalar.properties.generalCategory {
+            case .control, .format, .lineSeparator, .paragraphSeparator, .surrogate, .privateUse, .unassigned: false
+            default: true
+            }
+        }))
+    }
+
+    /// Cuts `name` to `maximumLength` UTF-8 bytes on a character boundary, keeping a short extension.
+    private static func shorten(_ name: String) -> String {
+        guard name.utf8.count > maximumLength else { return name }
+        var (stem, ext) = split(name)
+        if ext.utf8.count > 16 { ext = "" ; stem = name }
+        var cut = ""
+        for character in stem {
+            if cut.utf8.count + character.utf8.count + ext.utf8.count > maximumLength { break }
+            cut.append(character)
+        }
+        return cut + ext
+    }
+
+    /// `("report", ".pdf")`; a name without a dot (or with only a leading one) has no extension.
+    private static func split(_ name: String) -> (String, String) {
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return (name, "") }
+        return (String(name[..<dot]), String(name[dot...]))
+    }
+}

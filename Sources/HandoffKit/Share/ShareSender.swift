@@ -1,0 +1,156 @@
+import Foundation
+import Synchronization
+
+/// The sending side of one push: connects to the receiver's transfer service, announces the stream (PUSH), writes
+/// it from wherever the receiver says it stands (ACCEPT), and returns when the receiver confirms the item is stored
+/// (DONE). It resumes after a drop from the receiver's last byte, and re-announces when nothing moves. A value
+/// type run once per push attempt; it never touches engine state.
+struct ShareSender: Sendable {
+    let radio: any Radio
+    let peer: PeerAddress
+    let receiver: TrustedDevice
+    let senderID: UUID
+    let keys: ShareKeys
+    let configuration: HandoffConfiguration
+
+    /// Bytes of the sealed stream the receiver has acknowledged or the sender has written, for progress.
+    private final class Position: Sendable {
+        let sent = Mutex(0)
+        let moved = Mutex(false)
+    }
+
+    /// The largest frame this link takes. Everything the sender writes is cut to it, so the push uses the whole
+    /// frame of whatever link the radio gives: an ATT value at the MTU on GATT, a whole SDU on an L2CAP channel.
+    static func frameLimit(of link: any RadioLink) -> Int {
+        link.maximumFrameLength
+    }
+
+    /// Runs the push of `stream`. `progress(sent, total)` reports sealed-stream bytes written.
+    func run(_ stream: ShareStream, progress: @escaping @Sendable (Int, Int) -> Void) async throws(HandoffError) {
+        let header = stream.header
+        let id = header.transferID
+        let total = header.streamLength
+        let position = Position()
+        var reconnects = 0
+        var stalls = 0
+        var writer: Task<Void, Never>?
+        defer { writer?.cancel() }
+        var link = try await connect()
+        var inbox = LinkInbox(link: link, tick: configuration.stallInterval)
+        defer { inbox.close() }
+        let push = ShareFrame.push(transferID: id, sender: senderID.bytes, header: header,
+                                   mac: keys.pushMAC(transferID: id, sender: senderID, header: header)).encoded()
+        try? await link.write(push)
+        while true {
+            for await event in inbox.events {
+                switch event {
+                case .frame(let bytes):
+                    guard ShareFrame.claims(bytes), let frame = try? ShareFrame.decode(bytes) else {
+                        if Self.isRefusalOfUnknownFrame(bytes) {
+                            throw HandoffError(.handoffFailed, "\(receiver.name) does not take shares (its handoff "
+                                                   + "is too old)")
+                        }
+                        continue
+                    }
+                    switch frame {
+                    case .accept(id, let offset):
+                        stalls = 0
+                        if let writer { writer.cancel(); await writer.value }
+                        writer = startWriting(stream, from: Int(offset), on: link, position: position, progress: progress)
+                    case .done(id, let mac):
+                        guard Sodium.constantTimeEqual(mac, keys.doneMAC(id)) else {
+                            throw HandoffError(.corruptPayload, "\(receiver.name)'s confirmation failed authentication")
+                        }
+                        await link.disconnect()
+                        progress(total, total)
+                        return
+                    case .error(id, let code, let message):
+                        await link.disconnect()
+                        throw HandoffError(HandoffError.Code(rawValue: code), "\(receiver.name) refused: \(message)")
+                    default:
+                        continue
+                    }
+                case .tick:
+                    if position.moved.withLock({ moved in defer { moved = false }; return moved }) {
+                        stalls = 0
+                        continue
+                    }
+                    stalls += 1
+                    if stalls > configuration.maximumStalls {
+                        await link.disconnect()
+                        throw HandoffError(.remoteApplicationTimedOut, "\(receiver.name) stopped answering (no "
+                                               + "progress after \(stalls) waits of \(configuration.stallInterval))")
+                    }
+                    try? await link.write(push)   // the receiver answers with where it stands
+                case .closed:
+                    break
+                }
+                if case .closed = event { break }
+            }
+            // The link dropped: reconnect and announce again; the receiver's ACCEPT says where to resume.
+            writer?.cancel()
+            inbox.close()
+            if Task.isCancelled {
+                await link.disconnect()
+                throw HandoffError(.handoffFailed, "the push to \(receiver.name) was cancelled")
+            }
+            reconnects += 1
+            guard reconnects <= configuration.maximumReconnects else {
+                throw HandoffError(.connectionUnavailable, "\(receiver.name) went away mid-transfer and did not come "
+                                       + "back after \(configuration.maximumReconnects) reconnection attempts")
+            }
+            link = try await connect()
+            inbox = LinkInbox(link: link, tick: configuration.stallInterval)
+            stalls = 0
+            try? await link.write(push)
+        }
+    }
+
+    /// Writes `from..<end` of the stream as DATA frames, each filling one frame of the link.
+    private func startWriting(_ stream: ShareStream, from: Int, on link: any RadioLink, position: Position,
+                              progress: @escaping @Sendable (Int, Int) -> Void) -> Task<Void, Never> {
+        let total = stream.header.streamLength
+        let id = stream.header.transferID
+        let chunk = max(Self.frameLimit(of: link) - ShareFrame.dataOverhead, 1)
+        return Task {
+            var offset = min(from, total)
+            position.sent.withLock { $0 = offset }
+            position.moved.withLock { $0 = true }
+            progress(offset, total)
+            while offset < total, !Task.isCancelled {
+                let end = min(offset + chunk, total)
+                guard let bytes = try? stream.bytes(offset..<end) else { return }
+                do {
+                    try await link.write(ShareFrame.data(transferID: id, offset: UInt32(offset), bytes: bytes).encoded())
+                } catch {
+                    return   // the link is going down; the notification stream ends and the push resumes
+                }
+                offset = end
+                position.sent.withLock { $0 = offset }
+                position.moved.withLock { $0 = true }
+                progress(offset, total)
+            }
+        }
+    }
+
+    private func connect() async throws(HandoffError) -> any RadioLink {
+        let link: any RadioLink
+        do {
+            link = try await radio.connect(to: peer)
+        } catch {
+            throw HandoffError(.connectionUnavailable, "cannot connect to \(receiver.name) (\(error))")
+        }
+        guard link.mtu >= WireProtocol.minimumMTU else {
+            await link.disconnect()
+            throw HandoffError(.radioFailure, "the link's ATT MTU is \(link.mtu); the protocol needs at least "
+                                   + "\(WireProtocol.minimumMTU)")
+        }
+        return link
+    }
+
+    /// An ERROR of the activity protocol with no context: a receiver that does not know the share frames.
+    private static func isRefusalOfUnknownFrame(_ bytes: [UInt8]) -> Bool {
+        guard case .error(let context, _, let message)? = try? TransferFrame.decode(bytes) else { return false }
+        return context.allSatisfy { $0 == 0 } && message.contains("unknown frame kind")
+    }
+}

@@ -1,0 +1,220 @@
+import Foundation
+import HandoffClient
+import HandoffDBusClient
+import HandoffDaemon
+import HandoffKit
+import Testing
+
+/// Sharing between two real daemons over the in-memory radio, through the D-Bus API the CLI uses.
+@Suite(.serialized) struct ShareThroughDaemonTests {
+
+    private func machines(laptop: @escaping @Sendable (inout DaemonConfiguration) -> Void = { _ in },
+                          desktop: @escaping @Sendable (inout DaemonConfiguration) -> Void = { _ in })
+        async throws -> TwoMachines {
+        try await TwoMachines.make(laptop: { configuration in
+            configuration.share.retryInterval = .milliseconds(200)
+            laptop(&configuration)
+        }, desktop: desktop)
+    }
+
+    private func sharing(_ machine: Machine) async throws -> DBusHandoffService {
+        try #require(try await machine.client() as? DBusHandoffService)
+    }
+
+    private func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("share-take-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    private func delivered(_ ids: [String], on service: some SharingService) async throws -> [OutboxEntry] {
+        try await eventually(within: 30) {
+            let entries = try await service.outbox().filter { ids.contains($0.id) }
+            return entries.count == ids.count && entries.allSatisfy(\.isFinal) ? entries : nil
+        }
+    }
+
+    @Test func textALinkAndAFileArriveInTheOtherInboxAndAreTakenOutOnce() async throws {
+        let machines = try await machines()
+        defer { Task { await machines.shutDown() } }
+        let laptop = try await sharing(machines.laptop)
+        let desktop = try await sharing(machines.desktop)
+        let arrivals = try await desktop.inboxArrivals()
+        let source = try temporaryDirectory()
+        let blob = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        try blob.write(to: source.appendingPathComponent("report.pdf"))
+        let text = String(repeating: "3 KB of text. ", count: 220)
+        var ids: [String] = []
+        ids.append(try await laptop.share(ShareRequest(kind: "text", name: "text.txt", mediaType: "text/plain",
+                                                       content: .bytes(Array(text.utf8))), to: "desktop").id)
+        ids.append(try await laptop.share(ShareRequest(kind: "url", name: "link.txt", mediaType: "text/uri-list",
+                                                       content: .bytes(Array("https://example.org/".utf8))),
+                                          to: "desktop").id)
+        let handle = try FileHandle(forReadingFrom: source.appendingPathComponent("report.pdf"))
+        ids.append(try await laptop.share(ShareRequest(kind: "file", name: "report.pdf", mediaType: "application/pdf",
+                                                       content: .file(handle)), to: "desktop").id)
+        try handle.close()
+        let outcome = try await delivered(ids, on: laptop)
+        #expect(outcome.map(\.state) == ["delivered", "delivered", "delivered"])
+        var iterator = arrivals.makeAsyncIterator()
+        #expect(await iterator.next()?.name == "text.txt")
+
+        let inbox = try await desktop.inbox()
+        #expect(inbox.map(\.name) == ["text.txt", "link.txt", "report.pdf"])
+        #expect(inbox.map(\.sender) == ["laptop", "laptop", "laptop"])
+        #expect(inbox[2].sizeBytes == blob.count)
+        let target = try temporaryDirectory()
+        try Data("an older report".utf8).write(to: target.appendingPathComponent("report.pdf"))
+        let taker = InboxTaker(service: desktop)
+        var paths: [URL] = []
+        for entry in inbox {
+            guard case .delivered(let url) = try await taker.take(entry.id, into: target) else {
+                Issue.record("not delivered")
+                continue
+            }
+            paths.append(url)
+        }
+        #expect(paths.map(\.lastPathComponent) == ["text.txt", "link.txt", "report (2).pdf"])
+        #expect(try String(contentsOf: paths[0], encoding: .utf8) == text)
+        #expect(try Data(contentsOf: paths[2]) == blob)
+        #expect(try String(contentsOf: target.appendingPathComponent("report.pdf"), encoding: .utf8)
+                    == "an older report", "an existing file was overwritten")
+        #expect(try await desktop.inbox().isEmpty)
+        await #expect(throws: ServiceError.self) { _ = try await taker.take(inbox[0].id, into: target) }
+        let left = try FileManager.default.contentsOfDirectory(atPath: target.path).sorted()
+        #expect(left == ["link.txt", "report (2).pdf", "report.pdf", "text.txt"], "a part file was left behind")
+    }
+
+    @Test func anItemWaitsForItsDeviceAcrossARestartOfTheSenderAndThenArrives() async throws {
+        let machines = try await machines()
+        defer { Task { await machines.shutDown() } }
+        await machines.ether.setReachable(machines.desktop.radio.address, false)
+        let laptop = try await sharing(machines.laptop)
+        let id = try await laptop.share(ShareRequest(kind: "text", name: "later.txt", mediaType: "text/plain",
+                                                     content: .bytes(Array("for later".utf8))), to: "desktop").id
+        let waiting = try await eventually {
+            try await laptop.outbox().first { $0.id == id && $0.reason.contains("waiting") }
+        }
+        #expect(waiting.state == "pending")
+        try await machines.laptop.restart()
+        await machines.ether.setReachable(machines.desktop.radio.address, true)
+        let again = try await sharing(machines.laptop)
+        #expect(try await delivered([id], on: again).first?.state == "delivered")
+        #expect(try await sharing(machines.desktop).inbox().map(\.name) == ["later.txt"])
+    }
+
+    @Test func aFullInboxFailsTheOutboxItemWithTheReceiversReason() async throws {
+        let machines = try await machines(desktop: { $0.share.inbox.quota = 1000 })
+        defer { Task { await machines.shutDown() } }
+        let laptop = try await sharing(machines.laptop)
+        let id = try await laptop.share(ShareRequest(kind: "file", name: "big.bin", mediaType: "application/octet-stream",
+                                                     content: .bytes(Array(repeating: 1, count: 2000))), to: "desktop").id
+        let entry = try #require(try await delivered([id], on: laptop).first)
+        #expect(entry.state == "failed")
+        #expect(entry.reason.contains("inboxFull"), "\(entry.reason)")
+        #expect(entry.reason.contains("the inbox is full"), "\(entry.reason)")
+    }
+
+    @Test func aCancelledItemIsNeverDelivered() async throws {
+        let machines = try await machines()
+        defer { Task { await machines.shutDown() } }
+        await machines.ether.setReachable(machines.desktop.radio.address, false)
+        let laptop = try await sharing(machines.laptop)
+        let id = try await laptop.share(ShareRequest(kind: "text", name: "no.txt", mediaType: "text/plain",
+                                                     content: .bytes([1])), to: "desktop").id
+        try await laptop.cancelOutboxItem(id)
+        await machines.ether.setReachable(machines.desktop.radio.address, true)
+        try await Task.sleep(for: .milliseconds(600))
+        #expect(try await laptop.outbox().first?.state == "cancelled")
+        #expect(try await sharing(machines.desktop).inbox().isEmpty)
+    }
+
+    @Test(arguments: [InboxTaker.Step.claimed, .copied, .linked, .unlinked])
+    func aTakeKilledAtAnyStepIsCompletedExactlyOnceByTheNext(_ step: InboxTaker.Step) async throws {
+        let machines = try await machines()
+        defer { Task { await machines.shutDown() } }
+        let laptop = try await sharing(machines.laptop)
+        let id = try await laptop.share(ShareRequest(kind: "file", name: "notes.txt", mediaType: "text/plain",
+                                                     content: .bytes(Array("exactly once".utf8))), to: "desktop").id
+        _ = try await delivered([id], on: laptop)
+        let itemID = try #require(try await sharing(machines.desktop).inbox().first?.id)
+        let target = try temporaryDirectory()
+
+        struct Killed: Error {}
+        let doomed = try await sharing(machines.desktop)
+        let interrupted = InboxTaker(service: doomed) { reached in if reached == step { throw Killed() } }
+        await #expect(throws: Killed.self) { _ = try await interrupted.take(itemID, into: target) }
+        doomed.connection.close()   // the process is gone: its claim is orphaned
+
+        let survivor = try await sharing(machines.desktop)
+        // Leaving the bus takes the bus a moment; until then the item is busy, never handed out twice.
+        let outcome = try await eventually { () -> InboxTaker.Outcome? in
+            do { return try await InboxTaker(service: survivor).take(itemID, into: target) } catch let error as ServiceError {
+                #expect(error.remoteCode == "org.handoff.Error.Busy", "\(error.message)")
+                return nil
+            }
+        }
+        let files = try FileManager.default.contentsOfDirectory(atPath: target.path)
+        #expect(files == ["notes.txt"], "after a kill at \(step): \(files)")
+        #expect(try String(contentsOf: target.appendingPathComponent("notes.txt"), encoding: .utf8) == "exactly once")
+        switch step {
+        case .linked, .unlinked: #expect(outcome == .alreadyDelivered(nil))
+        case .claimed, .copied: #expect(outcome == .delivered(target.appendingPathComponent("notes.txt")))
+        }
+        #expect(try await survivor.inbox().isEmpty)
+    }
+
+    @Test func twoTakesAtOnceNeverBothGetOneItem() async throws {
+        let machines = try await machines()
+        defer { Task { await machines.shutDown() } }
+        let laptop = try await sharing(machines.laptop)
+        var ids: [String] = []
+        for index in 0..<8 {
+            ids.append(try await laptop.share(ShareRequest(kind: "text", name: "item.txt", mediaType: "text/plain",
+                                                           content: .bytes(Array("item \(index)".utf8))),
+                                              to: "desktop").id)
+        }
+        _ = try await delivered(ids, on: laptop)
+        let items = try await sharing(machines.desktop).inbox().map(\.id)
+        let first = try temporaryDirectory()
+        let second = try temporaryDirectory()
+        async let a = takeAll(items, into: first, service: try await sharing(machines.desktop))
+        async let b = takeAll(items, into: second, service: try await sharing(machines.desktop))
+        let (takenByA, takenByB) = try await (a, b)
+        #expect(takenByA.count + takenByB.count == items.count, "\(takenByA.count) + \(takenByB.count)")
+        #expect(Set(takenByA).isDisjoint(with: takenByB))
+        let contents = try [first, second].flatMap { directory in
+            try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)
+                .map { try String(contentsOf: $0, encoding: .utf8) }
+        }
+        #expect(contents.sorted() == (0..<8).map { "item \($0)" }.sorted())
+        #expect(try await sharing(machines.desktop).inbox().isEmpty)
+    }
+
+    private func takeAll(_ ids: [String], into directory: URL, service: DBusHandoffService) async throws -> [String] {
+        var taken: [String] = []
+        for id in ids {
+            do {
+                if case .delivered = try await InboxTaker(service: service).take(id, into: directory) { taken.append(id) }
+            } catch let error as ServiceError {
+                #expect(["org.handoff.Error.Busy", "org.handoff.Error.NoItem"].contains(error.remoteCode ?? ""),
+                        "\(error)")
+            }
+        }
+        return taken
+    }
+
+    @Test func anotherUserCannotSeeOrTakeTheInbox() async throws {
+        let machines = try await machines()
+        defer { Task { await machines.shutDown() } }
+        let stranger = try machines.desktop.client(asUser: getuid() + 1)
+        for call in [{ _ = try await stranger.inbox() }, { _ = try await stranger.outbox() },
+                     { _ = try await stranger.claimInboxItem("0123456789abcdef", destination: "/tmp") },
+                     { _ = try await stranger.share(ShareRequest(kind: "text", name: "a", mediaType: "text/plain",
+                                                                 content: .bytes([])), to: "laptop") }] as
+                [@Sendable () async throws -> Void] {
+            let error = await #expect(throws: ServiceError.self) { try await call() }
+            #expect(error?.remoteCode == "org.handoff.Error.AccessDenied")
+        }
+    }
+}

@@ -1,0 +1,435 @@
+import Foundation
+@testable import HandoffKit
+import HandoffTesting
+import Synchronization
+import XCTest
+
+/// Pushes over the in-memory radio into real on-disk inboxes: what arrives, what is refused, names, resumption,
+/// crash safety and exactly-once taking.
+final class ShareTests: XCTestCase {
+    private var directories: [URL] = []
+
+    override func tearDown() {
+        for directory in directories { try? FileManager.default.removeItem(at: directory) }
+        super.tearDown()
+    }
+
+    private func temporaryDirectory() -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("share-tests-\(UUID().uuidString)")
+        directories.append(url)
+        return url
+    }
+
+    /// Devices `names` (all paired), the last one taking shares into an inbox, every other one having seen its
+    /// presence beacon.
+    private func devices(_ names: [String] = ["laptop", "desktop"], limits: ShareLimits = ShareLimits(),
+                         ether: InMemoryEther = InMemoryEther(), inbox directory: URL? = nil)
+        async throws -> (senders: [SimulatedDevice], receiver: SimulatedDevice, inbox: ShareInbox) {
+        let all = try await HandoffFixtures.devices(names, on: ether, declaredTypes: [noteType])
+        let receiver = all[all.count - 1]
+        let inbox = try ShareInbox(directory: directory ?? temporaryDirectory(), limits: limits)
+        var sightings: [AsyncStream<UUID>] = []
+        for sender in all.dropLast() { sightings.append(await sender.engine.sightings()) }
+        await receiver.engine.enableSharing(inbox: inbox, advertisePresence: true)
+        for stream in sightings { _ = try await first(stream) }
+        return (Array(all.dropLast()), receiver, inbox)
+    }
+
+    private func pattern(_ count: Int) -> [UInt8] {
+        (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ $0 >> 9) }
+    }
+
+    private func data(of item: InboxItem, in inbox: ShareInbox) throws -> [UInt8] {
+        [UInt8](try Data(contentsOf: inbox.dataURL(of: item.id)))
+    }
+
+    // MARK: - What arrives
+
+    func testTextLinkAndFileArriveIntactWithTheirMetadata() async throws {
+        let (senders, receiver, inbox) = try await devices()
+        let arrivals = await receiver.engine.arrivals()
+        let text = String(repeating: "Three kilobytes of notes, é and 😀. ", count: 90)
+        try await senders[0].engine.push(OutgoingShare(
+            metadata: ShareMetadata(kind: .text, name: "text.txt", mediaType: "text/plain;charset=utf-8"),
+            content: .bytes(Array(text.utf8))), to: receiver.store.identity.id)
+        let arrived = try await first(arrivals)
+        try await senders[0].engine.push(OutgoingShare(
+            metadata: ShareMetadata(kind: .url, name: "link.txt", mediaType: "text/uri-list"),
+            content: .bytes(Array("https://example.org/a?b=c#d".utf8))), to: receiver.store.identity.id)
+        let file = temporaryDirectory()
+        try FileManager.default.createDirectory(at: file, withIntermediateDirectories: true)
+        let blob = pattern(1 << 20)
+        try Data(blob).write(to: file.appendingPathComponent("report.pdf"))
+        try await senders[0].engine.push(OutgoingShare(
+            metadata: ShareMetadata(kind: .file, name: "report.pdf", mediaType: "application/pdf"),
+            content: .file(file.appendingPathComponent("report.pdf"))), to: receiver.store.identity.id)
+
+        let items = inbox.items()
+        XCTAssertEqual(items.map(\.kind), [.text, .url, .file])
+        XCTAssertEqual(arrived, items[0])
+        XCTAssertEqual(String(decoding: try data(of: items[0], in: inbox), as: UTF8.self), text)
+        XCTAssertEqual(items[0].size, text.utf8.count)
+        XCTAssertEqual(items[0].senderName, "laptop")
+        XCTAssertEqual(items[0].senderID, senders[0].store.identity.id)
+        XCTAssertEqual(items[0].mediaType, "text/plain;charset=utf-8")
+        XCTAssertEqual(String(decoding: try data(of: items[1], in: inbox), as: UTF8.self), "https://example.org/a?b=c#d")
+        XCTAssertEqual(try data(of: items[2], in: inbox), blob)
+        XCTAssertEqual(items[2].name, "report.pdf")
+        XCTAssertEqual(items[2].size, 1 << 20)
+    }
+
+    func testAnEmptyItemArrives() async throws {
+        let (senders, receiver, inbox) = try await devices()
+        try await senders[0].engine.push(OutgoingShare(
+            metadata: ShareMetadata(kind: .text, name: "empty.txt", mediaType: "text/plain"), content: .bytes([])),
+                                         to: receiver.store.identity.id)
+        XCTAssertEqual(inbox.items().map(\.size), [0])
+    }
+
+    func testPushingTheSameItemAgainNeverStoresItTwice() async throws {
+        let (senders, receiver, inbox) = try await devices()
+        let item = OutgoingShare(metadata: ShareMetadata(kind: .text, name: "a.txt", mediaType: "text/plain"),
+                                 content: .bytes(pattern(10_000)))
+        try await senders[0].engine.push(item, to: receiver.store.identity.id)
+        try await senders[0].engine.push(item, to: receiver.store.identity.id)
+        XCTAssertEqual(inbox.items().count, 1)
+        // Even after it was taken out: the ledger remembers the transfer.
+        let id = try XCTUnwrap(inbox.items().first?.id)
+        _ = try inbox.claim(id, claimant: "test", destination: "/nowhere")
+        try inbox.finish(id)
+        try await senders[0].engine.push(item, to: receiver.store.identity.id)
+        XCTAssertEqual(inbox.items().count, 0)
+    }
+
+    func testAPresenceBeaconIsNoActivity() async throws {
+        let (senders, receiver, _) = try await devices()
+        let activities = await senders[0].engine.availableActivities()
+        XCTAssertTrue(activities.isEmpty, "a presence beacon surfaced as an activity: \(activities)")
+        let seen = await senders[0].engine.lastSightings()
+        XCTAssertNotNil(seen[receiver.store.identity.id])
+    }
+
+    // MARK: - Refusals
+
+    func testAStrangersPushIsRefusedBeforeAnythingIsStored() async throws {
+        let ether = InMemoryEther()
+        let (_, receiver, inbox) = try await devices(ether: ether)
+        // A stranger pairs with nobody, then learns the receiver's address and device record somehow.
+        let strangerStore = try TrustStore.create(deviceName: "stranger")
+        let radio = ether.makeRadio(address: "sim:stranger")
+        var configuration = HandoffConfiguration(declaredTypes: try DeclaredActivityTypes([noteType]))
+        configuration.stallInterval = .milliseconds(200)
+        let stranger = try HandoffEngine(configuration: configuration, trust: strangerStore, radio: radio)
+        try await stranger.start()
+        let victim = receiver.store.identity
+        let pretend = TrustedDevice(id: victim.id, name: victim.name, publicKey: victim.publicKey, pairedAt: Date())
+        let keys = try XCTUnwrap(ShareKeys(store: strangerStore, peer: pretend, sending: true))
+        let stream = try ShareStream(OutgoingShare(metadata: ShareMetadata(kind: .file, name: "evil.sh",
+                                                                           mediaType: "text/x-sh"),
+                                                   content: .bytes(pattern(5000))), keys: keys)
+        let sender = ShareSender(radio: radio, peer: receiver.radio.address, receiver: pretend,
+                                 senderID: strangerStore.identity.id, keys: keys, configuration: configuration)
+        do {
+            try await sender.run(stream) { _, _ in }
+            XCTFail("the stranger's push was accepted")
+        } catch {
+            XCTAssertEqual(error.code, .untrustedPeer)
+        }
+        XCTAssertEqual(inbox.items(), [])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: inbox.partialFolder.path), [])
+    }
+
+    func testAGroupMemberCannotPoseAsAnotherSender() async throws {
+        let (senders, receiver, inbox) = try await devices(["laptop", "tablet", "desktop"])
+        let (laptop, tablet) = (senders[0], senders[1])
+        // The tablet knows the group key, but not the laptop's pairwise key with the desktop.
+        let desktop = try XCTUnwrap(tablet.store.device(receiver.store.identity.id))
+        let keys = try XCTUnwrap(ShareKeys(store: tablet.store, peer: desktop, sending: true))
+        let stream = try ShareStream(OutgoingShare(metadata: ShareMetadata(kind: .text, name: "a", mediaType: "text/plain"),
+                                                   content: .bytes([1, 2, 3])), keys: keys)
+        let sender = ShareSender(radio: tablet.radio, peer: receiver.radio.address, receiver: desktop,
+                                 senderID: laptop.store.identity.id, keys: keys, configuration: tablet.engine.configuration)
+        do {
+            try await sender.run(stream) { _, _ in }
+            XCTFail("a forged sender id was accepted")
+        } catch {
+            XCTAssertEqual(error.code, .untrustedPeer)
+        }
+        XCTAssertEqual(inbox.items(), [])
+    }
+
+    func testAnItemOverTheSizeLimitIsRefused() async throws {
+        var limits = ShareLimits()
+        limits.maximumItemSize = 10_000
+        let (senders, receiver, inbox) = try await devices(limits: limits)
+        do {
+            try await senders[0].engine.push(OutgoingShare(
+                metadata: ShareMetadata(kind: .file, name: "big.bin", mediaType: "application/octet-stream"),
+                content: .bytes(pattern(10_001))), to: receiver.store.identity.id)
+            XCTFail("an item over the limit was accepted")
+        } catch {
+            XCTAssertEqual(error.code, .itemTooLarge)
+            XCTAssertTrue(error.message.contains("10001 bytes"), error.message)
+        }
+        XCTAssertEqual(inbox.items(), [])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: inbox.partialFolder.path), [])
+    }
+
+    func testAFullInboxRefusesWithAClearErrorAndKeepsWhatItHolds() async throws {
+        var limits = ShareLimits()
+        limits.quota = 25_000
+        let (senders, receiver, inbox) = try await devices(limits: limits)
+        let push = { (size: Int) async throws(HandoffError) in
+            try await senders[0].engine.push(OutgoingShare(
+                metadata: ShareMetadata(kind: .file, name: "f", mediaType: "application/octet-stream"),
+                content: .bytes(self.pattern(size))), to: receiver.store.identity.id)
+        }
+        try await push(12_000)
+        try await push(12_000)
+        do {
+            try await push(2_000)
+            XCTFail("a push over the quota was accepted")
+        } catch {
+            XCTAssertEqual(error.code, .inboxFull)
+            XCTAssertTrue(error.message.contains("inbox is full"), error.message)
+        }
+        XCTAssertEqual(inbox.items().map(\.size), [12_000, 12_000])
+        // Taking one out makes room again.
+        let first = inbox.items()[0].id
+        _ = try inbox.claim(first, claimant: "t", destination: "/x")
+        try inbox.finish(first)
+        try await push(2_000)
+        XCTAssertEqual(inbox.items().count, 2)
+    }
+
+    // MARK: - Names
+
+    func testHostileNamesLandSafelyInsideTheInbox() async throws {
+        let (senders, receiver, inbox) = try await devices()
+        let hostile = ["../../etc/passwd", "/abs/path", "a\u{0}b", String(repeating: "x", count: 300) + ".txt",
+                       ".hidden", "..", "evil\u{202E}fdp.exe", "line\nbreak", "C:\\Windows\\win.ini"]
+        for name in hostile {
+            try await senders[0].engine.push(OutgoingShare(
+                metadata: ShareMetadata(kind: .file, name: name, mediaType: "application/octet-stream"),
+                content: .bytes(Array(name.utf8))), to: receiver.store.identity.id)
+        }
+        let items = inbox.items()
+        XCTAssertEqual(items.map(\.originalName), hostile)
+        XCTAssertEqual(items.map(\.name), ["etc_passwd", "abs_path", "ab", String(repeating: "x", count: 196) + ".txt",
+                                           "hidden", "shared item", "evilfdp.exe", "linebreak", "C:_Windows_win.ini"])
+        // Every item's bytes sit inside the inbox, under its id.
+        for item in items {
+            let url = try inbox.dataURL(of: item.id).standardizedFileURL.path
+            XCTAssertTrue(url.hasPrefix(inbox.directory.standardizedFileURL.path + "/items/\(item.id)/"), url)
+        }
+    }
+
+    func testTheSanitiserRules() {
+        XCTAssertEqual(ShareName.sanitise("report.pdf"), "report.pdf")
+        XCTAssertEqual(ShareName.sanitise("Relevé de compte.pdf"), "Relevé de compte.pdf")
+        XCTAssertEqual(ShareName.sanitise("../../etc/passwd"), "etc_passwd")
+        XCTAssertEqual(ShareName.sanitise("/abs/path"), "abs_path")
+        XCTAssertEqual(ShareName.sanitise("a\u{0}b"), "ab")
+        XCTAssertEqual(ShareName.sanitise(".hidden"), "hidden")
+        XCTAssertEqual(ShareName.sanitise("..."), "shared item")
+        XCTAssertEqual(ShareName.sanitise(""), "shared item")
+        XCTAssertEqual(ShareName.sanitise("-rf"), "rf")
+        XCTAssertEqual(ShareName.sanitise("trailing. "), "trailing")
+        let long = ShareName.sanitise(String(repeating: "é", count: 300) + ".tar.gz")
+        XCTAssertLessThanOrEqual(long.utf8.count, ShareName.maximumLength)
+        XCTAssertTrue(long.hasSuffix("é.gz"), long)
+        XCTAssertEqual(ShareName.variant(of: "report.pdf", number: 2), "report (2).pdf")
+        XCTAssertEqual(ShareName.variant(of: "README", number: 3), "README (3)")
+    }
+
+    // MARK: - Resumption
+
+    func testALinkDropMidTransferResumesFromTheLastByteHeld() async throws {
+        let ether = InMemoryEther()
+        let (senders, receiver, inbox) = try await devices(ether: ether)
+        let blob = pattern(200_000)
+        let dropped = Mutex(false)
+        try await senders[0].engine.push(OutgoingShare(
+            metadata: ShareMetadata(kind: .file, name: "big.bin", mediaType: "application/octet-stream"),
+            content: .bytes(blob)), to: receiver.store.identity.id) { sent, total in
+            let drop = dropped.withLock { done in
+                guard !done, sent > total / 2 else { return false }
+                done = true
+                return true
+            }
+            if drop { Task { await ether.disconnectAll() } }
+        }
+        XCTAssertTrue(dropped.withLock { $0 })
+        XCTAssertEqual(try data(of: try XCTUnwrap(inbox.items().first), in: inbox), blob)
+        let statistics = await ether.statistics
+        XCTAssertGreaterThanOrEqual(statistics.connections, 2, "the push never reconnected")
+        // Resumed, not restarted: far fewer writes than two whole streams of 233-byte frames.
+        let frames = (blob.count + blob.count / 4096 * 16) / (244 - ShareFrame.dataOverhead) + 1
+        XCTAssertLessThan(statistics.writesDelivered, frames * 3 / 2, "the push started again from zero")
+    }
+
+    func testAPushResumesAfterTheReceiverRestartsAndTheSenderRetries() async throws {
+        let ether = InMemoryEther()
+        let directory = temporaryDirectory()
+        let (senders, receiver, inbox) = try await devices(ether: ether, inbox: directory)
+        var slow = LinkConditions()
+        slow.delay = .milliseconds(1)   // so the switch-off lands mid-transfer
+        await ether.setConditions(slow)
+        let blob = pattern(120_000)
+        let item = OutgoingShare(metadata: ShareMetadata(kind: .file, name: "r.bin", mediaType: "application/octet-stream"),
+                                 content: .bytes(blob))
+        // The receiver goes away for good halfway (switched off): the push fails.
+        let gone = Mutex(false)
+        do {
+            try await senders[0].engine.push(item, to: receiver.store.identity.id) { sent, total in
+                let now = gone.withLock { switchedOff in
+                    guard !switchedOff, sent > total / 2 else { return false }
+                    switchedOff = true
+                    return true
+                }
+                if now { Task { await ether.setReachable(receiver.radio.address, false) } }
+            }
+            XCTFail("the push completed although the receiver was gone")
+        } catch {
+            XCTAssertEqual(error.code, .connectionUnavailable)
+        }
+        XCTAssertEqual(inbox.items(), [], "a partial item showed")
+        let held = try XCTUnwrap(FileManager.default.contentsOfDirectory(at: inbox.partialFolder,
+                                                                          includingPropertiesForKeys: nil).first)
+        let heldBytes = try XCTUnwrap(ShareFiles.size(of: held.appendingPathComponent("data")))
+        XCTAssertGreaterThan(heldBytes, 0)
+        XCTAssertEqual(heldBytes % 4096, 0, "only whole records are kept")
+        // It comes back with a fresh engine over the same inbox directory (a daemon restart); the sender retries.
+        await receiver.engine.stop()
+        let radio = ether.makeRadio(address: "sim:desktop-again")
+        let engine = try HandoffEngine(configuration: receiver.engine.configuration, trust: receiver.store, radio: radio)
+        try await engine.start()
+        let sighting = await senders[0].engine.sightings()
+        await engine.enableSharing(inbox: try ShareInbox(directory: directory), advertisePresence: true)
+        _ = try await first(sighting)
+        await ether.setConditions(LinkConditions())
+        let before = await ether.statistics.writesDelivered
+        try await senders[0].engine.push(item, to: receiver.store.identity.id)
+        let written = await ether.statistics.writesDelivered - before
+        let reopened = try ShareInbox(directory: directory)
+        XCTAssertEqual(try data(of: try XCTUnwrap(reopened.items().first), in: reopened), blob)
+        let whole = (blob.count + 30 * 16) / (244 - ShareFrame.dataOverhead)
+        XCTAssertLessThan(written, whole - heldBytes / 244, "the retry did not resume from the bytes held")
+    }
+
+    func testAPushOnAChannelFillsWholeSDUs() async throws {
+        let ether = InMemoryEther()
+        var channel = LinkConditions()
+        channel.channel = .open(maximumSDU: 4096)
+        await ether.setConditions(channel)
+        let (senders, receiver, inbox) = try await devices(ether: ether)
+        let blob = pattern(100_000)
+        let before = await ether.statistics.writesDelivered
+        try await senders[0].engine.push(OutgoingShare(
+            metadata: ShareMetadata(kind: .file, name: "big.bin", mediaType: "application/octet-stream"),
+            content: .bytes(blob)), to: receiver.store.identity.id)
+        let writes = await ether.statistics.writesDelivered - before
+        XCTAssertEqual(try data(of: try XCTUnwrap(inbox.items().first), in: inbox), blob)
+        // 100,000 bytes and 25 tags in SDUs of 4096 - 14: 26 DATA frames and one PUSH, not ~440 ATT values.
+        XCTAssertLessThanOrEqual(writes, (blob.count + 25 * 16) / (4096 - ShareFrame.dataOverhead) + 3)
+    }
+
+    // MARK: - Crash safety
+
+    func testAKillBetweenMetadataAndRenameNeverShowsAPartialItemAndLosesNothing() async throws {
+        let directory = temporaryDirectory()
+        let crashing = try ShareInbox(directory: directory, limits: ShareLimits(), crashAfter: { step in
+            if step == .metadataWritten { throw CancellationError() }
+        })
+        let ether = InMemoryEther()
+        let all = try await HandoffFixtures.devices(["laptop", "desktop"], on: ether, declaredTypes: [noteType])
+        let sighting = await all[0].engine.sightings()
+        await all[1].engine.enableSharing(inbox: crashing, advertisePresence: true)
+        _ = try await first(sighting)
+        let item = OutgoingShare(metadata: ShareMetadata(kind: .text, name: "notes.txt", mediaType: "text/plain"),
+                                 content: .bytes(pattern(9000)))
+        do {
+            try await all[0].engine.push(item, to: all[1].store.identity.id)
+            XCTFail("the crash was not reported to the sender")
+        } catch {
+            XCTAssertEqual(error.code, .handoffFailed)
+        }
+        XCTAssertEqual(crashing.items(), [], "an item showed before its rename")
+        // The daemon comes back: the item whose metadata was written is completed, exactly once.
+        let recovered = try ShareInbox(directory: directory)
+        await all[1].engine.enableSharing(inbox: recovered, advertisePresence: true)
+        XCTAssertEqual(recovered.items().count, 1)
+        XCTAssertEqual(try data(of: recovered.items()[0], in: recovered), pattern(9000))
+        // The sender's retry is told it is delivered, and nothing is stored twice.
+        try await all[0].engine.push(item, to: all[1].store.identity.id)
+        XCTAssertEqual(recovered.items().count, 1)
+    }
+
+    func testAKillBeforeTheMetadataLeavesOnlyAResumablePartial() throws {
+        let directory = temporaryDirectory()
+        let inbox = try ShareInbox(directory: directory)
+        let sender = TrustedDevice(id: UUID(), name: "laptop", publicKey: Data(count: 32), pairedAt: Date())
+        let header = TransferHeader(transferID: Array(repeating: 7, count: 8), sequence: 0, metadataLength: 40,
+                                    payloadLength: 10_000, recordSize: 4096)
+        XCTAssertEqual(try inbox.begin(header, from: sender), .resume(record: 0, metadata: nil))
+        let metadata = ShareMetadata(kind: .file, name: "a.bin", mediaType: "application/octet-stream")
+        try inbox.setMetadata(metadata, transferID: header.transferID)
+        try inbox.append(pattern(4096), transferID: header.transferID)
+        try inbox.append(Array(pattern(6000)[4096..<5000]), transferID: header.transferID)   // half a record, then killed
+        let reopened = try ShareInbox(directory: directory)
+        XCTAssertEqual(reopened.items(), [])
+        XCTAssertEqual(try reopened.begin(header, from: sender), .resume(record: 2, metadata: metadata),
+                       "resumes after the one whole record held")
+        XCTAssertEqual(ShareFiles.size(of: reopened.partialFolder.appendingPathComponent("0707070707070707/data")), 4096)
+        // Another sender's push with the same id never mixes into it.
+        let other = TrustedDevice(id: UUID(), name: "tablet", publicKey: Data(count: 32), pairedAt: Date())
+        XCTAssertEqual(try reopened.begin(header, from: other), .resume(record: 0, metadata: nil))
+    }
+
+    // MARK: - Exactly-once taking
+
+    func testConcurrentClaimsFromManyThreadsGetEachItemExactlyOnce() async throws {
+        let directory = temporaryDirectory()
+        let (senders, receiver, inbox) = try await devices(inbox: directory)
+        for index in 0..<12 {
+            try await senders[0].engine.push(OutgoingShare(
+                metadata: ShareMetadata(kind: .text, name: "n\(index).txt", mediaType: "text/plain"),
+                content: .bytes(Array("item \(index)".utf8))), to: receiver.store.identity.id)
+        }
+        let ids = inbox.items().map(\.id)
+        XCTAssertEqual(ids.count, 12)
+        // Eight takers, each with its own store handle (as separate processes would have), race for every item.
+        let won = Mutex<[String: [Int]]>([:])
+        DispatchQueue.concurrentPerform(iterations: 8) { taker in
+            guard let handle = try? ShareInbox(directory: directory) else { return }
+            for id in ids.shuffled() {
+                if (try? handle.claim(id, claimant: "taker \(taker)", destination: "/tmp")) != nil {
+                    won.withLock { $0[id, default: []].append(taker) }
+                }
+            }
+        }
+        let winners = won.withLock { $0 }
+        XCTAssertEqual(Set(winners.keys), Set(ids), "an item was lost")
+        XCTAssertTrue(winners.values.allSatisfy { $0.count == 1 }, "an item was claimed twice: \(winners)")
+        XCTAssertEqual(inbox.items(), [])
+        for id in ids {
+            XCTAssertEqual(inbox.claim(of: id)?.claimant, "taker \(try XCTUnwrap(winners[id]?.first))")
+            XCTAssertThrowsError(try inbox.claim(id, claimant: "late", destination: "/tmp")) { error in
+                XCTAssertEqual(error as? InboxError, .busy(id: id, claim: try! XCTUnwrap(inbox.claim(of: id))))
+            }
+            try inbox.finish(id)
+        }
+        XCTAssertEqual(inbox.claimedItems().count, 0)
+        XCTAssertThrowsError(try inbox.claim(ids[0], claimant: "x", destination: "/tmp")) { error in
+            XCTAssertEqual(error as? InboxError, .notFound(ids[0]))
+        }
+    }
+
+    func testAnIdThatIsAPathIsRefused() throws {
+        let inbox = try ShareInbox(directory: temporaryDirectory())
+        for id in ["../items", "/etc/passwd", "0123456789abcdeF", "0123456789abcde/"] {
+            XCTAssertThrowsError(try inbox.claim(id, claimant: "x", destination: "/tmp"))
+            XCTAssertThrowsError(try inbox.drop(id))
+        }
+    }
+}
