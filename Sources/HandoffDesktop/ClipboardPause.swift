@@ -9,15 +9,15 @@ public struct ClipboardPause: Sendable {
 
     /// The flag of the session `environment` describes.
     public init(environment: [String: String]) {
-        let directory: String
-        if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") {
-            directory = runtime + "/handoff"
-        } else if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") {
-            directory = state + "/handoff"
-        } else {
-            directory = (environment["HOME"] ?? NSHomeDirectory()) + "/.local/state/handoff"
-        }
-        path = directory + "/clipboard-paused"
+        path = Self.sessionDirectory(environment: environment) + "/clipboard-paused"
+    }
+
+    /// Where handoff keeps a login session's small files: `$XDG_RUNTIME_DIR/handoff`, else
+    /// `$XDG_STATE_HOME/handoff`, else `~/.local/state/handoff`.
+    public static func sessionDirectory(environment: [String: String]) -> String {
+        if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") { return runtime + "/handoff" }
+        if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") { return state + "/handoff" }
+        return (environment["HOME"] ?? NSHomeDirectory()) + "/.local/state/handoff"
     }
 
     /// Whether followers skip copies now (one stat, checked on every copy).
