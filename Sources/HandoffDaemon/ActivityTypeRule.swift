@@ -25,7 +25,7 @@ public struct ActivityTypeRule: Sendable, Equatable {
 
     /// Applies the rule to `activity`, offered at `now`.
     /// - Throws: `DaemonError.invalidArguments` when the type's webpage URL is missing or not an absolute URL.
-    func apply(to activity: UserActivity, at now: Date) throws {
+    public func apply(to activity: UserActivity, at now: Date) throws {
         if let lifetime {
             let components = lifetime.components
             activity.expirationDate = now.addingTimeInterval(

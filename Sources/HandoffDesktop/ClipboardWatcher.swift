@@ -1,6 +1,10 @@
 import Foundation
 import Synchronization
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Tells when something new is copied, from the desktop's own events, never by polling:
 /// `wl-paste --watch` on Wayland, XFixes selection-owner events on X11 (``XFixesSelectionListener``).
 public struct ClipboardWatcher: Sendable {
@@ -34,25 +38,21 @@ public struct ClipboardWatcher: Sendable {
     /// wl-paste runs a fixed `sh -c` line on every change, which prints the state; the copied bytes it is handed
     /// are drained and dropped (they are read again, by type, when the change is offered).
     private func waylandChanges(_ paste: Tool) -> AsyncThrowingStream<Change, any Error> {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: paste.path)
-        process.arguments = ["--watch", "sh", "-c", #"printf '%s\n' "${CLIPBOARD_STATE:--}"; cat >/dev/null"#]
-        process.environment = clipboard.environment
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardInput = FileHandle.nullDevice
+        let environment = clipboard.environment
         return AsyncThrowingStream { continuation in
+            let running: Tool.Running
             do {
-                try process.run()
+                running = try paste.start(
+                    ["--watch", "sh", "-c", #"printf '%s\n' "${CLIPBOARD_STATE:--}"; cat >/dev/null"#],
+                    environment: environment, keepsOutput: true)
             } catch {
-                continuation.finish(throwing: DesktopError(.toolFailed, "cannot start wl-paste --watch: \(error)"))
+                continuation.finish(throwing: error)
                 return
             }
-            continuation.onTermination = { _ in if process.isRunning { process.terminate() } }
+            continuation.onTermination = { _ in kill(running.pid, SIGTERM) }
             DispatchQueue.global().async {
                 var pending = Data()
-                let reader = output.fileHandleForReading
-                while true {
+                while let reader = running.output {
                     let chunk = reader.availableData
                     if chunk.isEmpty { break }
                     pending.append(chunk)
@@ -62,9 +62,9 @@ public struct ClipboardWatcher: Sendable {
                         continuation.yield(Change(state: line == "-" ? nil : line))
                     }
                 }
-                process.waitUntilExit()
+                let status = running.wait()
                 continuation.finish(throwing: DesktopError(
-                    .toolFailed, "wl-paste --watch exited (status \(process.terminationStatus)); is the compositor gone?"))
+                    .toolFailed, "wl-paste --watch exited (status \(status)); is the compositor gone?"))
             }
         }
     }

@@ -14,6 +14,13 @@ public struct TerminalState: Sendable, Equatable {
         public var branch: String?
         /// The working directory relative to the repository's top (`""` at the top).
         public var path: String
+
+        /// Creates a repository description.
+        public init(remote: GitRemote, branch: String?, path: String) {
+            self.remote = remote
+            self.branch = branch
+            self.path = path
+        }
     }
 
     /// userInfo keys of an `org.handoff.terminal` activity.
@@ -104,34 +111,30 @@ public struct TerminalState: Sendable, Equatable {
 }
 
 extension TerminalState {
-    /// The state of a shell in `directory` that last ran `command`: git answers for the repository (two runs of
-    /// `git`, only when the prompt hook saw a change).
+    /// The state of a shell in `directory` that last ran `command`. One run of `git rev-parse` finds the
+    /// repository; its HEAD and config are then read as files. Run only when the prompt hook saw a change.
     public static func current(directory: String, command: String?, environment: [String: String])
         async -> TerminalState {
         let command = command.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : $0 }
         var state = TerminalState(directory: directory, lastCommand: command, environment: allowListed(environment))
-        guard let git = Tool.find("git", in: environment) else { return state }
-        guard let top = try? await git.output(
-            ["-C", directory, "rev-parse", "--show-prefix", "--abbrev-ref", "HEAD"], environment: environment)
+        guard let git = Tool.find("git", in: environment),
+              let answer = try? await git.output(
+                ["-C", directory, "rev-parse", "--path-format=absolute", "--show-prefix", "--git-dir",
+                 "--git-common-dir"], environment: environment)
         else { return state }
-        let lines = String(decoding: top, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
-        guard lines.count >= 2 else { return state }
-        var path = String(lines[0])
+        let lines = String(decoding: answer, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+            .map(String.init)
+        guard lines.count >= 3 else { return state }
+        var path = lines[0]
         while path.hasSuffix("/") { path.removeLast() }
-        let branch = lines[1] == "HEAD" ? nil : String(lines[1])
-        guard let remotes = try? await git.output(
-            ["-C", directory, "config", "--get-regexp", #"^remote\..*\.url$"#], environment: environment)
-        else { return state }
-        var byName: [String: GitRemote] = [:]
-        var order: [String] = []
-        for line in String(decoding: remotes, as: UTF8.self).split(separator: "\n") {
-            let parts = line.split(separator: " ", maxSplits: 1)
-            guard parts.count == 2, let remote = GitRemote(String(parts[1])) else { continue }
-            let name = String(parts[0].dropFirst("remote.".count).dropLast(".url".count))
-            byName[name] = remote
-            order.append(name)
+        let head = (try? String(contentsOfFile: lines[1] + "/HEAD", encoding: .utf8))?
+            .trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+        let branch = head.hasPrefix("ref: refs/heads/") ? String(head.dropFirst("ref: refs/heads/".count)) : nil
+        guard let config = try? String(contentsOfFile: lines[2] + "/config", encoding: .utf8) else { return state }
+        let remotes = CloneFinder.remotes(inGitConfig: config)
+        guard let remote = remotes["origin"] ?? remotes.keys.sorted().first.flatMap({ remotes[$0] }) else {
+            return state
         }
-        guard let remote = byName["origin"] ?? order.first.flatMap({ byName[$0] }) else { return state }
         state.repository = Repository(remote: remote, branch: branch, path: path)
         return state
     }

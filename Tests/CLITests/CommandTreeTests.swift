@@ -13,6 +13,9 @@ import Testing
             ["note", "edit"]: ["x", "--stdin"], ["note", "list"]: [], ["note", "show"]: ["x"], ["continue"]: [],
             ["watch"]: [], ["prompt"]: [], ["devices"]: [], ["pair"]: [], ["unpair"]: ["x"], ["status"]: [],
             ["completions"]: ["bash"], ["manual"]: [],
+            ["copy"]: [], ["paste"]: [], ["clipboard", "follow"]: [], ["clipboard", "pause"]: [],
+            ["clipboard", "resume"]: [], ["open"]: ["https://example.org/"], ["shell-init"]: ["bash"],
+            ["terminal", "offer"]: ["--cwd", "/"],
         ]
         let leaves = RootCommand.spec.allCommands().filter(\.command.subcommands.isEmpty)
             .map { Array($0.path.dropFirst()) }
