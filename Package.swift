@@ -87,7 +87,7 @@ let package = Package(
         .testTarget(
             name: "HandoffDaemonTests",
             dependencies: ["HandoffDaemon", "HandoffDBusClient", "HandoffClient", "HandoffTesting", "HandoffKit",
-                           "DBus", "DBusTestSupport"]
+                           "DBus", "DBusTestSupport", "HandoffDesktop"]
         ),
         .testTarget(name: "CLITests", dependencies: ["HandoffNotes", "handoff"], exclude: ["zsh-complete.zsh"]),
     ]
