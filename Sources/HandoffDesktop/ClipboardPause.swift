@@ -49,3 +49,37 @@ public struct ClipboardPause: Sendable {
         }
     }
 }
+
+/// What `handoff paste --set` last put on this session's clipboard, so that `handoff clipboard follow` does not
+/// offer it straight back to the device it came from. Kept as a 64-bit FNV-1a digest of the bytes in
+/// `<session folder>/clipboard-pasted`.
+public struct PastedMark: Sendable {
+    /// The mark file.
+    public let path: String
+
+    /// The mark of the session `environment` describes.
+    public init(environment: [String: String]) {
+        path = ClipboardPause.sessionDirectory(environment: environment) + "/clipboard-pasted"
+    }
+
+    /// Records that `item` was pasted here (best effort: a mark that cannot be written only costs a re-offer).
+    public func record(_ item: ClipboardItem) {
+        let directory = (path as NSString).deletingLastPathComponent
+        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
+                                                 attributes: [.posixPermissions: 0o700])
+        try? Self.digest(item).write(toFile: path, atomically: true, encoding: .utf8)
+    }
+
+    /// Whether `item` is what was last pasted here.
+    public func isPasted(_ item: ClipboardItem) -> Bool {
+        (try? String(contentsOfFile: path, encoding: .utf8)) == Self.digest(item)
+    }
+
+    static func digest(_ item: ClipboardItem) -> String {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in Data(item.mediaType.rawValue.utf8) + item.data {
+            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3
+        }
+        return String(hash, radix: 16) + " \(item.data.count)\n"
+    }
+}

@@ -55,6 +55,16 @@ import Testing
         }
     }
 
+    @Test func aPastedCopyIsRecognised() throws {
+        let scratch = try Scratch()
+        let mark = PastedMark(environment: ["XDG_RUNTIME_DIR": scratch.path])
+        #expect(!mark.isPasted(.text("x")))
+        mark.record(.text("from the laptop"))
+        #expect(mark.isPasted(.text("from the laptop")))
+        #expect(!mark.isPasted(.text("typed here")))
+        #expect(!mark.isPasted(ClipboardItem(mediaType: .png, data: Data("from the laptop".utf8))))
+    }
+
     @Test func pauseIsAFlagEveryFollowerSees() throws {
         let scratch = try Scratch()
         let pause = ClipboardPause(environment: ["XDG_RUNTIME_DIR": scratch.path])

@@ -22,7 +22,8 @@ enum ClipboardFollowCommand: HandoffCommand {
             What was on the clipboard when it started is not offered. Secrets are skipped: copies that carry \
             the x-kde-passwordManagerHint type (KeePassXC, KDE), and those wl-paste reports as \
             CLIPBOARD_STATE=sensitive. 'handoff clipboard pause' pauses every follower of your session until \
-            'handoff clipboard resume'. Each offered or skipped copy is reported on standard error.
+            'handoff clipboard resume'. What 'handoff paste --set' put on the clipboard is not offered back. Each \
+            offered or skipped copy is reported on standard error.
             """,
         examples: [Example("handoff clipboard follow &", "Follow the clipboard in the background.")])
 
@@ -30,6 +31,7 @@ enum ClipboardFollowCommand: HandoffCommand {
         let clipboard = try DesktopClipboard(environment: context.environment)
         let service = try await context.service()
         let pause = ClipboardPause(environment: context.environment)
+        let pasted = PastedMark(environment: context.environment)
         let watcher = ClipboardWatcher(clipboard: clipboard)
         let changes = watcher.changes()
         // wl-paste reports the clipboard as it is when watching starts: that copy is not new.
@@ -54,6 +56,10 @@ enum ClipboardFollowCommand: HandoffCommand {
             }
             do {
                 let item = try await clipboard.read()
+                if pasted.isPasted(item) {
+                    context.terminal.note("skipped what 'handoff paste --set' put there")
+                    continue
+                }
                 _ = try await service.setCurrentActivity(item.activity)
                 context.terminal.note("offered \(item.title.lowercased())")
             } catch let error as DesktopError where error.code == .nothingToCopy {

@@ -43,6 +43,7 @@ enum PasteCommand: HandoffCommand {
         let item = try ClipboardItem(continued.content)
         if let clipboard {
             try await clipboard.write(item)
+            PastedMark(environment: context.environment).record(item)
             context.terminal.note("\(item.title.lowercased()) from '\(ActivitySummary.printable(freshest.device))' "
                 + "is on the clipboard (\(clipboard.name))")
         } else {
