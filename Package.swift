@@ -63,9 +63,13 @@ let package = Package(
         .target(name: "HandoffCommandLine"),
         .target(name: "HandoffNotes", dependencies: ["CSodium"]),
         .target(name: "HandoffClient"),
+        // The desktop around the CLI, through its own programs found at run time (wl-clipboard, xclip, xdg-open,
+        // git): the clipboard, web links, the terminal's place and local clones. No D-Bus.
+        .target(name: "HandoffDesktop", dependencies: ["HandoffClient"]),
         .executableTarget(
             name: "handoff",
-            dependencies: ["HandoffCommandLine", "HandoffNotes", "HandoffClient", "HandoffDBusClient"]
+            dependencies: ["HandoffCommandLine", "HandoffNotes", "HandoffClient", "HandoffDBusClient",
+                           "HandoffDesktop"]
         ),
         // The daemon: the D-Bus API over a HandoffEngine, and the CLI's client for it.
         .target(name: "HandoffDBusClient", dependencies: ["DBus", "HandoffClient"]),
@@ -91,10 +95,11 @@ let package = Package(
         .testTarget(name: "HandoffKitTests", dependencies: ["HandoffKit", "HandoffTesting"]),
         .testTarget(name: "HandoffCommandLineTests", dependencies: ["HandoffCommandLine"]),
         .testTarget(name: "HandoffNotesTests", dependencies: ["HandoffNotes"]),
+        .testTarget(name: "HandoffDesktopTests", dependencies: ["HandoffDesktop", "HandoffClient"]),
         .testTarget(
             name: "HandoffDaemonTests",
             dependencies: ["HandoffDaemon", "HandoffDBusClient", "HandoffClient", "HandoffTesting", "HandoffKit",
-                           "DBus", "DBusTestSupport"]
+                           "DBus", "DBusTestSupport", "HandoffDesktop"]
         ),
         .testTarget(name: "CLITests", dependencies: ["HandoffNotes", "handoff"], exclude: ["zsh-complete.zsh"]),
     ]

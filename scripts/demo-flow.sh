@@ -5,7 +5,7 @@
 # `handoff continue --print` on the desktop, and the time each step took. Exit 0 when the note arrived intact.
 #
 #   scripts/demo-flow.sh [--discoverable] [--keep DIR] [--isolation] [--bluetoothd-restart] [--power-cycle]
-#                        [--failures] [--share]
+#                        [--failures] [--share] [--desktop]
 #
 # Run by scripts/demo.sh inside the VM (real bluetoothd, two btvirt controllers), and on the host against bluezoo
 # with --discoverable (bluezoo only reports discoverable advertisements). Uses the built .build/debug binaries
@@ -21,13 +21,17 @@
 # --power-cycle turns both adapters off and on again (Adapter1.Powered, as bluetoothctl or a settings panel
 # would) just after the note is offered: the offer must come back by itself and continue must still work; with
 # --failures the laptop's adapter is cycled once more before the conflict step.
+# --desktop then hands off the other kinds through the real CLI: a copy (handoff copy / paste, byte-exact), a web
+# page opened on the desktop by the real xdg-open (its https handler a .desktop file that records the URL) and a
+# file: link shown but never opened, and a terminal (the real shell-init hook in bash on the laptop; continue on
+# the desktop finds the clone by its remote URL, same folder, branch checkout offered, last command not run).
 # (HANDOFF_BIN_DIR overrides). The daemons' logs go to --keep DIR, or in the VM to the scenario's
 # $HANDOFF_VM_ARTIFACTS folder (else $HANDOFF_VM_LOGDIR/demo).
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=${HANDOFF_BIN_DIR:-$here/.build/debug}
-extra=(${HANDOFFD_FLAGS:-}) keep="" isolation=0 restart=0 failures=0 power_cycle=0 share=0
+extra=(${HANDOFFD_FLAGS:-}) keep="" isolation=0 restart=0 failures=0 power_cycle=0 share=0 desktop=0
 while (($#)); do
     case "$1" in
         --discoverable) extra+=(--discoverable); shift ;;
@@ -37,6 +41,7 @@ while (($#)); do
         --failures) failures=1; shift ;;
         --power-cycle) power_cycle=1; shift ;;
         --share) share=1; shift ;;
+        --desktop) desktop=1; shift ;;
         *) echo "demo-flow: unknown option $1" >&2; exit 2 ;;
     esac
 done
@@ -348,6 +353,11 @@ if ((failures)); then
     [[ $got == 4 ]] && grep -q '4612' "$work/desktop/untrusted.out" || fail "continue after being unpaired: exit $got, no 4612"
     echo "(refused as untrusted, exit 4; the laptop's note never left it)"
     step "failures reported"
+fi
+
+if ((desktop)); then
+    # shellcheck source=scripts/demo-desktop.sh
+    . "$here/scripts/demo-desktop.sh"
 fi
 
 say "timings"

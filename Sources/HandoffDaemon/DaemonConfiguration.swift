@@ -19,15 +19,19 @@ public struct DaemonConfiguration: Sendable {
     public var inRangeInterval: Duration = .seconds(600)
     /// Sharing: the inbox's limits, the outbox's deadline and size limit (Docs/dbus-api.md, "Sharing").
     public var share = ShareSettings()
+    /// What the daemon adds to activities of a type before offering them (lifetime, webpageURL), by type.
+    public var typeRules: [String: ActivityTypeRule] = ActivityTypeRule.defaults
     /// Whether the radio's controller is powered, for Status (default: always true).
     public var powered: @Sendable () async -> Bool = { true }
 
-    /// The default: `/var/lib/handoff`, the host name, activity type `org.handoff.note`.
+    /// The default: `/var/lib/handoff`, the host name, handoff's own activity types (note, clipboard, web page,
+    /// terminal).
     public init(stateDirectory: URL = URL(fileURLWithPath: "/var/lib/handoff"),
                 deviceName: String = ProcessInfo.processInfo.hostName, adapter: String? = nil) throws {
         self.stateDirectory = stateDirectory
         self.deviceName = deviceName
         self.adapter = adapter
-        self.handoff = HandoffConfiguration(declaredTypes: try DeclaredActivityTypes(["org.handoff.note"]))
+        self.handoff = HandoffConfiguration(declaredTypes: try DeclaredActivityTypes(
+            ["org.handoff.note", "org.handoff.clipboard", "org.handoff.web", "org.handoff.terminal"]))
     }
 }

@@ -42,9 +42,13 @@ public final class DesktopNotifier: Sendable {
     /// Shows one notification for `activity`; logs and ignores any failure.
     public func notify(_ activity: ActivitySummary) async {
         guard let connection else { return }
-        let summary = "Handoff from \(activity.device)"
-        let body = activity.title.isEmpty ? "\(activity.type) is available: run 'handoff continue'"
+        var summary = "Handoff from \(activity.device)"
+        var body = activity.title.isEmpty ? "\(activity.type) is available: run 'handoff continue'"
             : "\(activity.title) (\(activity.type)): run 'handoff continue'"
+        if let kind = ActivityKind(type: activity.type), let line = activity.kindLine {
+            // "clipboard from laptop" / "run 'handoff paste'".
+            (summary, body) = (line, "run '\(kind.command)'")
+        }
         do {
             _ = try await connection.call(
                 destination: "org.freedesktop.Notifications", path: "/org/freedesktop/Notifications",

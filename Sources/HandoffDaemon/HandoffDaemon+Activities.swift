@@ -16,6 +16,7 @@ extension HandoffDaemon {
         offer?.resignTask?.cancel()
         let id = UUID().uuidString
         offer = Offer(id: id, uid: uid, activity: activity, resignTask: nil)
+        withdrawWhenExpired(id, activity)
         logger.log("user \(uid) offers \(type) '\(title)' (\(userInfo.count) bytes of userInfo)")
         return id
     }
@@ -29,6 +30,17 @@ extension HandoffDaemon {
         offer?.resignTask?.cancel()
         offer?.resignTask = nil
         offer?.activity = activity
+        withdrawWhenExpired(id, activity)
+    }
+
+    /// An activity with an expiration date (a type's ``ActivityTypeRule/lifetime``) stops being offered then.
+    private func withdrawWhenExpired(_ id: String, _ activity: UserActivity) {
+        guard let expiration = activity.expirationDate else { return }
+        let delay = Duration.milliseconds(Int64(max(0, expiration.timeIntervalSinceNow) * 1000))
+        offer?.resignTask = Task { [weak self] in
+            do { try await Task.sleep(for: delay) } catch { return }
+            await self?.expire(id)
+        }
     }
 
     /// Stops offering `uid`'s activity `id` after `milliseconds` (0: now). The timer lives here, so the caller may
@@ -107,6 +119,7 @@ extension HandoffDaemon {
         let activity = UserActivity(activityType: type)
         activity.title = title
         activity.userInfo = info
+        try configuration.typeRules[type]?.apply(to: activity, at: Date())
         return activity
     }
 

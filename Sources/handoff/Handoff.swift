@@ -2,6 +2,7 @@ import Foundation
 import HandoffClient
 import HandoffCommandLine
 import HandoffDBusClient
+import HandoffDesktop
 import HandoffNotes
 
 /// The `handoff` program: parse, dispatch, map errors to documented exit statuses.
@@ -64,6 +65,14 @@ enum Handoff {
         case ["status"]: return try await StatusCommand.run(invocation, context: context)
         case ["completions"]: return try await CompletionsCommand.run(invocation, context: context)
         case ["manual"]: return try await ManualCommand.run(invocation, context: context)
+        case ["copy"]: return try await CopyCommand.run(invocation, context: context)
+        case ["paste"]: return try await PasteCommand.run(invocation, context: context)
+        case ["clipboard", "follow"]: return try await ClipboardFollowCommand.run(invocation, context: context)
+        case ["clipboard", "pause"]: return try await ClipboardPauseCommand.run(invocation, context: context)
+        case ["clipboard", "resume"]: return try await ClipboardResumeCommand.run(invocation, context: context)
+        case ["open"]: return try await OpenCommand.run(invocation, context: context)
+        case ["shell-init"]: return try await ShellInitCommand.run(invocation, context: context)
+        case ["terminal", "offer"]: return try await TerminalOfferCommand.run(invocation, context: context)
         default:
             throw CLIError(.software, "no implementation for '\(invocation.path.joined(separator: " "))'")
         }
@@ -77,6 +86,8 @@ enum Handoff {
         case let error as ServiceError:
             return (exitCode(for: error), error.description)
         case let error as NoteError:
+            return (exitCode(for: error), error.message)
+        case let error as DesktopError:
             return (exitCode(for: error), error.message)
         case let error as UsageError:
             return (.usage, error.message + "\n" + error.helpHint)

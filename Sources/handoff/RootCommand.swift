@@ -31,6 +31,12 @@ enum RootCommand {
             StatusCommand.spec,
             CompletionsCommand.spec,
             ManualCommand.spec,
+            CopyCommand.spec,
+            PasteCommand.spec,
+            ClipboardCommand.spec,
+            OpenCommand.spec,
+            ShellInitCommand.spec,
+            TerminalCommand.spec,
         ],
         sections: [exitStatus, environment, files],
         version: version)
@@ -44,6 +50,7 @@ enum RootCommand {
             .init("4", "The activity could not be continued; the message carries the sender's error code."),
             .init("5", "The note was continued but kept as a conflict copy beside your local note."),
             .init("6", "The editor could not be started or exited with an error; what it saved is kept."),
+            .init("7", "The desktop cannot do it: no clipboard, nothing on it handoff carries, or xdg-open failed."),
             .init("64", "Usage error: unknown option, missing or bad value."),
             .init("65", "Bad data, such as a note that is not UTF-8 text."),
             .init("66", "No such note or device."),
@@ -61,6 +68,12 @@ enum RootCommand {
             .init("HOME", "Used when XDG_DATA_HOME is unset or not an absolute path."),
             .init("HANDOFF_BUS_ADDRESS", "The bus the daemon is on: system (the default), session, or a D-Bus "
                 + "address such as unix:path=/run/handoff/bus."),
+            .init("WAYLAND_DISPLAY, DISPLAY", "The desktop whose clipboard copy, paste and clipboard follow use: "
+                + "Wayland through wl-copy/wl-paste, else X11 through xclip."),
+            .init("HANDOFF_CLONES", "Folders holding your git clones, separated by ':', searched by continue for "
+                + "a terminal's repository (default ~/src ~/code ~/projects ~/git ~/repos ~/work ~/dev ~)."),
+            .init("HANDOFF_TERMINAL_ENV", "Names of environment variables the shell-init hook may send; none "
+                + "by default."),
         ])
 
     static let files = HelpSection(

@@ -18,6 +18,8 @@ struct Terminal: Sendable {
     let inputIsTerminal: Bool
     /// Whether standard error is a terminal (progress bars go there).
     let errorIsTerminal: Bool
+    /// Writes bytes to standard output (a pasted image).
+    var outData: @Sendable (Data) -> Void = { FileHandle.standardOutput.write($0) }
 
     /// The process's standard streams.
     static let standard = Terminal(

@@ -15,6 +15,9 @@ import Testing
             ["completions"]: ["bash"], ["manual"]: [],
             ["share"]: ["--text", "x"], ["inbox", "list"]: [], ["inbox", "take"]: ["--all"],
             ["inbox", "drop"]: ["0123456789abcdef"], ["outbox", "list"]: [], ["outbox", "cancel"]: ["0123456789abcdef"],
+            ["copy"]: [], ["paste"]: [], ["clipboard", "follow"]: [], ["clipboard", "pause"]: [],
+            ["clipboard", "resume"]: [], ["open"]: ["https://example.org/"], ["shell-init"]: ["bash"],
+            ["terminal", "offer"]: ["--cwd", "/"],
         ]
         let leaves = RootCommand.spec.allCommands().filter(\.command.subcommands.isEmpty)
             .map { Array($0.path.dropFirst()) }

@@ -27,7 +27,7 @@ import Testing
             process.waitUntilExit()
             return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
         }
-        #expect(try complete(["handoff", "co"]) == ["continue", "completions"])
+        #expect(try complete(["handoff", "co"]) == ["continue", "completions", "copy"])
         #expect(try complete(["handoff", "note", ""]) == ["edit", "list", "show"])
         #expect(try complete(["handoff", "note", "edit", "--"]) == ["--stdin", "--grace", "--help"])
         #expect(try complete(["handoff", "note", "show", "sh"]) == ["shopping list"])

@@ -44,7 +44,8 @@ final class InProcessHarness: @unchecked Sendable {
             readInput: { Data(input.utf8) },
             readLine: { answer },
             inputIsTerminal: onTerminal,
-            errorIsTerminal: onTerminal)
+            errorIsTerminal: onTerminal,
+            outData: { [self] data in lock.withLock { outText += String(decoding: data, as: UTF8.self) } })
         let context = CommandContext(
             environment: ["HOME": home, "XDG_DATA_HOME": home + "/data", "EDITOR": "true"], terminal: terminal,
             connector: FakeConnector(service: service))

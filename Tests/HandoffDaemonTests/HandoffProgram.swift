@@ -16,6 +16,8 @@ struct HandoffProgram {
     let executable: String
     let home: URL
     let busAddress: String
+    /// Variables added to (or replacing) the program's environment.
+    var extraEnvironment: [String: String] = [:]
 
     /// The binary in this package's .build/debug (or `$HANDOFF_BINARY`), a fresh home, the daemon's bus.
     init(busAddress: String) throws {
@@ -32,7 +34,7 @@ struct HandoffProgram {
 
     var environment: [String: String] {
         ["HOME": home.path, "XDG_DATA_HOME": home.path, "HANDOFF_BUS_ADDRESS": busAddress, "LANG": "C.UTF-8",
-         "PATH": "/usr/bin:/bin"]
+         "PATH": "/usr/bin:/bin"].merging(extraEnvironment) { $1 }
     }
 
     var notesDirectory: URL { home.appendingPathComponent("handoff/notes") }

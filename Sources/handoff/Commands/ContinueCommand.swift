@@ -11,6 +11,9 @@ enum ContinueCommand: HandoffCommand {
         "type", valueName: "type", help: "Only consider activities of this type, such as org.handoff.note.")
     static let print = Flag(
         "print", help: "Write the note's text to standard output instead of saving it and opening the editor.")
+    static let shellFile = Option<String>(
+        "shell-file", valueName: "file",
+        help: "For a terminal: write the cd and history commands to this file, for the shell-init hook to source.")
     static let json = Flag(
         "json", help: "Print the result as JSON: with --print the continued activity, else the restore outcome.")
 
@@ -21,7 +24,11 @@ enum ContinueCommand: HandoffCommand {
             Takes the most recently updated available activity (after --from and --type), or on a terminal lets \
             you choose when there are several. It asks the other device to hand it over, shows a progress bar \
             on standard error for payloads over 4 KB, then restores it: a note is saved in the note store and \
-            opened in your editor with the same title and content.
+            opened in your editor with the same title and content. A web page (org.handoff.web) opens with \
+            xdg-open, http and https only (--print prints its URL); a clipboard is written to standard output; \
+            a terminal (org.handoff.terminal) is found among your local clones by its remote URL, at the same \
+            path, with an offer to check out its branch and its last command shown, never run (see \
+            'handoff shell-init').
 
             A continued note never overwrites a local note that is open in an editor or whose text differs from \
             what an earlier continue wrote: both are kept, the continued one as a conflict copy named \
@@ -31,7 +38,7 @@ enum ContinueCommand: HandoffCommand {
             When the other device fails to hand the activity over, its error code and message are printed and \
             the command exits 4; with nothing to continue it exits 3.
             """,
-        parameters: [from, type, print, json],
+        parameters: [from, type, print, json, shellFile],
         examples: [
             Example("handoff continue", "Continue the freshest activity and open the note in your editor."),
             Example("handoff continue --from laptop --print", "Print the note your laptop offers."),
@@ -54,6 +61,10 @@ enum ContinueCommand: HandoffCommand {
         let bar = ProgressBar(terminal: context.terminal, enabled: showsProgress)
         let continued = try await service.continueActivity(chosen.id) { bar.update($0) }
         bar.finish()
+        if !invocation[json], let status = try await DesktopContinuation.restore(
+            continued, printOnly: invocation[print], shellFile: invocation[shellFile], context: context) {
+            return status
+        }
 
         if invocation[print] {
             if invocation[json] {

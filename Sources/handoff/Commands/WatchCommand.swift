@@ -28,7 +28,8 @@ enum WatchCommand: HandoffCommand {
                 let activity = event.activity
                 // A beacon carries no title (it is private), so an activity not yet continued has none.
                 let what = activity.title.isEmpty ? activity.type : "\(activity.title) (\(activity.type))"
-                context.terminal.out("\(verb): \(what) from \(activity.device)\n")
+                // Clipboard, web page and terminal read as the kind: "available: clipboard from laptop".
+                context.terminal.out("\(verb): " + (activity.kindLine ?? "\(what) from \(activity.device)") + "\n")
             }
         }
         return .success

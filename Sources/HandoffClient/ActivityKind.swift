@@ -1,0 +1,57 @@
+/// The activity types handoff itself offers and continues, and the word a user reads for each
+/// (`clipboard from laptop` in `handoff watch` and in desktop notifications).
+public enum ActivityKind: String, Sendable, CaseIterable {
+    /// A note being edited (``ActivityContent/noteType``).
+    case note = "org.handoff.note"
+    /// A copy on the other machine's clipboard: text or a PNG image; expires after two minutes.
+    case clipboard = "org.handoff.clipboard"
+    /// A web page, with the activity's `webpageURL` set (Apple's `NSUserActivityTypeBrowsingWeb`).
+    case web = "org.handoff.web"
+    /// A shell's place: working directory, git repository and branch, last command line.
+    case terminal = "org.handoff.terminal"
+
+    /// The kind of `type`, nil for a type handoff does not know.
+    public init?(type: String) {
+        self.init(rawValue: type)
+    }
+
+    /// The activity type.
+    public var type: String { rawValue }
+
+    /// What a user calls it: `note`, `clipboard`, `web page`, `terminal`.
+    public var noun: String {
+        switch self {
+        case .note: "note"
+        case .clipboard: "clipboard"
+        case .web: "web page"
+        case .terminal: "terminal"
+        }
+    }
+
+    /// The command that takes it on this machine.
+    public var command: String {
+        switch self {
+        case .clipboard: "handoff paste"
+        case .note, .web, .terminal: "handoff continue"
+        }
+    }
+}
+
+extension ActivitySummary {
+    /// `clipboard from laptop`, or `web page from laptop: Title`, for the kinds handoff knows; nil for the others.
+    public var kindLine: String? {
+        guard let kind = ActivityKind(type: type), kind != .note else { return nil }
+        let line = "\(kind.noun) from \(Self.printable(device))"
+        return title.isEmpty ? line : "\(line): \(Self.printable(title))"
+    }
+}
+
+extension ActivitySummary {
+    /// `text` with control characters (which another device could use to drive this terminal) shown as `\u{1B}`.
+    public static func printable(_ text: String) -> String {
+        String(text.unicodeScalars.map { scalar in
+            scalar.properties.generalCategory == .control ? "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+                : String(scalar)
+        }.joined())
+    }
+}
