@@ -55,9 +55,11 @@ let package = Package(
         .target(name: "HandoffCommandLine"),
         .target(name: "HandoffNotes", dependencies: ["CSodium"]),
         .target(name: "HandoffClient"),
+        // `handoff doctor`'s checks: files, the kernel's management interface, an L2CAP probe; no D-Bus.
+        .target(name: "HandoffDoctor"),
         .executableTarget(
             name: "handoff",
-            dependencies: ["HandoffCommandLine", "HandoffNotes", "HandoffClient", "HandoffDBusClient"]
+            dependencies: ["HandoffCommandLine", "HandoffNotes", "HandoffClient", "HandoffDBusClient", "HandoffDoctor"]
         ),
         // The daemon: the D-Bus API over a HandoffEngine, and the CLI's client for it.
         .target(name: "HandoffDBusClient", dependencies: ["DBus", "HandoffClient"]),
@@ -79,6 +81,7 @@ let package = Package(
         .testTarget(name: "HandoffKitTests", dependencies: ["HandoffKit", "HandoffTesting"]),
         .testTarget(name: "HandoffCommandLineTests", dependencies: ["HandoffCommandLine"]),
         .testTarget(name: "HandoffNotesTests", dependencies: ["HandoffNotes"]),
+        .testTarget(name: "HandoffDoctorTests", dependencies: ["HandoffDoctor"]),
         .testTarget(
             name: "HandoffDaemonTests",
             dependencies: ["HandoffDaemon", "HandoffDBusClient", "HandoffClient", "HandoffTesting", "HandoffKit",

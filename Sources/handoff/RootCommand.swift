@@ -26,6 +26,7 @@ enum RootCommand {
             PairCommand.spec,
             UnpairCommand.spec,
             StatusCommand.spec,
+            DoctorCommand.spec,
             CompletionsCommand.spec,
             ManualCommand.spec,
         ],
