@@ -13,6 +13,7 @@ import Testing
             ["note", "edit"]: ["x", "--stdin"], ["note", "list"]: [], ["note", "show"]: ["x"], ["continue"]: [],
             ["watch"]: [], ["prompt"]: [], ["devices"]: [], ["pair"]: [], ["unpair"]: ["x"], ["status"]: [],
             ["completions"]: ["bash"], ["manual"]: [],
+            ["doctor"]: ["--json"],
         ]
         let leaves = RootCommand.spec.allCommands().filter(\.command.subcommands.isEmpty)
             .map { Array($0.path.dropFirst()) }
