@@ -5,7 +5,7 @@ SWIFT ?= swift
 CONFIG ?= debug
 export PATH := $(CURDIR)/.venv/bin:$(PATH)
 
-.PHONY: all build test test-unit test-vm test-tsan bench bench-ble demo deps clean help install uninstall
+.PHONY: all build test test-unit test-vm test-tsan bench bench-ble demo deps clean help install uninstall soak
 
 all: build
 
@@ -15,6 +15,7 @@ help:
 	@echo "make test-unit the Swift test suites only (no VM)"
 	@echo "make test-vm   the real-BlueZ tier only: bluetoothd and two virtual controllers in qemu"
 	@echo "make test-tsan the D-Bus, BlueZ, radio, HandoffKit and daemon suites under ThreadSanitizer"
+	@echo "make soak      500 continues in a row between two daemons, 0 B to 64 KiB: intact, memory and fds flat"
 	@echo "make bench     benchmarks; results land in bench/results/"
 	@echo "make bench-ble BLE continue in the VM, fetch window vs the old whole-stream fetch (about 10 min)"
 	@echo "make build     swift build"
@@ -46,6 +47,13 @@ test-tsan:
 	@scripts/deps.sh test
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build/tsan
 	$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build/tsan --filter '$(TSAN_SUITES)'
+
+# Issue 14 section 4, the long form: `make test` runs the same suite with 50 continues.
+SOAK_CONTINUES ?= 500
+soak:
+	@scripts/deps.sh test
+	$(SWIFT) build --build-tests
+	HANDOFF_SOAK_CONTINUES=$(SOAK_CONTINUES) $(SWIFT) test --skip-build --filter SoakTests
 
 bench:
 	@scripts/deps.sh bench
