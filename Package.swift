@@ -87,6 +87,6 @@ let package = Package(
             dependencies: ["HandoffDaemon", "HandoffDBusClient", "HandoffClient", "HandoffTesting", "HandoffKit",
                            "DBus", "DBusTestSupport"]
         ),
-        .testTarget(name: "CLITests", dependencies: ["HandoffNotes", "handoff"], exclude: ["zsh-complete.zsh"]),
+        .testTarget(name: "CLITests", dependencies: ["HandoffNotes", "handoff", "HandoffDoctor"], exclude: ["zsh-complete.zsh"]),
     ]
 )
