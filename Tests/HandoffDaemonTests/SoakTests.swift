@@ -4,8 +4,8 @@ import Testing
 
 /// Issue 14, section 4: continues in a row between two daemons (each on its own private dbus-daemon, over the
 /// in-memory radio), notes from 0 B to 64 KiB. Every one must arrive intact, and the process that holds both
-/// daemons must not grow: open file descriptors and threads the same at the end as at the start, resident memory
-/// flat (first window against last). `make test` runs 50; `make soak` runs 500 (`HANDOFF_SOAK_CONTINUES`), with
+/// daemons must not grow: open file descriptors the same at the end as at the start, threads within two, resident
+/// memory flat (first window against last). `make test` runs 50; `make soak` runs 500 (`HANDOFF_SOAK_CONTINUES`), with
 /// windows of 100. The figures are printed as `soak:` lines.
 @Suite(.serialized) struct SoakTests {
     static var continues: Int {
@@ -101,7 +101,8 @@ import Testing
 
         #expect(intact == count)
         #expect(fdsLast <= fdsFirst, "file descriptors grew: \(fdsFirst) → \(fdsLast)")
-        #expect(threadsLast <= threadsFirst, "threads grew: \(threadsFirst) → \(threadsLast)")
+        // Dispatch may add a worker now and then (9 → 10 over 1,000); a thread kept per continue would show here.
+        #expect(threadsLast <= threadsFirst + 2, "threads grew: \(threadsFirst) → \(threadsLast)")
         // Flat, with room for the allocator's own growth; a leak of one note per continue would be 3 MiB at 50.
         #expect(rssLast - rssFirst < 8 * 1024, "resident memory grew: \(rssFirst) → \(rssLast) KiB")
     }
