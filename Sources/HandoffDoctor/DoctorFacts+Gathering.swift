@@ -49,7 +49,7 @@ extension DoctorFacts {
         do throws(ManagementSocket.Failure) {
             let socket = try ManagementSocket()
             var found: [ControllerInfo] = []
-            for index in try socket.controllerIndexes() {
+            for index in try socket.controllerIndexes().sorted() {
                 guard adapter == nil || adapter == "hci\(index)" else { continue }
                 if let info = try socket.controllerInfo(index) { found.append(info) }
             }
