@@ -24,6 +24,15 @@ import Testing
             """)
     }
 
+    @Test func aReasonSharedByTwoControllersIsSaidOnce() {
+        let text = DoctorCommand.text([
+            Finding(.privacy, .unsafe, "hci0 public", detail: "Anyone can follow it.", fix: ["fix"]),
+            Finding(.privacy, .unsafe, "hci1 public", detail: "Anyone can follow it.", fix: ["fix"]),
+        ])
+        #expect(text.components(separatedBy: "Anyone can follow it.").count == 2)
+        #expect(text.components(separatedBy: "fix: fix").count == 3)
+    }
+
     @Test func nothingToFix() {
         #expect(DoctorCommand.text([Finding(.leCoC, .ok, "offered")]).hasSuffix("\nnothing to fix\n"))
     }

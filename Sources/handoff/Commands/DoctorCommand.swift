@@ -59,12 +59,13 @@ enum DoctorCommand: HandoffCommand {
     static func text(_ findings: [Finding], width: Int = 100) -> String {
         let indent = String(repeating: " ", count: 24)
         var lines: [String] = []
+        var explained = Set<String>()   // one check's reason, said once for all its controllers
         for finding in findings {
             let head = finding.severity.rawValue.padding(8) + finding.check.rawValue.padding(16)
             lines += wrap(finding.summary, width: width - indent.count).enumerated().map { index, line in
                 (index == 0 ? head : indent) + line
             }
-            if !finding.detail.isEmpty {
+            if !finding.detail.isEmpty, explained.insert(finding.detail).inserted {
                 lines += wrap(finding.detail, width: width - indent.count).map { indent + $0 }
             }
             for (index, fix) in finding.fix.enumerated() {
