@@ -3,6 +3,7 @@
 
     privacy-capture.py CAPTURE --decoded TEXT --note FILE --secret S... --pairing-name N... --gap-name N...
                        --public-address A... --privacy off|device
+    privacy-capture.py --self-test      (a synthetic capture that leaks a note line must fail the check)
 
 It reads every record of the capture (HCI commands and events of both controllers, ACL data, bluetoothd's log
 lines, the management channel), reassembles L2CAP, decodes ATT, and asserts:
@@ -252,7 +253,66 @@ def windows(raw, size, step):
     return [raw[i:i + size] for i in range(0, len(raw) - size + 1, step)] + [raw[-size:]]
 
 
+def write_btsnoop(path, records):
+    """Writes (index, opcode, body) records in btmon's format, for the self-test."""
+    with open(path, "wb") as f:
+        f.write(b"btsnoop\0" + struct.pack(">II", 1, 2001))
+        for n, (index, opcode, body) in enumerate(records):
+            f.write(struct.pack(">IIIIq", len(body), len(body), index << 16 | opcode, 0, 0x00E03AB44A676000 + n * 1000))
+            f.write(body)
+
+
+def self_test():
+    """The checker must fail a capture that leaks: a synthetic session whose DATA frame carries a line of the note
+    as UTF-16BE (as a binary plist would), with everything else in order. Exit 0 when it is caught."""
+    import os
+    import subprocess
+    import tempfile
+    note = "# Test note\n- 4471 quillwort brûlée №12\n"
+    def acl(handle, cid, payload):
+        l2 = struct.pack("<HH", len(payload), cid) + payload
+        return struct.pack("<HH", handle, len(l2)) + l2
+    def att_write(value):
+        return acl(0x2A, 4, bytes([ATT_WRITE_REQ]) + struct.pack("<H", 0x19) + value)
+    def att_notify(value):
+        return acl(0x2A, 4, bytes([ATT_NOTIFY]) + struct.pack("<H", 0x19) + value)
+    beacon = bytes([0x01]) + PAIRING_MARKER + b"laptop".ljust(16, b"\0")
+    ad = bytes([27, 0xFF]) + struct.pack("<H", COMPANY_ID) + beacon
+    report = bytes([0x3E, 0]) + bytes([0x02, 1, 0x00, 0x00]) + bytes.fromhex("000000 01AA00") + bytes([len(ad)]) + ad + b"\x7f"
+    report = report[:1] + bytes([len(report) - 2]) + report[2:]
+    leaked = "- 4471 quillwort brûlée №12".encode("utf-16-be")
+    stream = leaked.ljust(600, b"\0")
+    records = [
+        (1, EVENT, report),
+        (0, ACL_TX, att_write(b"\x01\x20" + bytes(10))), (1, ACL_TX, att_notify(b"\x01\xa0" + bytes(10))),
+        (1, ACL_TX, att_write(b"\x01\x01" + struct.pack(">I", 7) + bytes(24))),
+        (0, ACL_TX, att_notify(b"\x01\x81" + bytes(8) + struct.pack(">QIHIH", 1, 7, 0, len(stream), 4096))),
+        (1, ACL_TX, att_write(b"\x01\x02" + struct.pack(">QII", 1, 0, len(stream)))),
+        (0, ACL_TX, att_notify(b"\x01\x82" + struct.pack(">QI", 1, 0) + stream[:500])),
+        (0, ACL_TX, att_notify(b"\x01\x82" + struct.pack(">QI", 1, 500) + stream[500:])),
+        (1, ACL_TX, att_write(b"\x01\x03" + bytes(24))),
+    ]
+    with tempfile.TemporaryDirectory() as folder:
+        capture, decoded, note_file = (os.path.join(folder, n) for n in ("c.btsnoop", "c.txt", "note.md"))
+        write_btsnoop(capture, records)
+        open(decoded, "w").write("")
+        open(note_file, "w", encoding="utf-8").write(note)
+        run = subprocess.run([sys.executable, __file__, capture, "--decoded", decoded, "--note", note_file,
+                              "--secret", "Test note", "--pairing-name", "laptop", "--privacy", "off",
+                              "--public-address", "00:AA:01:00:00:00"], capture_output=True, text=True)
+    caught = run.returncode == 1 and "FAIL  note text is nowhere" in run.stdout and "UTF-16BE" in run.stdout
+    covered = "ok    every byte of the 600-byte sealed stream" in run.stdout
+    covered = covered and [line[:6] for line in run.stdout.splitlines()].count("FAIL  ") == 1
+    print(("ok    " if caught and covered else "FAIL  ")
+          + "self-test: a synthetic capture that leaks a note line as UTF-16BE fails the check, and only that")
+    if not (caught and covered):
+        print(run.stdout + run.stderr)
+    return 0 if caught and covered else 1
+
+
 def main():
+    if sys.argv[1:] == ["--self-test"]:
+        return self_test()
     parser = argparse.ArgumentParser()
     parser.add_argument("capture")
     parser.add_argument("--decoded", required=True, help="btmon -r CAPTURE output")

@@ -82,6 +82,8 @@ btmon_pid=""
 cp "$capture" "$out/session.btsnoop"
 btmon -r "$out/session.btsnoop" >"$out/session.txt" 2>&1 || fail "btmon cannot read its own capture"
 
+# First the checker itself: a synthetic capture that leaks must fail it.
+python3 "$here/privacy-capture.py" --self-test || fail "the capture checker passes a leaking capture"
 python3 "$here/privacy-capture.py" "$out/session.btsnoop" --decoded "$out/session.txt" --note "$out/note.md" \
     --secret "$title" --secret "$note_name" --secret org.handoff.note \
     --pairing-name laptop --pairing-name desktop \
