@@ -5,7 +5,7 @@ SWIFT ?= swift
 CONFIG ?= debug
 export PATH := $(CURDIR)/.venv/bin:$(PATH)
 
-.PHONY: all build test test-unit test-vm test-tsan test-fuzz fuzz bench bench-ble demo deps clean help install uninstall
+.PHONY: all build test test-unit test-vm test-tsan test-fuzz fuzz bench bench-ble demo deps clean help install uninstall soak
 
 all: build
 
@@ -17,6 +17,7 @@ help:
 	@echo "make test-tsan the D-Bus, BlueZ, radio, HandoffKit and daemon suites under ThreadSanitizer"
 	@echo "make test-fuzz every libFuzzer target for a few seconds (ASan, LeakSanitizer), part of make test"
 	@echo "make fuzz      every libFuzzer target for 10M runs (FUZZ_RUNS, FUZZ_SECONDS, FUZZ_JOBS; Fuzz/README.md)"
+	@echo "make soak      500 continues in a row between two daemons, 0 B to 64 KiB: intact, memory and fds flat"
 	@echo "make bench     benchmarks; results land in bench/results/"
 	@echo "make bench-ble BLE continue in the VM: GATT vs L2CAP vs the l2test ceiling, 3 KB to 1 MiB (about 15 min)"
 	@echo "make build     swift build"
@@ -57,6 +58,12 @@ test-fuzz:
 fuzz:
 	@scripts/deps.sh test
 	FUZZ_RUNS=$${FUZZ_RUNS:-10000000} Fuzz/run.sh run
+# Issue 14 section 4, the long form: `make test` runs the same suite with 50 continues.
+SOAK_CONTINUES ?= 500
+soak:
+	@scripts/deps.sh test
+	$(SWIFT) build --build-tests
+	HANDOFF_SOAK_CONTINUES=$(SOAK_CONTINUES) $(SWIFT) test --skip-build --filter SoakTests
 
 bench:
 	@scripts/deps.sh bench

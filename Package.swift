@@ -66,10 +66,12 @@ let package = Package(
         // The desktop around the CLI, through its own programs found at run time (wl-clipboard, xclip, xdg-open,
         // git): the clipboard, web links, the terminal's place and local clones. No D-Bus.
         .target(name: "HandoffDesktop", dependencies: ["HandoffClient"]),
+        // `handoff doctor`'s checks: files, the kernel's management interface, an L2CAP probe; no D-Bus.
+        .target(name: "HandoffDoctor"),
         .executableTarget(
             name: "handoff",
             dependencies: ["HandoffCommandLine", "HandoffNotes", "HandoffClient", "HandoffDBusClient",
-                           "HandoffDesktop"]
+                           "HandoffDesktop", "HandoffDoctor"]
         ),
         // The daemon: the D-Bus API over a HandoffEngine, and the CLI's client for it.
         .target(name: "HandoffDBusClient", dependencies: ["DBus", "HandoffClient"]),
@@ -96,12 +98,13 @@ let package = Package(
         .testTarget(name: "HandoffCommandLineTests", dependencies: ["HandoffCommandLine"]),
         .testTarget(name: "HandoffNotesTests", dependencies: ["HandoffNotes"]),
         .testTarget(name: "HandoffDesktopTests", dependencies: ["HandoffDesktop", "HandoffClient"]),
+        .testTarget(name: "HandoffDoctorTests", dependencies: ["HandoffDoctor"]),
         .testTarget(
             name: "HandoffDaemonTests",
             dependencies: ["HandoffDaemon", "HandoffDBusClient", "HandoffClient", "HandoffTesting", "HandoffKit",
                            "DBus", "DBusTestSupport", "HandoffDesktop"]
         ),
-        .testTarget(name: "CLITests", dependencies: ["HandoffNotes", "handoff"], exclude: ["zsh-complete.zsh"]),
+        .testTarget(name: "CLITests", dependencies: ["HandoffNotes", "handoff", "HandoffDoctor"], exclude: ["zsh-complete.zsh"]),
     ]
 )
 

@@ -5,7 +5,7 @@
 # `handoff continue --print` on the desktop, and the time each step took. Exit 0 when the note arrived intact.
 #
 #   scripts/demo-flow.sh [--discoverable] [--keep DIR] [--isolation] [--bluetoothd-restart] [--power-cycle]
-#                        [--failures] [--share] [--desktop]
+#                        [--failures] [--share] [--desktop] [--note FILE] [--note-name NAME]
 #
 # Run by scripts/demo.sh inside the VM (real bluetoothd, two btvirt controllers), and on the host against bluezoo
 # with --discoverable (bluezoo only reports discoverable advertisements). Uses the built .build/debug binaries
@@ -18,6 +18,8 @@
 # cycle of the receiver mid-transfer, hostile names and an unpaired sender, through the real CLI.
 # --bluetoothd-restart (in the VM) kills bluetoothd after the pairing and starts it again before the note is
 # offered: both daemons must survive and the flow must still work.
+# --note FILE / --note-name NAME offer that text under that name instead of the groceries note (the privacy
+# capture, scripts/vm/scenarios/privacy-capture.sh, uses a distinctive one).
 # --power-cycle turns both adapters off and on again (Adapter1.Powered, as bluetoothctl or a settings panel
 # would) just after the note is offered: the offer must come back by itself and continue must still work; with
 # --failures the laptop's adapter is cycled once more before the conflict step.
@@ -32,6 +34,7 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=${HANDOFF_BIN_DIR:-$here/.build/debug}
 extra=(${HANDOFFD_FLAGS:-}) keep="" isolation=0 restart=0 failures=0 power_cycle=0 share=0 desktop=0
+note_file="" note_name=groceries
 while (($#)); do
     case "$1" in
         --discoverable) extra+=(--discoverable); shift ;;
@@ -42,6 +45,8 @@ while (($#)); do
         --power-cycle) power_cycle=1; shift ;;
         --share) share=1; shift ;;
         --desktop) desktop=1; shift ;;
+        --note) note_file=${2:?--note needs a file}; shift 2 ;;
+        --note-name) note_name=${2:?--note-name needs a name}; shift 2 ;;
         *) echo "demo-flow: unknown option $1" >&2; exit 2 ;;
     esac
 done
@@ -174,8 +179,13 @@ watch_pid=$!
 pids+=($watch_pid)
 sleep 0.5
 note=$'# Groceries\nmilk\neggs\nbread\n'
-show laptop "printf '# Groceries\\nmilk\\neggs\\nbread\\n' | handoff note edit groceries --stdin --grace 120"
-printf '%s' "$note" | on laptop note edit groceries --stdin --grace 120 || {
+if [[ -n $note_file ]]; then
+    note=$(<"$note_file")
+    show laptop "handoff note edit $note_name --stdin --grace 120 < ${note_file##*/}"
+else
+    show laptop "printf '# Groceries\\nmilk\\neggs\\nbread\\n' | handoff note edit groceries --stdin --grace 120"
+fi
+printf '%s' "$note" | on laptop note edit "$note_name" --stdin --grace 120 || {
     echo "demo-flow: note edit failed" >&2; exit 1; }
 step "note edit --stdin on the laptop"
 

@@ -63,6 +63,7 @@ enum Handoff {
         case ["pair"]: return try await PairCommand.run(invocation, context: context)
         case ["unpair"]: return try await UnpairCommand.run(invocation, context: context)
         case ["status"]: return try await StatusCommand.run(invocation, context: context)
+        case ["doctor"]: return try await DoctorCommand.run(invocation, context: context)
         case ["completions"]: return try await CompletionsCommand.run(invocation, context: context)
         case ["manual"]: return try await ManualCommand.run(invocation, context: context)
         case ["copy"]: return try await CopyCommand.run(invocation, context: context)

@@ -29,6 +29,7 @@ enum RootCommand {
             PairCommand.spec,
             UnpairCommand.spec,
             StatusCommand.spec,
+            DoctorCommand.spec,
             CompletionsCommand.spec,
             ManualCommand.spec,
             CopyCommand.spec,

@@ -18,6 +18,7 @@ import Testing
             ["copy"]: [], ["paste"]: [], ["clipboard", "follow"]: [], ["clipboard", "pause"]: [],
             ["clipboard", "resume"]: [], ["open"]: ["https://example.org/"], ["shell-init"]: ["bash"],
             ["terminal", "offer"]: ["--cwd", "/"],
+            ["doctor"]: ["--json"],
         ]
         let leaves = RootCommand.spec.allCommands().filter(\.command.subcommands.isEmpty)
             .map { Array($0.path.dropFirst()) }
