@@ -40,6 +40,9 @@ public actor BlueZRadio: Radio {
     var discoveryRefresher: Task<Void, Never>?
     var adapterWatch: Task<Void, Never>?
     var restartingDiscovery = false
+    /// What the radio scans with now (nil before the first scan); ``BlueZRadio/scanningState``.
+    public internal(set) var scanningState: ScanningState?
+    var scanGeneration: UInt64 = 0
 
     /// A radio on the adapter called `adapter` (`hci0`) of an existing BlueZ connection. Waits for the adapter
     /// (bluetoothd may still be adding it) and, when `options.powerOn`, switches it on; an adapter that stays off

@@ -17,6 +17,9 @@ struct Scenario: Sendable {
         Scenario(name: "radio-resume", limit: .seconds(240), run: Scenarios.resumeAfterDisconnect),
         Scenario(name: "radio-vanish", limit: .seconds(240), run: Scenarios.sourceVanishes),
         Scenario(name: "radio-restart", limit: .seconds(180), run: Scenarios.bluetoothdRestart),
+        // Need bluetoothd -E (the advertisement monitor manager); see Scenarios+Discovery.swift.
+        Scenario(name: "radio-beacon-monitor", limit: .seconds(90), run: Scenarios.beaconMonitor),
+        Scenario(name: "discovery-latency", limit: .seconds(900), run: Scenarios.discoveryLatency),
     ]
 }
 
