@@ -19,6 +19,9 @@ public struct DaemonConfiguration: Sendable {
     public var inRangeInterval: Duration = .seconds(600)
     /// Whether the radio's controller is powered, for Status (default: always true).
     public var powered: @Sendable () async -> Bool = { true }
+    /// How the radio scans for beacons, for Status (`advertisement monitor (…)`, `discovery (fallback: …)`);
+    /// nil leaves it out.
+    public var scanning: @Sendable () async -> String? = { nil }
 
     /// The default: `/var/lib/handoff`, the host name, activity type `org.handoff.note`.
     public init(stateDirectory: URL = URL(fileURLWithPath: "/var/lib/handoff"),

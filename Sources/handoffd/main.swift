@@ -29,6 +29,14 @@ func fail(_ message: String) -> Never {
 
 var radioOptions = BlueZRadioOptions()
 radioOptions.discoverable = options.discoverable
+radioOptions.notice = { logger.log("radio: \($0)") }
+// Measuring and test knobs (bench/, the VM scenarios): HANDOFF_SCANNING=discovery forces a discovery instead of the
+// advertisement monitor; HANDOFF_DISCOVERY_REFRESH=SECONDS restarts a discovery that often (btvirt needs it).
+let environment = ProcessInfo.processInfo.environment
+if environment["HANDOFF_SCANNING"] == "discovery" { radioOptions.scanning = .discovery }
+if let refresh = environment["HANDOFF_DISCOVERY_REFRESH"].flatMap(Double.init), refresh > 0 {
+    radioOptions.discoveryRefresh = .milliseconds(Int(refresh * 1000))
+}
 if options.debug { radioOptions.log = { logger.log("radio: \($0)") } }
 let radio: BlueZRadio
 do {
@@ -52,6 +60,7 @@ do {
     let bluez = radio.bluez
     let adapter = options.adapter
     configuration.powered = { await bluez.adapters().first { $0.name == adapter }?.powered ?? false }
+    configuration.scanning = { await radio.scanningState?.description }
     let notifier = DesktopNotifier(bus: options.notifyBus, logger: logger)
     daemon = try await HandoffDaemon.launch(configuration: configuration, radio: radio, connection: connection,
                                             notifier: notifier, logger: logger)
@@ -66,5 +75,7 @@ let number = await TerminationSignals.wait()
 logger.log("signal \(number): stopping")
 await daemon.stop()
 await radio.close()
+logger.log("bus statistics: BlueZ connection \(radio.bluez.connection.statistics); API connection "
+    + "\(connection.statistics)")
 connection.close()
 exit(0)

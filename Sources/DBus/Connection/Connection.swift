@@ -66,6 +66,9 @@ public final class Connection: Sendable {
     /// The unique name the bus assigned, e.g. `:1.42`.
     public var uniqueName: BusName { core.uniqueName }
 
+    /// How many messages the bus has delivered to this connection so far, by kind.
+    public var statistics: ConnectionStatistics { core.counters.snapshot }
+
     /// True once the connection is closed (by ``close()`` or because the bus went away).
     public var isClosed: Bool { core.isClosed }
 

@@ -31,6 +31,8 @@ final class ConnectionCore: @unchecked Sendable {
     let state = Locked(State())
     /// The unique name the bus gave this connection.
     let uniqueName: BusName
+    /// Messages delivered to this connection, by kind.
+    let counters = MessageCounters()
 
     init(raw: OpaquePointer, label: String) {
         self.raw = raw

@@ -67,6 +67,7 @@ final class ReplyWaiter: @unchecked Sendable {
             complete(.failure(DBusError(.disconnected, "the connection closed before the reply arrived")))
             return
         }
+        core?.counters.replies.add(1, ordering: .relaxed)
         let message = Message(adopting: reply)
         if let error = message.error {
             complete(.failure(error))
