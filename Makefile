@@ -5,7 +5,7 @@ SWIFT ?= swift
 CONFIG ?= debug
 export PATH := $(CURDIR)/.venv/bin:$(PATH)
 
-.PHONY: all build test test-unit test-vm test-tsan bench bench-ble demo deps clean help install uninstall
+.PHONY: all build test test-unit test-vm test-tsan bench bench-ble bench-cost demo deps clean help install uninstall
 
 all: build
 
@@ -17,6 +17,7 @@ help:
 	@echo "make test-tsan the D-Bus, BlueZ, radio, HandoffKit and daemon suites under ThreadSanitizer"
 	@echo "make bench     benchmarks; results land in bench/results/"
 	@echo "make bench-ble BLE continue in the VM, fetch window vs the old whole-stream fetch (about 10 min)"
+	@echo "make bench-cost handoffd's cost in a crowded room and at rest, in the VM (about 15 min)"
 	@echo "make build     swift build"
 	@echo "make install   handoffd, handoff, the D-Bus policy, the systemd unit (PREFIX=/usr/local, DESTDIR)"
 
@@ -54,6 +55,10 @@ bench:
 bench-ble:
 	@scripts/deps.sh test
 	bench/ble-window.sh
+
+bench-cost:
+	@scripts/deps.sh test
+	flock /tmp/handoff-vm.lock bench/crowded-room.sh
 
 demo:
 	@scripts/deps.sh test

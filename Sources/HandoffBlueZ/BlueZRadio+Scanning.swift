@@ -19,7 +19,7 @@ extension BlueZRadio {
         if discovery == nil {
             if await isPowered {
                 do {
-                    try await startDiscovery()
+                    try await startScanningOnce()
                 } catch {
                     throw RadioError(error, while: "cannot scan on \(adapterName)")
                 }
@@ -74,6 +74,25 @@ extension BlueZRadio {
             content: [UInt8(WireProtocol.beaconServiceUUID16 & 0xFF), UInt8(WireProtocol.beaconServiceUUID16 >> 8),
                       WireProtocol.version]),
     ])
+
+    /// Starts scanning unless it runs already, sharing a start in progress: the actor lets a second `scan()` in
+    /// while the first awaits bluetoothd, and a second StartDiscovery from the same client is refused
+    /// (`InProgress`).
+    func startScanningOnce() async throws(BlueZError) {
+        if discovery != nil { return }
+        if let pending = pendingScanStart { return try await pending.value.get() }
+        let start = Task { () async -> Result<Void, BlueZError> in
+            do throws(BlueZError) {
+                try await self.startDiscovery()
+                return .success(())
+            } catch {
+                return .failure(error)
+            }
+        }
+        pendingScanStart = start
+        defer { pendingScanStart = nil }
+        try await start.value.get()
+    }
 
     /// Starts listening: the advertisement monitor when `options.scanning` asks for it and bluetoothd takes it,
     /// else SetDiscoveryFilter + StartDiscovery (through the BlueZ layer); then a task turning events into beacons.
@@ -206,7 +225,7 @@ extension BlueZRadio {
         while discovery == nil, !scanners.isEmpty, !Task.isCancelled, ContinuousClock.now < deadline {
             if await isPowered {
                 do {
-                    try await startDiscovery()
+                    try await startScanningOnce()
                     debug("discovery restarted")
                     return
                 } catch {

@@ -43,6 +43,7 @@ public actor BlueZRadio: Radio {
     /// What the radio scans with now (nil before the first scan); ``BlueZRadio/scanningState``.
     public internal(set) var scanningState: ScanningState?
     var scanGeneration: UInt64 = 0
+    var pendingScanStart: Task<Result<Void, BlueZError>, Never>?
 
     /// A radio on the adapter called `adapter` (`hci0`) of an existing BlueZ connection. Waits for the adapter
     /// (bluetoothd may still be adding it) and, when `options.powerOn`, switches it on; an adapter that stays off

@@ -70,6 +70,16 @@ do {
 }
 logger.log("serving on \(options.apiBusText) with adapter \(options.adapter)")
 
+// SIGUSR1 logs how many messages each bus connection has been handed so far (bench/ reads the line); a Dispatch
+// signal source, so it costs nothing until the signal comes.
+signal(SIGUSR1, SIG_IGN)
+let statisticsSignal = DispatchSource.makeSignalSource(signal: SIGUSR1, queue: DispatchQueue(label: "handoffd.usr1"))
+statisticsSignal.setEventHandler { [bluez = radio.bluez, connection] in
+    logger.log("bus statistics: BlueZ connection \(bluez.connection.statistics); API connection "
+        + "\(connection.statistics)")
+}
+statisticsSignal.resume()
+
 // Wait for SIGTERM or SIGINT without polling; then withdraw everything and leave.
 let number = await TerminationSignals.wait()
 logger.log("signal \(number): stopping")
