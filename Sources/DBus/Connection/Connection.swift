@@ -9,9 +9,9 @@ import CDBus
 ///     member: "GetManagedObjects")
 /// ```
 ///
-/// Incoming traffic is dispatched on one private serial queue per connection, driven by the socket becoming
-/// readable or writable (Dispatch sources over libdbus's watches) and by libdbus's timeouts: there is no
-/// polling, and an idle connection costs no CPU. The connection closes when ``close()`` is called or when the
+/// Incoming traffic is dispatched on one thread per connection, blocked in `poll(2)` on the socket (libdbus's
+/// watches) and the nearest deadline (libdbus's timeouts, reply deadlines): an idle connection sleeps and costs
+/// no CPU. The connection closes when ``close()`` is called or when the
 /// last reference to it goes away. All methods may be called from any task or thread.
 public final class Connection: Sendable {
     /// Which bus to connect to.
@@ -56,7 +56,7 @@ public final class Connection: Sendable {
             throw DBusError(.connectionFailed, "cannot connect to the \(bus) bus: \(text)",
                 name: ErrorName(rawValue: name))
         }
-        core = ConnectionCore(raw: raw, label: "dbus.connection")
+        core = ConnectionCore(raw: raw)
     }
 
     deinit {
