@@ -66,6 +66,19 @@ public final class Connection: Sendable {
     /// The unique name the bus assigned, e.g. `:1.42`.
     public var uniqueName: BusName { core.uniqueName }
 
+    /// The connection's own thread, as a task executor. A task that makes many calls in a row can run there:
+    ///
+    /// ```swift
+    /// try await withTaskExecutorPreference(bus.executor) {
+    ///     for _ in 0..<1000 { _ = try await proxy.call("Ping") }
+    /// }
+    /// ```
+    ///
+    /// Each reply then resumes the task on the thread that read it, instead of waking another thread for it
+    /// (about 2x cheaper for a small call). Keep such a task short of heavy work: while it runs, the connection
+    /// reads and dispatches nothing.
+    public var executor: any TaskExecutor { core.loop }
+
     /// How many messages the bus has delivered to this connection so far, by kind.
     public var statistics: ConnectionStatistics { core.counters.snapshot }
 

@@ -37,6 +37,8 @@ final class ConnectionLoop: @unchecked Sendable {
         var watches: [UInt: Watch] = [:]
         var timeouts: [UInt: Timeout] = [:]
         var jobs: [@Sendable () -> Void] = []
+        /// Task jobs (this loop is a `TaskExecutor`), run after the jobs above.
+        var taskJobs: [UnownedJob] = []
         var dispatchPending = false
         var replyDeadline: UInt64?
         var stopped = false
@@ -171,17 +173,22 @@ final class ConnectionLoop: @unchecked Sendable {
         var fds: [pollfd] = []
         var polled: [UInt] = []
         while true {
-            let (jobs, dispatch, stopped) = state.withLock { state in
+            let (jobs, taskJobs, dispatch, stopped) = state.withLock { state in
                 defer {
                     state.jobs = []
+                    state.taskJobs = []
                     state.dispatchPending = false
                 }
-                return (state.jobs, state.dispatchPending, state.stopped)
+                return (state.jobs, state.taskJobs, state.dispatchPending, state.stopped)
             }
             for job in jobs { job() }
             if dispatch { onDispatch() }
-            if stopped { break }
-            if !jobs.isEmpty { continue }                // a job may have queued more work or changed the watches
+            for job in taskJobs { job.runSynchronously(on: asUnownedTaskExecutor()) }
+            if stopped {
+                handOverTaskJobs()
+                break
+            }
+            if !jobs.isEmpty || !taskJobs.isEmpty { continue }  // they may have queued more work or changed watches
 
             let (timeoutMS, descriptors) = state.withLock { state -> (Int32, [(UInt, pollfd)]) in
                 var nearest = state.replyDeadline
@@ -277,5 +284,36 @@ final class ConnectionLoop: @unchecked Sendable {
         }
         if !expired.isEmpty { onDispatch() }
         if replies { onReplyDeadline() }
+    }
+}
+
+/// The loop is also a task executor: a task that prefers it (``Connection/executor``) runs on the connection's own
+/// thread, so a reply resumes it right where it was read, with no thread switch at all.
+extension ConnectionLoop: TaskExecutor {
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let running = state.withLock { state in
+            if !state.stopped { state.taskJobs.append(job) }
+            return !state.stopped
+        }
+        if running {
+            wakeUnlessCurrent()
+        } else {
+            runElsewhere(job)
+        }
+    }
+
+    /// After the connection closed, tasks that still prefer this executor run on Dispatch's threads instead.
+    fileprivate func handOverTaskJobs() {
+        let left = state.withLock { state in
+            defer { state.taskJobs = [] }
+            return state.taskJobs
+        }
+        for job in left { runElsewhere(job) }
+    }
+
+    private func runElsewhere(_ job: UnownedJob) {
+        let executor = asUnownedTaskExecutor()
+        DispatchQueue.global().async { job.runSynchronously(on: executor) }
     }
 }
