@@ -5,7 +5,8 @@
 #
 # Knobs (environment): BENCH_SECONDS (measured time per test, 1), BENCH_WARMUP (0.25), BENCH_REPS (5),
 # BENCH_SIZE (bytes per Sink/Source call, 1048576), BENCH_TESTS (ping,echo,sink,source),
-# BENCH_CLIENTS (c,dbus-python,dbus-fast,dbus-fast-proxy,swift,swift-executor),
+# BENCH_CLIENTS (c,dbus-python,dbus-fast,dbus-fast-proxy,swift,swift-executor; also swift-baseline: the dbus-bench
+# binary at BENCH_BASELINE_BIN, e.g. built from an older commit, to compare in the same run),
 # BENCH_PIN (a CPU list for taskset: the bus, the service and every client share those CPUs; default: the last
 # CPU, which takes cross-core wake-up noise out of the ratios; BENCH_PIN=none: no pinning, the scheduler decides),
 # BENCH_NICE (a nice value for every process, e.g. -10 as root on a machine busy with builds; unset: unchanged).
@@ -92,6 +93,7 @@ client_command() {
         dbus-fast-proxy) echo "env STYLE=proxy $python_venv $bench/python/dbus_fast_client.py" ;;
         swift) echo "$swift_bin" ;;
         swift-executor) echo "env EXECUTOR=connection $swift_bin" ;;
+        swift-baseline) echo "${BENCH_BASELINE_BIN:?swift-baseline needs BENCH_BASELINE_BIN}" ;;
         *) die "unknown client '$1' (c, dbus-python, dbus-fast, dbus-fast-proxy, swift, swift-executor)" ;;
     esac
 }

@@ -12,7 +12,9 @@ import HandoffKit
 /// ```
 ///
 /// The beacon travels as one `LEAdvertisement1` (Type `peripheral`, `ManufacturerData {0xFFFF: beacon}`); scanning
-/// is a filtered discovery (`Transport=le`, `DuplicateData=true`) whose Device1 objects become `ScanEvent`s; the
+/// is an advertisement monitor on that data (passive; bluetoothd reports only matching devices), or a filtered
+/// discovery (`Transport=le`, `DuplicateData=true`) where bluetoothd offers no monitor, whose Device1 objects
+/// become `ScanEvent`s (see ``BlueZRadioOptions/scanning``); the
 /// transfer service is a GATT application under `/org/handoff/…`; links are GATT client connections. Peers are
 /// named by their BlueZ device path (`/org/bluez/hci1/dev_00_AA_01_00_00_00`). When bluetoothd restarts, the BlueZ
 /// layer registers the advertisement and the application again, and the radio restarts discovery, so scan

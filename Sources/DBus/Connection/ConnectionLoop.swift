@@ -1,6 +1,5 @@
 import CDBus
 import Dispatch
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -19,7 +18,8 @@ import Musl
 /// libdbus calls the watch and timeout functions with its connection lock held, from any thread; the lock here
 /// only guards our bookkeeping. Watches are handled only on this thread and removed (at close) only by jobs that
 /// run on it, so a watch is never used after libdbus let it go. `@unchecked Sendable` is true: the libdbus
-/// pointers are only dereferenced on this thread, and all mutable state is behind `state`.
+/// pointers are only dereferenced on this thread, and all mutable state is behind `state` (a pthread mutex, which
+/// ThreadSanitizer understands; `Synchronization.Mutex` on Linux is a bare futex it cannot see).
 final class ConnectionLoop: @unchecked Sendable {
     private struct Watch {
         let fd: Int32
@@ -45,7 +45,7 @@ final class ConnectionLoop: @unchecked Sendable {
         var thread: pthread_t?
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     /// The wake-up pipe: the loop polls `wakeDescriptor`, others write to `wakeWriter`.
     private let wakeDescriptor: Int32
     private let wakeWriter: Int32
