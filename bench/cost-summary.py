@@ -35,6 +35,13 @@ def main():
     rows = parse(args.tsv)
     windows = [r for r in rows if r["kind"] != "threads"]
     threads = [r for r in rows if r["kind"] == "threads"]
+    # Wakeups: the voluntary switches of the threads alive at the end of the window (a thread born in the window
+    # counts from zero). Summing /proc/PID/task/*/status before and after would go negative when Dispatch retires
+    # worker threads during the window; those threads' last switches are not counted.
+    for window in windows:
+        woke = next((t for t in threads if t["of"] == window["kind"] and t["n"] == window["n"]
+                     and t["method"] == window["method"]), None)
+        window["wakeups"] = sum(woke["threads"].values()) if woke else None
     doc = {"date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "commit": args.commit,
            "host_load": args.load, "vm_run": args.run, "windows": windows, "threads": threads}
     lines = [f"handoffd cost, {doc['date']}, commit {args.commit}, host load {args.load} (TCG VM, debug build)",
@@ -45,7 +52,7 @@ def main():
     crowd = sorted((r for r in windows if r["kind"] == "crowd"), key=lambda r: (r["n"], r["method"]))
     for r in crowd:
         lines.append(f"| {r['n']} | {r['method']} | {r['seconds']} | {r['handoffd_cpu_ms']} | {r['messages']} | "
-                     f"{r['signals']}/{r['calls']}/{r['replies']} | {r['bluetoothd_cpu_ms']} | {r['voluntary']} |")
+                     f"{r['signals']}/{r['calls']}/{r['replies']} | {r['bluetoothd_cpu_ms']} | {r['wakeups']} |")
     by = {(r["n"], r["method"]): r for r in crowd}
     for n in sorted({r["n"] for r in crowd}):
         old, new = by.get((n, "discovery")), by.get((n, "monitor"))
@@ -54,12 +61,11 @@ def main():
             lines.append(f"N={n}: {ratio:.1f}x fewer messages with the monitor "
                          f"({old['messages']} -> {new['messages']})")
     lines += ["", "At rest (no foreign advertiser):", "",
-              "| state | scanning | s | CPU ms | voluntary switches (wakeups) | involuntary | runs | RSS kB | "
-              "peak RSS kB | threads |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+              "| state | scanning | s | CPU ms | wakeups (voluntary switches) | messages | RSS kB | peak RSS kB | "
+              "threads |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in (r for r in windows if r["kind"].startswith("rest")):
         lines.append(f"| {r['kind'][5:]} | {r['method']} | {r['seconds']} | {r['handoffd_cpu_ms']} | "
-                     f"{r['voluntary']} | {r['involuntary']} | {r['runs']} | {r['rss_kb']} | {r['hwm_kb']} | "
-                     f"{r['threads']} |")
+                     f"{r['wakeups']} | {r['messages']} | {r['rss_kb']} | {r['hwm_kb']} | {r['threads']} |")
     lines += ["", "Threads that woke, per window (name/tid=voluntary switches):"]
     for t in threads:
         woke = " ".join(f"{k}={v}" for k, v in t["threads"].items()) or "none"
