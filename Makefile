@@ -17,7 +17,7 @@ help:
 	@echo "make test-tsan the D-Bus, BlueZ, radio, HandoffKit and daemon suites under ThreadSanitizer"
 	@echo "make bench     benchmarks; results land in bench/results/"
 	@echo "make bench-ble BLE continue in the VM, fetch window vs the old whole-stream fetch (about 10 min)"
-	@echo "make bench-cost handoffd's cost in a crowded room and at rest, in the VM (about 15 min)"
+	@echo "make bench-cost handoffd's cost in a crowded room and at rest, in the VM (about 20 min)"
 	@echo "make build     swift build"
 	@echo "make install   handoffd, handoff, the D-Bus policy, the systemd unit (PREFIX=/usr/local, DESTDIR)"
 

@@ -16,8 +16,8 @@
 # handed (its own counters, logged on SIGUSR1 at both ends of the window), bluetoothd's CPU time, and handoffd's
 # context switches.
 #
-# At rest: no foreign advertiser; handoffd idle with the monitor, idle with the discovery, then with one current
-# activity (a note made current with `handoff note edit`) on the monitor. Per window: CPU time, voluntary and
+# At rest: no foreign advertiser; handoffd idle with the monitor, then with one current activity (a note made
+# current with `handoff note edit`), then idle with the fallback discovery as production now runs it (no restarts). Per window: CPU time, voluntary and
 # involuntary context switches per thread (each voluntary switch is a sleep that ended: a wakeup), scheduler
 # run count (/proc/PID/schedstat), RSS (VmRSS, VmHWM).
 set -uo pipefail
@@ -26,7 +26,7 @@ mkdir -p "$out"
 repo=${HANDOFF_REPO:?run inside the VM}
 bin=${HANDOFF_BIN_DIR:-$repo/.build/debug}
 seconds=${BENCH_SECONDS:-60}
-counts=${BENCH_COUNTS:-0 10 40}
+counts=${BENCH_COUNTS-0 10 40}           # BENCH_COUNTS= (empty): at rest only
 idle=${BENCH_IDLE_SECONDS:-60}
 period=${BENCH_PERIOD:-5}
 tsv=$out/cost.tsv
@@ -90,10 +90,10 @@ mkdir -p "$work/home" "$work/state"
 handoff() { HANDOFF_BUS_ADDRESS=$bus XDG_DATA_HOME=$work/home HOME=$work/home "$bin/handoff" "$@"; }
 
 daemon=""
-# start_daemon METHOD LOG: handoffd on hci1 with the given scanning method; waits until it serves and scans.
+# start_daemon METHOD LOG [REFRESH]: handoffd on hci1 with the given scanning method and discovery restarts every
+# REFRESH s (0: never, as production now does); waits until it serves and scans.
 start_daemon() {
-    local method=$1 log=$2 refresh=0 i
-    [[ $method == discovery ]] && refresh=5
+    local method=$1 log=$2 refresh=${3:-0} i
     HANDOFF_SCANNING=$method HANDOFF_DISCOVERY_REFRESH=$refresh "$bin/handoffd" --adapter hci1 --name desktop \
         --bus "$bus" --state-dir "$work/state" >"$log" 2>&1 &
     daemon=$!
@@ -158,7 +158,9 @@ for n in $counts; do
     if ((index % 2 == 0)); then methods="discovery monitor"; else methods="monitor discovery"; fi
     for method in $methods; do
         log=$out/handoffd-crowd-$n-$method.log
-        start_daemon "$method" "$log" || exit 1
+        refresh=0
+        [[ $method == discovery ]] && refresh=5           # today's discovery: restarted every 5 s
+        start_daemon "$method" "$log" "$refresh" || exit 1
         window crowd "$n" "$method" "$seconds" "$log"
         stop_daemon
         sleep 2
