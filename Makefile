@@ -5,7 +5,7 @@ SWIFT ?= swift
 CONFIG ?= debug
 export PATH := $(CURDIR)/.venv/bin:$(PATH)
 
-.PHONY: all build test test-unit test-vm test-tsan test-fuzz fuzz bench bench-ble demo deps clean help install uninstall soak
+.PHONY: all build test test-unit test-vm test-tsan test-fuzz fuzz bench bench-ble bench-cost demo deps clean help install uninstall soak
 
 all: build
 
@@ -20,6 +20,7 @@ help:
 	@echo "make soak      500 continues in a row between two daemons, 0 B to 64 KiB: intact, memory and fds flat"
 	@echo "make bench     benchmarks; results land in bench/results/"
 	@echo "make bench-ble BLE continue in the VM: GATT vs L2CAP vs the l2test ceiling, 3 KB to 1 MiB (about 15 min)"
+	@echo "make bench-cost handoffd's cost in a crowded room and at rest, in the VM (about 20 min)"
 	@echo "make build     swift build"
 	@echo "make install   handoffd, handoff, the D-Bus policy, the systemd unit (PREFIX=/usr/local, DESTDIR)"
 
@@ -72,6 +73,10 @@ bench:
 bench-ble:
 	@scripts/deps.sh test
 	bench/ble-transport.sh
+
+bench-cost:
+	@scripts/deps.sh test
+	flock /tmp/handoff-vm.lock bench/crowded-room.sh
 
 demo:
 	@scripts/deps.sh test

@@ -5,7 +5,8 @@
 #
 # Knobs (environment): BENCH_SECONDS (measured time per test, 1), BENCH_WARMUP (0.25), BENCH_REPS (5),
 # BENCH_SIZE (bytes per Sink/Source call, 1048576), BENCH_TESTS (ping,echo,sink,source),
-# BENCH_CLIENTS (c,dbus-python,dbus-fast,dbus-fast-proxy,swift),
+# BENCH_CLIENTS (c,dbus-python,dbus-fast,dbus-fast-proxy,swift,swift-executor; also swift-baseline: the dbus-bench
+# binary at BENCH_BASELINE_BIN, e.g. built from an older commit, to compare in the same run),
 # BENCH_PIN (a CPU list for taskset: the bus, the service and every client share those CPUs; default: the last
 # CPU, which takes cross-core wake-up noise out of the ratios; BENCH_PIN=none: no pinning, the scheduler decides),
 # BENCH_NICE (a nice value for every process, e.g. -10 as root on a machine busy with builds; unset: unchanged).
@@ -21,7 +22,7 @@ reps=${BENCH_REPS:-5}
 size=${BENCH_SIZE:-1048576}
 tests=${BENCH_TESTS:-ping,echo,sink,source}
 test_count=$(tr ',' '\n' <<<"$tests" | grep -c .)
-IFS=, read -r -a clients <<<"${BENCH_CLIENTS:-c,dbus-python,dbus-fast,dbus-fast-proxy,swift}"
+IFS=, read -r -a clients <<<"${BENCH_CLIENTS:-c,dbus-python,dbus-fast,dbus-fast-proxy,swift,swift-executor}"
 python_system=/usr/bin/python3
 python_venv="$root/.venv/bin/python"
 bin="$root/.build/bench"
@@ -68,7 +69,7 @@ done
 : >"$work/not-measured"
 swift_bin=""
 want_swift=0
-for c in "${clients[@]}"; do [[ $c == swift ]] && want_swift=1; done
+for c in "${clients[@]}"; do [[ $c == swift* ]] && want_swift=1; done
 if ((want_swift)); then
     if ! grep -q '"dbus-bench"' "$root/Package.swift"; then
         printf 'swift\tno dbus-bench target in Package.swift (the D-Bus layer is not merged here yet)\n' \
@@ -91,12 +92,14 @@ client_command() {
         dbus-fast) echo "env STYLE=message $python_venv $bench/python/dbus_fast_client.py" ;;
         dbus-fast-proxy) echo "env STYLE=proxy $python_venv $bench/python/dbus_fast_client.py" ;;
         swift) echo "$swift_bin" ;;
-        *) die "unknown client '$1' (c, dbus-python, dbus-fast, dbus-fast-proxy, swift)" ;;
+        swift-executor) echo "env EXECUTOR=connection $swift_bin" ;;
+        swift-baseline) echo "${BENCH_BASELINE_BIN:?swift-baseline needs BENCH_BASELINE_BIN}" ;;
+        *) die "unknown client '$1' (c, dbus-python, dbus-fast, dbus-fast-proxy, swift, swift-executor)" ;;
     esac
 }
 measured=()
 for c in "${clients[@]}"; do
-    if [[ $c == swift && -z $swift_bin ]]; then continue; fi
+    if [[ $c == swift* && -z $swift_bin ]]; then continue; fi
     client_command "$c" >/dev/null
     measured+=("$c")
 done

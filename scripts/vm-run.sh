@@ -21,6 +21,9 @@
 #   --keep-logs      keep the run folder on success too (it is always kept on failure)
 #   --quiet          console output only to console.log, not to stdout
 #
+# Environment: HANDOFF_VM_CONTROLLERS=N gives btvirt N controllers (2..16; default 2: hci0, hci1); the extra ones
+# (hci2…) are for the crowded-room benchmark (bench/crowded-room.sh).
+#
 # Exit status: COMMAND's own; 124 when the VM hit --timeout; 125 when the VM or BlueZ did not come up;
 # 130 when vm-run.sh was interrupted (SIGINT/SIGTERM/SIGHUP; the VM is stopped); 2 for bad usage.
 # The run folder (kept on failure, path printed) holds console.log, command.log, bluetoothd.log, dbus.log,
@@ -89,6 +92,7 @@ HANDOFF_VM_BLUETOOTHD_DEBUG=$debug
 HANDOFF_VM_BLUETOOTHD_EXPERIMENTAL=$experimental
 HANDOFF_VM_READY_TIMEOUT=${HANDOFF_VM_READY_TIMEOUT:-90}
 HANDOFF_VM_RETRIES=${HANDOFF_VM_RETRIES:-1}
+HANDOFF_VM_CONTROLLERS=${HANDOFF_VM_CONTROLLERS:-2}
 EOF
 printf '%q ' "$@" >"$run/command"
 rm -f "$run/ready" "$run/exit-code"

@@ -29,6 +29,12 @@ public enum BlueZNames {
     /// `org.bluez.Agent1` (doc/org.bluez.Agent.rst), implemented by us.
     public static let agent1 = "org.bluez.Agent1"
 
+    /// `org.bluez.AdvertisementMonitorManager1` (doc/org.bluez.AdvertisementMonitorManager.rst); in 5.66 only
+    /// when bluetoothd runs with `-E`.
+    public static let advertisementMonitorManager1 = "org.bluez.AdvertisementMonitorManager1"
+    /// `org.bluez.AdvertisementMonitor1` (doc/org.bluez.AdvertisementMonitor.rst), implemented by us.
+    public static let advertisementMonitor1 = "org.bluez.AdvertisementMonitor1"
+
     /// `org.freedesktop.DBus.ObjectManager`.
     public static let objectManager = "org.freedesktop.DBus.ObjectManager"
     /// `org.freedesktop.DBus.Properties`.

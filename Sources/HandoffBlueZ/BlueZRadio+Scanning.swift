@@ -19,7 +19,7 @@ extension BlueZRadio {
         if discovery == nil {
             if await isPowered {
                 do {
-                    try await startDiscovery()
+                    try await startScanningOnce()
                 } catch {
                     throw RadioError(error, while: "cannot scan on \(adapterName)")
                 }
@@ -64,16 +64,70 @@ extension BlueZRadio {
         }
     }
 
-    /// SetDiscoveryFilter + StartDiscovery (through the BlueZ layer), and a task turning its events into beacons.
-    func startDiscovery() async throws(BlueZError) {
-        let scan = try await adapter.scan(filter: Self.discoveryFilter)
-        discovery = scan
-        discoveryPump = Task { [weak self] in
-            for await event in scan {
-                await self?.received(event)
+    /// The advertisement monitor: our manufacturer data (company id, then the protocol version, the beacon's
+    /// first byte), or the same beacon as 16-bit service data. RSSI thresholds are left open: distance is not
+    /// ours to judge, and btvirt reports no RSSI at all.
+    static let advertisementMonitor = AdvertisementMonitor(patterns: [
+        .manufacturerData(company: WireProtocol.manufacturerID, prefix: [WireProtocol.version]),
+        AdvertisementMonitor.Pattern(
+            adType: 0x16,
+            content: [UInt8(WireProtocol.beaconServiceUUID16 & 0xFF), UInt8(WireProtocol.beaconServiceUUID16 >> 8),
+                      WireProtocol.version]),
+    ])
+
+    /// Starts scanning unless it runs already, sharing a start in progress: the actor lets a second `scan()` in
+    /// while the first awaits bluetoothd, and a second StartDiscovery from the same client is refused
+    /// (`InProgress`).
+    func startScanningOnce() async throws(BlueZError) {
+        if discovery != nil { return }
+        if let pending = pendingScanStart { return try await pending.value.get() }
+        let start = Task { () async -> Result<Void, BlueZError> in
+            do throws(BlueZError) {
+                try await self.startDiscovery()
+                return .success(())
+            } catch {
+                return .failure(error)
             }
         }
-        if let interval = options.discoveryRefresh {
+        pendingScanStart = start
+        defer { pendingScanStart = nil }
+        try await start.value.get()
+    }
+
+    /// Starts listening: the advertisement monitor when `options.scanning` asks for it and bluetoothd takes it,
+    /// else SetDiscoveryFilter + StartDiscovery (through the BlueZ layer); then a task turning events into beacons.
+    /// Falling back is logged once per reason.
+    func startDiscovery() async throws(BlueZError) {
+        var scan: DeviceScan?
+        var state = ScanningState.discovery(fallback: nil)
+        if options.scanning == .monitor {
+            do {
+                scan = try await adapter.monitor(Self.advertisementMonitor)
+                state = .monitor(offloaded: await bluez.monitorOffloaded(on: adapter))
+            } catch {
+                state = .discovery(fallback: error.message)
+            }
+        }
+        let running: DeviceScan
+        if let scan {
+            running = scan
+        } else {
+            running = try await adapter.scan(filter: Self.discoveryFilter)
+        }
+        if state != scanningState {
+            (options.notice ?? options.log)?("radio \(adapterName): scanning with \(state)")
+        }
+        scanningState = state
+        discovery = running
+        scanGeneration += 1
+        let generation = scanGeneration
+        discoveryPump = Task { [weak self] in
+            for await event in running {
+                await self?.received(event)
+            }
+            await self?.scanEnded(generation)
+        }
+        if case .discovery = state, let interval = options.discoveryRefresh {
             discoveryRefresher = Task { [adapter] in
                 while !Task.isCancelled {
                     do { try await Task.sleep(for: interval) } catch { return }
@@ -81,7 +135,15 @@ extension BlueZRadio {
                 }
             }
         }
-        debug("discovery started")
+        debug("scanning started (\(state))")
+    }
+
+    /// A scan ended by itself (bluetoothd released the monitor): scan again, unless the radio stopped it.
+    func scanEnded(_ generation: UInt64) async {
+        guard generation == scanGeneration, discovery != nil, !Task.isCancelled else { return }
+        debug("the scan ended by itself; starting again")
+        stopDiscovery()
+        await restartDiscovery()
     }
 
     func stopDiscovery() {
@@ -163,7 +225,7 @@ extension BlueZRadio {
         while discovery == nil, !scanners.isEmpty, !Task.isCancelled, ContinuousClock.now < deadline {
             if await isPowered {
                 do {
-                    try await startDiscovery()
+                    try await startScanningOnce()
                     debug("discovery restarted")
                     return
                 } catch {

@@ -13,7 +13,9 @@ import L2CAP
 /// ```
 ///
 /// The beacon travels as one `LEAdvertisement1` (Type `peripheral`, `ManufacturerData {0xFFFF: beacon}`); scanning
-/// is a filtered discovery (`Transport=le`, `DuplicateData=true`) whose Device1 objects become `ScanEvent`s; the
+/// is an advertisement monitor on that data (passive; bluetoothd reports only matching devices), or a filtered
+/// discovery (`Transport=le`, `DuplicateData=true`) where bluetoothd offers no monitor, whose Device1 objects
+/// become `ScanEvent`s (see ``BlueZRadioOptions/scanning``); the
 /// transfer service is a GATT application under `/org/handoff/…`; links are GATT client connections. Peers are
 /// named by their BlueZ device path (`/org/bluez/hci1/dev_00_AA_01_00_00_00`). When bluetoothd restarts, the BlueZ
 /// layer registers the advertisement and the application again, and the radio restarts discovery, so scan
@@ -47,6 +49,10 @@ public actor BlueZRadio: Radio {
     var knownPSMs: [ObjectPath: UInt16] = [:]
     /// This adapter's address as a channel's source, once known.
     var localAddress: L2CAPAddress?
+    /// What the radio scans with now (nil before the first scan); ``BlueZRadio/scanningState``.
+    public internal(set) var scanningState: ScanningState?
+    var scanGeneration: UInt64 = 0
+    var pendingScanStart: Task<Result<Void, BlueZError>, Never>?
 
     /// A radio on the adapter called `adapter` (`hci0`) of an existing BlueZ connection. Waits for the adapter
     /// (bluetoothd may still be adding it) and, when `options.powerOn`, switches it on; an adapter that stays off

@@ -10,11 +10,15 @@ public struct BlueZRadioOptions: Sendable {
     /// How a new beacon reaches bluetoothd: PropertiesChanged on the exported LEAdvertisement1 (default; bluetoothd
     /// 5.66 re-reads the data in place) or UnregisterAdvertisement + RegisterAdvertisement.
     public var advertisementUpdate: AdvertisementRegistration.UpdateMethod = .propertiesChanged
-    /// Restart discovery (StopDiscovery + StartDiscovery, keeping the filter) this often while scanning; nil never.
-    /// Default 5 s. Controllers that filter duplicate reports, and btvirt, which reports an advertiser only when
-    /// scanning is enabled, would otherwise never show a changed beacon, and a report lost at the start of
-    /// discovery would hide a peer until the next restart.
-    public var discoveryRefresh: Duration? = .seconds(5)
+    /// How the radio listens for beacons. Default ``ScanningMethod/monitor``: an advertisement monitor on the
+    /// beacon's manufacturer data (passive scanning, only matching devices reach us), falling back to a
+    /// discovery when bluetoothd offers none or refuses it; ``ScanningMethod/discovery`` always uses a discovery.
+    public var scanning: ScanningMethod = .monitor
+    /// Test option: while a discovery runs (the fallback, or `scanning = .discovery`), restart it (StopDiscovery +
+    /// StartDiscovery, keeping the filter) this often; nil (the default) never. btvirt reports an advertiser only
+    /// when scanning is enabled, and under emulation can lose that one report, so the VM scenarios turn it on;
+    /// real controllers with `DuplicateData` report every advertisement and need no restarts.
+    public var discoveryRefresh: Duration?
     /// Connect attempts when the kernel aborts one locally (`le-connection-abort-by-local`). Default 4.
     public var connectAttempts = 4
     /// How long connecting waits for a peer bluetoothd does not know (yet). bluetoothd forgets unconnected
@@ -54,6 +58,9 @@ public struct BlueZRadioOptions: Sendable {
     /// Testing only: publish this PSM instead of the listener's, so that a peer finds nothing listening on it
     /// (the `refused` fallback). Default nil.
     public var publishedPSM: UInt16?
+    /// Where the few lines a user should read go: how the radio scans, and why it fell back to a discovery
+    /// (once per change). nil: to `log`.
+    public var notice: (@Sendable (String) -> Void)?
 
     /// The defaults.
     public init() {}

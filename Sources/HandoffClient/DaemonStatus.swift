@@ -1,7 +1,8 @@
 /// The daemon's state, as printed by `handoff status --json`.
 ///
 /// JSON: `{"adapter":"hci0","availableActivities":1,"currentActivity":{…ActivitySummary…},"pairedDevices":2,
-/// "powered":true,"version":"0.1.0"}`; `adapter` and `currentActivity` are absent when there is none.
+/// "powered":true,"scanning":"advertisement monitor (…)","version":"0.1.0"}`; `adapter`, `currentActivity` and
+/// `scanning` are absent when there is none.
 public struct DaemonStatus: Sendable, Equatable, Codable {
     /// The daemon's version.
     public var version: String
@@ -15,6 +16,9 @@ public struct DaemonStatus: Sendable, Equatable, Codable {
     public var availableActivities: Int
     /// The caller's own current activity, if it has one.
     public var currentActivity: ActivitySummary?
+    /// How the daemon scans for beacons (`advertisement monitor (…)`, `discovery (fallback: …)`); absent from
+    /// daemons that do not say.
+    public var scanning: String?
 
     /// Creates a status.
     public init(

@@ -49,10 +49,12 @@ public final class DBusHandoffService: HandoffService {
         func get<T: DBusRepresentable>(_ key: String, _ type: T.Type) -> T? { try? values[key]?.get(T.self) }
         let adapter = get("Adapter", String.self).flatMap { $0.isEmpty ? nil : $0 }
         let current = try values["CurrentActivity"].map { try BusCoding.summary($0.value) }
-        return DaemonStatus(
+        var status = DaemonStatus(
             version: get("Version", String.self) ?? "?", adapter: adapter, powered: get("Powered", Bool.self) ?? false,
             pairedDevices: Int(get("PairedDevices", UInt32.self) ?? 0),
             availableActivities: Int(get("AvailableActivities", UInt32.self) ?? 0), currentActivity: current)
+        status.scanning = get("Scanning", String.self)
+        return status
     }
 
     public func setCurrentActivity(_ activity: ActivityContent) async throws -> ActivityID {

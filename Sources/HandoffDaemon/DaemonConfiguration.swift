@@ -23,6 +23,9 @@ public struct DaemonConfiguration: Sendable {
     public var typeRules: [String: ActivityTypeRule] = ActivityTypeRule.defaults
     /// Whether the radio's controller is powered, for Status (default: always true).
     public var powered: @Sendable () async -> Bool = { true }
+    /// How the radio scans for beacons, for Status (`advertisement monitor (…)`, `discovery (fallback: …)`);
+    /// nil leaves it out.
+    public var scanning: @Sendable () async -> String? = { nil }
 
     /// The default: `/var/lib/handoff`, the host name, handoff's own activity types (note, clipboard, web page,
     /// terminal).

@@ -146,6 +146,7 @@ extension HandoffDaemon {
             "Powered": Variant(await configuration.powered()),
             "Owner": Variant(persisted.ownerUID.map { $0 == uid } ?? false),
         ]
+        if let scanning = await configuration.scanning() { values["Scanning"] = Variant(scanning) }
         guard (try? authorize(uid, "")) != nil else { return values }
         values["PairedDevices"] = Variant(UInt32(await engine.trust.devices.count))
         values["AvailableActivities"] = Variant(UInt32(await engine.availableActivities().count))

@@ -45,6 +45,9 @@ struct Scenario: Sendable {
                  run: { try await Scenarios.backToBack(count: 10, path: .l2cap) }),
         Scenario(name: "radio-back-to-back-gatt", limit: .seconds(400),
                  run: { try await Scenarios.backToBack(count: 10, path: .gatt) }),
+        // Need bluetoothd -E (the advertisement monitor manager); see Scenarios+Discovery.swift.
+        Scenario(name: "radio-beacon-monitor", limit: .seconds(90), run: Scenarios.beaconMonitor),
+        Scenario(name: "discovery-latency", limit: .seconds(900), run: Scenarios.discoveryLatency),
     ]
 }
 

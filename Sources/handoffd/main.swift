@@ -29,6 +29,14 @@ func fail(_ message: String) -> Never {
 
 var radioOptions = BlueZRadioOptions()
 radioOptions.discoverable = options.discoverable
+radioOptions.notice = { logger.log("radio: \($0)") }
+// Measuring and test knobs (bench/, the VM scenarios): HANDOFF_SCANNING=discovery forces a discovery instead of the
+// advertisement monitor; HANDOFF_DISCOVERY_REFRESH=SECONDS restarts a discovery that often (btvirt needs it).
+let environment = ProcessInfo.processInfo.environment
+if environment["HANDOFF_SCANNING"] == "discovery" { radioOptions.scanning = .discovery }
+if let refresh = environment["HANDOFF_DISCOVERY_REFRESH"].flatMap(Double.init), refresh > 0 {
+    radioOptions.discoveryRefresh = .milliseconds(Int(refresh * 1000))
+}
 if options.debug { radioOptions.log = { logger.log("radio: \($0)") } }
 // HANDOFF_TRANSPORT=auto|gatt|l2cap: the path for transfer frames (benches compare both in one boot).
 do {
@@ -61,6 +69,7 @@ do {
     let bluez = radio.bluez
     let adapter = options.adapter
     configuration.powered = { await bluez.adapters().first { $0.name == adapter }?.powered ?? false }
+    configuration.scanning = { await radio.scanningState?.description }
     let notifier = DesktopNotifier(bus: options.notifyBus, logger: logger)
     daemon = try await HandoffDaemon.launch(configuration: configuration, radio: radio, connection: connection,
                                             notifier: notifier, logger: logger)
@@ -70,10 +79,22 @@ do {
 }
 logger.log("serving on \(options.apiBusText) with adapter \(options.adapter)")
 
+// SIGUSR1 logs how many messages each bus connection has been handed so far (bench/ reads the line); a Dispatch
+// signal source, so it costs nothing until the signal comes.
+signal(SIGUSR1, SIG_IGN)
+let statisticsSignal = DispatchSource.makeSignalSource(signal: SIGUSR1, queue: DispatchQueue(label: "handoffd.usr1"))
+statisticsSignal.setEventHandler { [bluez = radio.bluez, connection] in
+    logger.log("bus statistics: BlueZ connection \(bluez.connection.statistics); API connection "
+        + "\(connection.statistics)")
+}
+statisticsSignal.resume()
+
 // Wait for SIGTERM or SIGINT without polling; then withdraw everything and leave.
 let number = await TerminationSignals.wait()
 logger.log("signal \(number): stopping")
 await daemon.stop()
 await radio.close()
+logger.log("bus statistics: BlueZ connection \(radio.bluez.connection.statistics); API connection "
+    + "\(connection.statistics)")
 connection.close()
 exit(0)

@@ -19,8 +19,18 @@ struct DBusBench {
         do {
             let connection = try Connection(.address(arguments.address))
             let service = BenchService(connection: connection, size: arguments.size)
-            for test in arguments.tests {
-                print(try await measure(test, on: service, arguments: arguments))
+            // EXECUTOR=connection: the calls run on the connection's own thread (Connection.executor, public API),
+            // so a reply needs no thread switch; the default is the global concurrent executor, as most code runs.
+            if getenv("EXECUTOR").map({ String(cString: $0) }) == "connection" {
+                try await withTaskExecutorPreference(connection.executor) {
+                    for test in arguments.tests {
+                        print(try await measure(test, on: service, arguments: arguments))
+                    }
+                }
+            } else {
+                for test in arguments.tests {
+                    print(try await measure(test, on: service, arguments: arguments))
+                }
             }
             connection.close()
         } catch {

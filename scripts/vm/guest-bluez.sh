@@ -160,16 +160,22 @@ start_btmon() {
     echo $! >"$state/btmon.pid"
 }
 
+# HANDOFF_VM_CONTROLLERS (default 2): how many controllers btvirt makes. The scenarios use hci0 and hci1; more
+# (up to 16, btvirt's limit of devices that hear each other) are foreign advertisers for bench/crowded-room.sh.
 start_btvirt() {
-    btvirt -L -l2 </dev/null >>"$logdir/btvirt.log" 2>&1 &
+    local count=${HANDOFF_VM_CONTROLLERS:-2} last
+    [[ "$count" =~ ^[0-9]+$ ]] && ((count >= 2 && count <= 16)) || die "HANDOFF_VM_CONTROLLERS must be 2..16, not $count"
+    last=$((count - 1))
+    btvirt -L -l"$count" </dev/null >>"$logdir/btvirt.log" 2>&1 &
     echo $! >"$state/btvirt.pid"
     local i
-    for ((i = 0; i < 100; i++)); do
-        [[ -e /sys/class/bluetooth/hci0 && -e /sys/class/bluetooth/hci1 ]] && return 0
+    for ((i = 0; i < 300; i++)); do
+        [[ -e /sys/class/bluetooth/hci0 && -e /sys/class/bluetooth/hci1 && -e /sys/class/bluetooth/hci$last ]] \
+            && return 0
         pid_alive "$(pid_of btvirt)" || die "btvirt exited at start; see $logdir/btvirt.log"
         sleep 0.1
     done
-    die "btvirt created no hci0/hci1 within 10 s; see $logdir/btvirt.log"
+    die "btvirt created no hci0..hci$last within 30 s; see $logdir/btvirt.log"
 }
 
 parse_opts() {

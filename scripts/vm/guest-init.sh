@@ -21,6 +21,11 @@ export HANDOFF_VM_LOGDIR=$run HANDOFF_REPO HANDOFF_VM_MTU HANDOFF_VM_PRIVACY
 export HANDOFF_VM_BLUETOOTHD_DEBUG HANDOFF_VM_BLUETOOTHD_EXPERIMENTAL HANDOFF_VM_READY_TIMEOUT HANDOFF_VM_RETRIES
 export DBUS_SYSTEM_BUS_ADDRESS=unix:path=/run/dbus/system_bus_socket
 export HANDOFF_IN_VM=1 HOME=/root
+export HANDOFF_VM_CONTROLLERS=${HANDOFF_VM_CONTROLLERS:-2}
+# btvirt reports an advertiser only when scanning is switched on and can lose that report under emulation, so a
+# handoffd that falls back to discovery (bluetoothd without -E) restarts it every 3 s in the VM, as before the
+# advertisement monitor; in production it never does (BlueZRadioOptions.discoveryRefresh).
+export HANDOFF_DISCOVERY_REFRESH=${HANDOFF_DISCOVERY_REFRESH:-3}
 export PATH="$HANDOFF_REPO/scripts/vm:$HANDOFF_REPO/.venv/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:${PATH:-}"
 
 guest=$HANDOFF_REPO/scripts/vm/guest-bluez.sh

@@ -2,7 +2,7 @@ import CDBus
 import Dispatch
 
 extension ConnectionCore {
-    /// libdbus's notification that a pending call completed (reply, error or timeout). Runs on the queue.
+    /// libdbus's notification that a pending call completed (reply, error or timeout). Runs on the loop.
     static let replyNotify: DBusPendingCallNotifyFunction = { pending, data in
         guard let pending, let data else { return }
         Unmanaged<ReplyWaiter>.fromOpaque(data).takeUnretainedValue().completeFromPending(pending)
@@ -48,7 +48,7 @@ extension ConnectionCore {
             state.waiters[ObjectIdentifier(waiter)] = PendingReply(waiter: waiter, deadline: deadline)
             if state.armedDeadline.map({ deadline < $0 }) ?? true {
                 state.armedDeadline = deadline
-                replyTimer.schedule(deadline: deadline, leeway: .milliseconds(5))
+                loop.setReplyDeadline(deadline)
             }
             return true
         }
@@ -65,7 +65,7 @@ extension ConnectionCore {
     }
 
     /// Sends the call and arms the reply notification, on the caller's thread (libdbus writes the message out
-    /// at once). The reply may be dispatched on the queue before the notification is armed; then the pending call
+    /// at once). The reply may be dispatched on the loop before the notification is armed; then the pending call
     /// is already complete and the reply is taken here. The waiter lets only one side take it.
     private func start(_ message: Message, waiter: ReplyWaiter, timeout: Int32) {
         guard !isClosed else {
@@ -96,14 +96,14 @@ extension ConnectionCore {
     }
 
     /// Fails the calls whose deadline has passed with `NoReply`, then re-arms the timer for the next deadline.
-    /// Runs on the queue when the reply timer fires.
+    /// Runs on the loop when the reply timer fires.
     func expireReplies() {
         let now = DispatchTime.now()
         let expired: [ReplyWaiter] = state.withLock { state in
             let expired = state.waiters.values.filter { $0.deadline <= now }.map(\.waiter)
             let next = state.waiters.values.lazy.filter { $0.deadline > now }.map(\.deadline).min()
             state.armedDeadline = next
-            replyTimer.schedule(deadline: next ?? .distantFuture, leeway: .milliseconds(5))
+            loop.setReplyDeadline(next)
             return expired
         }
         for waiter in expired {

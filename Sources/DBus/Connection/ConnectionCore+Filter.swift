@@ -12,12 +12,15 @@ extension ConnectionCore {
     func filter(_ message: Message) -> DBusHandlerResult {
         switch message.kind {
         case .methodCall:
+            counters.methodCalls.add(1, ordering: .relaxed)
             handleMethodCall(message)
             return DBUS_HANDLER_RESULT_HANDLED
         case .signal:
+            counters.signals.add(1, ordering: .relaxed)
             deliverSignal(message)
             return DBUS_HANDLER_RESULT_NOT_YET_HANDLED
         default:
+            counters.replies.add(1, ordering: .relaxed)      // a reply nobody waits for (any more)
             return DBUS_HANDLER_RESULT_NOT_YET_HANDLED
         }
     }

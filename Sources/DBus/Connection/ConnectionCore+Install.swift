@@ -22,22 +22,16 @@ extension ConnectionCore {
             raw,
             { watch, data in
                 guard let watch, let core = ConnectionCore.from(data) else { return 0 }
-                let source = DispatchWatch(watch: watch, queue: core.queue) { [weak core] in core?.drain() }
-                dbus_watch_set_data(watch, Unmanaged.passRetained(source).toOpaque()) { pointer in
-                    guard let pointer else { return }
-                    let source = Unmanaged<DispatchWatch>.fromOpaque(pointer).takeRetainedValue()
-                    source.cancel()
-                }
+                core.loop.addWatch(watch)
                 return 1
             },
-            { watch, _ in
-                guard let watch, let pointer = dbus_watch_get_data(watch) else { return }
-                Unmanaged<DispatchWatch>.fromOpaque(pointer).takeUnretainedValue().cancel()
+            { watch, data in
+                guard let watch, let core = ConnectionCore.from(data) else { return }
+                core.loop.removeWatch(watch)
             },
-            { watch, _ in
-                guard let watch, let pointer = dbus_watch_get_data(watch) else { return }
-                Unmanaged<DispatchWatch>.fromOpaque(pointer).takeUnretainedValue()
-                    .setEnabled(dbus_watch_get_enabled(watch) != 0)
+            { watch, data in
+                guard let watch, let core = ConnectionCore.from(data) else { return }
+                core.loop.toggleWatch(watch)
             },
             retained,
             { data in
@@ -49,21 +43,16 @@ extension ConnectionCore {
             raw,
             { timeout, data in
                 guard let timeout, let core = ConnectionCore.from(data) else { return 0 }
-                let source = DispatchTimeout(timeout: timeout, queue: core.queue) { [weak core] in core?.drain() }
-                dbus_timeout_set_data(timeout, Unmanaged.passRetained(source).toOpaque()) { pointer in
-                    guard let pointer else { return }
-                    Unmanaged<DispatchTimeout>.fromOpaque(pointer).takeRetainedValue().cancel()
-                }
+                core.loop.addTimeout(timeout)
                 return 1
             },
-            { timeout, _ in
-                guard let timeout, let pointer = dbus_timeout_get_data(timeout) else { return }
-                Unmanaged<DispatchTimeout>.fromOpaque(pointer).takeUnretainedValue().cancel()
+            { timeout, data in
+                guard let timeout, let core = ConnectionCore.from(data) else { return }
+                core.loop.removeTimeout(timeout)
             },
-            { timeout, _ in
-                guard let timeout, let pointer = dbus_timeout_get_data(timeout) else { return }
-                Unmanaged<DispatchTimeout>.fromOpaque(pointer).takeUnretainedValue()
-                    .setEnabled(dbus_timeout_get_enabled(timeout) != 0)
+            { timeout, data in
+                guard let timeout, let core = ConnectionCore.from(data) else { return }
+                core.loop.toggleTimeout(timeout)
             },
             unretained, nil)
 
@@ -76,21 +65,21 @@ extension ConnectionCore {
             unretained, nil)
 
         // No wakeup-main function: libdbus uses it to make a poll loop re-read the watch flags after another
-        // thread queued a message, but here each toggle already resumes or suspends its Dispatch source.
+        // thread queued a message, but here each toggle already wakes the loop.
 
         _ = dbus_connection_add_filter(raw, Self.messageFilter, unretained, nil)
 
         scheduleDispatch()
     }
 
-    /// Tears down in reverse order of ``install()``. Runs on `queue`; the last line releases the core's
-    /// self-reference held by libdbus.
+    /// Tears down in reverse order of ``install()``. Runs on the loop (so no watch is in use while libdbus drops
+    /// it); the last line releases the core's self-reference held by libdbus.
     func uninstall() {
         dbus_connection_remove_filter(raw, Self.messageFilter, Unmanaged.passUnretained(self).toOpaque())
         dbus_connection_close(raw)
         dbus_connection_set_dispatch_status_function(raw, nil, nil, nil)
         dbus_connection_set_timeout_functions(raw, nil, nil, nil, nil, nil)
-        // This releases the reference libdbus held on `self`; the enclosing queue block still holds another.
+        // This releases the reference libdbus held on `self`; the enclosing loop job still holds another.
         // The connection itself stays allocated (closed) until `deinit`, so a task still holding the core can
         // call libdbus on it safely: calls on a closed connection fail cleanly.
         dbus_connection_set_watch_functions(raw, nil, nil, nil, nil, nil)

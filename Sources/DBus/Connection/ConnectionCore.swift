@@ -1,12 +1,12 @@
 import CDBus
 import Dispatch
 
-/// The libdbus connection and everything bound to its lifetime: the dispatch queue, the watch and timeout
-/// sources, signal subscriptions and exported objects.
+/// The libdbus connection and everything bound to its lifetime: the loop thread that drives it, signal
+/// subscriptions and exported objects.
 ///
-/// All libdbus dispatching happens on `queue`, one serial queue per connection. libdbus calls back into this
-/// object (watches, timeouts, the message filter, reply notifications) through C function pointers; those hold
-/// one retained reference, dropped when ``close()`` tears the connection down.
+/// All libdbus dispatching happens on `loop`, one thread per connection (``ConnectionLoop``). libdbus calls back
+/// into this object (watches, timeouts, the message filter, reply notifications) through C function pointers;
+/// those hold one retained reference, dropped when ``close()`` tears the connection down.
 ///
 /// `@unchecked Sendable` is true: `raw` is used through libdbus's own locking (threads are initialised with
 /// `dbus_threads_init_default`), and every mutable Swift field lives in `state` behind a lock.
@@ -17,7 +17,7 @@ final class ConnectionCore: @unchecked Sendable {
         var subscriptions: [UInt64: SignalSubscription] = [:]
         var objects = ObjectRegistry()
         var waiters: [ObjectIdentifier: PendingReply] = [:]
-        /// The deadline `replyTimer` is set for, nil when it is disarmed.
+        /// The deadline the loop's reply timer is set for, nil when it is disarmed.
         var armedDeadline: DispatchTime?
         /// Well-known names used as signal senders, whose owners are tracked through NameOwnerChanged.
         var watchedNames: Set<BusName> = []
@@ -25,22 +25,22 @@ final class ConnectionCore: @unchecked Sendable {
     }
 
     let raw: OpaquePointer
-    let queue: DispatchQueue
-    /// One timer per connection for all reply deadlines, armed for the earliest one.
-    let replyTimer: any DispatchSourceTimer
+    /// The connection's thread; its reply timer serves all reply deadlines, armed for the earliest one.
+    let loop: ConnectionLoop
     let state = Locked(State())
     /// The unique name the bus gave this connection.
     let uniqueName: BusName
+    /// Messages delivered to this connection, by kind.
+    let counters = MessageCounters()
 
-    init(raw: OpaquePointer, label: String) {
+    init(raw: OpaquePointer) {
         self.raw = raw
-        self.queue = DispatchQueue(label: label)
-        self.replyTimer = DispatchSource.makeTimerSource(queue: queue)
         self.uniqueName = BusName(trusted: dbus_bus_get_unique_name(raw).map { String(cString: $0) } ?? ":0.0")
+        let weakCore = WeakCore()
+        self.loop = ConnectionLoop(
+            onDispatch: { weakCore.core?.drain() }, onReplyDeadline: { weakCore.core?.expireReplies() })
+        weakCore.core = self
         dbus_connection_set_exit_on_disconnect(raw, 0)
-        replyTimer.setEventHandler { [weak self] in self?.expireReplies() }
-        replyTimer.schedule(deadline: .distantFuture)
-        replyTimer.resume()
         install()
     }
 
@@ -48,12 +48,12 @@ final class ConnectionCore: @unchecked Sendable {
         dbus_connection_unref(raw)
     }
 
-    /// Schedules a drain of libdbus's incoming queue on the connection queue.
+    /// Schedules a drain of libdbus's incoming queue on the loop.
     func scheduleDispatch() {
-        queue.async { self.drain() }
+        loop.scheduleDispatch()
     }
 
-    /// Dispatches every queued message. Runs on `queue` only.
+    /// Dispatches every queued message. Runs on the loop only.
     func drain() {
         guard !state.withLock({ $0.closed }) else { return }
         while dbus_connection_dispatch(raw) == DBUS_DISPATCH_DATA_REMAINS {}
@@ -84,10 +84,11 @@ final class ConnectionCore: @unchecked Sendable {
         }
         guard let (subscriptions, waiters) = taken else { return }
         for subscription in subscriptions { subscription.finish() }
-        queue.async {
+        loop.async {
             for waiter in waiters { waiter.cancelPending(with: DBusError(.disconnected, "the connection was closed")) }
-            self.replyTimer.cancel()
+            self.loop.setReplyDeadline(nil)
             self.uninstall()
+            self.loop.stop()
         }
     }
 
@@ -95,4 +96,10 @@ final class ConnectionCore: @unchecked Sendable {
     func handleDisconnect() {
         close()
     }
+}
+
+/// The core as the loop's callbacks see it: weakly, so the loop (which the core owns) does not keep it alive.
+private final class WeakCore: @unchecked Sendable {
+    // Written once, before the loop can call back (the loop runs nothing until install() adds a watch or a job).
+    weak var core: ConnectionCore?
 }

@@ -6,10 +6,10 @@ import Dispatch
 /// synthesises, task cancellation, or the connection closing.
 ///
 /// The outcome is stored under the lock and read back under it by the awaiting task, so the hand-over from the
-/// connection queue to the task is ordered by the mutex, not only by the continuation.
+/// connection's loop to the task is ordered by the mutex, not only by the continuation.
 ///
 /// `@unchecked Sendable` is true: every mutable field lives in `state` behind its lock, and the pending call is
-/// only cancelled on the connection queue.
+/// only cancelled on the connection's loop.
 final class ReplyWaiter: @unchecked Sendable {
     private struct State {
         var continuation: CheckedContinuation<Void, Never>?
@@ -67,6 +67,7 @@ final class ReplyWaiter: @unchecked Sendable {
             complete(.failure(DBusError(.disconnected, "the connection closed before the reply arrived")))
             return
         }
+        core?.counters.replies.add(1, ordering: .relaxed)
         let message = Message(adopting: reply)
         if let error = message.error {
             complete(.failure(error))
@@ -75,7 +76,7 @@ final class ReplyWaiter: @unchecked Sendable {
         }
     }
 
-    /// Ends the wait with `error`, cancelling the pending call. Runs on the connection queue.
+    /// Ends the wait with `error`, cancelling the pending call. Runs on the connection's loop.
     func cancelPending(with error: DBusError) {
         let pending = state.withLock { $0.pending }
         if let pending { dbus_pending_call_cancel(pending) }
@@ -85,19 +86,19 @@ final class ReplyWaiter: @unchecked Sendable {
     /// Ends the wait because the task was cancelled. Any thread.
     func cancel() {
         let cancelled = DBusError(.cancelled, "the call was cancelled")
-        enum Action { case none, forget, cancelOnQueue(DispatchQueue) }
+        enum Action { case none, forget, cancelOnLoop(ConnectionLoop) }
         let action: Action = state.withLock { state in
             if state.outcome != nil { return .none }
             if state.continuation == nil {
                 state.outcome = .failure(cancelled)
                 return .forget
             }
-            return core.map { .cancelOnQueue($0.queue) } ?? .none
+            return core.map { .cancelOnLoop($0.loop) } ?? .none
         }
         switch action {
         case .none: break
         case .forget: core?.forget(self)
-        case .cancelOnQueue(let queue): queue.async { self.cancelPending(with: cancelled) }
+        case .cancelOnLoop(let loop): loop.async { self.cancelPending(with: cancelled) }
         }
     }
 

@@ -1,7 +1,7 @@
 /// The object server: answers method calls to exported objects, including the standard Properties,
 /// Introspectable and ObjectManager interfaces (libdbus itself answers org.freedesktop.DBus.Peer).
 extension ConnectionCore {
-    /// Called on the queue for every incoming method call; the answer is produced in a task so a slow handler
+    /// Called on the loop for every incoming method call; the answer is produced in a task so a slow handler
     /// never blocks dispatching.
     func handleMethodCall(_ message: Message) {
         let serialQueue: SerialCallQueue? = message.path.flatMap { path in

@@ -1,7 +1,7 @@
 /// Runs method calls one at a time, in the order they arrived, for an interface exported with
 /// `callOrder: .serial`.
 ///
-/// The connection queue submits calls in wire order; a single task drains them, awaiting each before the next.
+/// The connection loop submits calls in wire order; a single task drains them, awaiting each before the next.
 final class SerialCallQueue: Sendable {
     typealias Job = @Sendable () async -> Void
     private let continuation: AsyncStream<Job>.Continuation

@@ -17,6 +17,7 @@ enum StatusCommand: HandoffCommand {
         }
         var lines = ["daemon: handoffd \(status.version)"]
         lines.append("adapter: " + (status.adapter.map { "\($0) (\(status.powered ? "on" : "off"))" } ?? "none"))
+        if let scanning = status.scanning { lines.append("scanning: \(scanning)") }
         lines.append("paired devices: \(status.pairedDevices)")
         lines.append("available activities: \(status.availableActivities)")
         lines.append("current activity: " + (status.currentActivity.map { "\($0.title) (\($0.type))" } ?? "none"))
