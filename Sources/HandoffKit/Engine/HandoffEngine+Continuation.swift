@@ -50,7 +50,8 @@ extension HandoffEngine {
             let handled = delegate?.continue(activity) { restorers in
                 for restorer in restorers { restorer.restoreUserActivityState(activity) }
             } ?? false
-            available[remote.device.id] = nil
+            // Only this version is used up: a newer one the device offered while the transfer ran stays listed.
+            if available[remote.device.id]?.sequence == remote.sequence { available[remote.device.id] = nil }
             return .continued(activity, handled: handled)
         } catch let declined as TransferClient.Declined {
             return .declined(activityType: declined.activityType)
