@@ -12,8 +12,8 @@
 #   --runs     repetitions per size, alternating sizes (default 1)
 #   --psm      the LE PSM l2test listens on, decimal (default 245: the kernel hands out dynamic PSMs from 128 up,
 #              so a daemon listening in the same boot keeps its own)
-#   --btsnoop  the capture to count PDUs in (default: this scenario's scenarios/NAME.btsnoop, found from
-#              HANDOFF_VM_ARTIFACTS, which scripts/vm/run-scenarios.sh sets; "none" skips the count)
+#   --btsnoop  the capture to count PDUs in (default: the one btmon writes for this scenario, which
+#              scripts/vm/guest-bluez.sh keeps in /run/handoff-vm/btmon.live; "none" skips the count)
 #
 # Output, one line per run (stable keys, for the bench to parse; times are the VM's, TCG: compare ratios):
 #   CEILING size=B sdu=B sdus=N wall_ms=T connect_ms=T transfer_ms=T psm=P from=EPOCH to=EPOCH
@@ -47,7 +47,13 @@ done
     || { echo "l2cap-ceiling: --psm must be 128..255" >&2; exit 2; }
 IFS=, read -r -a list <<<"$sizes"
 for s in "${list[@]}"; do [[ "$s" =~ ^[0-9]+$ ]] && ((s > 0)) || { echo "l2cap-ceiling: bad size '$s'" >&2; exit 2; }; done
-if [[ -z "$btsnoop" && -n "${HANDOFF_VM_ARTIFACTS:-}" ]]; then btsnoop=${HANDOFF_VM_ARTIFACTS%.files}.btsnoop; fi
+# The capture btmon is writing now: guest tmpfs (scripts/vm/guest-bluez.sh moves it to the scenario's
+# NAME.btsnoop when the scenario ends), or the scenario's file itself with an older guest-bluez.sh.
+if [[ -z "$btsnoop" && -e /run/handoff-vm/btmon.live ]]; then
+    btsnoop=/run/handoff-vm/btmon.live
+elif [[ -z "$btsnoop" && -n "${HANDOFF_VM_ARTIFACTS:-}" ]]; then
+    btsnoop=${HANDOFF_VM_ARTIFACTS%.files}.btsnoop
+fi
 for tool in l2test btmgmt busctl python3; do
     command -v "$tool" >/dev/null || { echo "l2cap-ceiling: '$tool' is missing (run inside the VM)" >&2; exit 1; }
 done
