@@ -15,8 +15,8 @@ public struct HandoffConfiguration: Sendable {
     /// asked for all at once, a large transfer overflowed it on real BLE and most of it had to be fetched again.
     public var fetchWindow = 16 * 1024
     /// `fetchWindow` on an L2CAP channel (default 64 KiB; 0 asks for the whole stream at once). A channel's
-    /// credits hold the source back, but in the VM a 1 MiB stream asked for at once stalled the source's sends
-    /// (4610) while 64 KiB ones passed, so the window stays one round trip per 64 KiB until that is understood.
+    /// credits hold the source back; a window bounds what waits in the source's socket. (In the VM a 1 MiB continue
+    /// over the channel still stalls with 4610, with this window as with the whole stream; not understood yet.)
     public var channelFetchWindow = 64 * 1024
     /// Consecutive waits without progress tolerated (default 3).
     public var maximumStalls = 3
