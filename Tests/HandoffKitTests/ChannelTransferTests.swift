@@ -73,7 +73,10 @@ final class ChannelTransferTests: XCTestCase {
         conditions.channel = .open(maximumSDU: 65535)
         let tap = DataTap()
         let (outcome, stats, transports) = try await continueNote(bytes: 1 << 19, conditions: conditions, tap: tap,
-                                                                  configure: { $0.maximumPayloadSize = 1 << 20 })
+                                                                  configure: { configuration in
+            configuration.maximumPayloadSize = 1 << 20
+            configuration.channelFetchWindow = 0            // the whole payload in one FETCH
+        })
         let received = try XCTUnwrap(outcome.activity, "failed: \(String(describing: outcome.error))")
         XCTAssertEqual(received.userInfo["blob"], .data(blob(1 << 19)))
         XCTAssertEqual(transports.map(\.kind), [.l2cap])
