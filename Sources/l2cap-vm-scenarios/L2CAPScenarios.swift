@@ -5,8 +5,10 @@ import L2CAP
 
 /// What the layer does on the real kernel (Debian 6.1 in the VM) between btvirt's hci1 and hci0.
 enum L2CAPScenarios {
+    // `refused` runs last: once, a connect right after it was refused on the PSM a new listener had just been given
+    // (the same 0x80 the probe had held), and every later scenario on that PSM failed with it; not understood yet.
     static let all: [Scenario] = [
-        listenPSM, connectMTU, refused, integrity, slowReader, cancellation, peerClose, interop, timeout, linkLost,
+        listenPSM, connectMTU, integrity, slowReader, cancellation, peerClose, interop, timeout, linkLost, refused,
     ]
 
     /// psm 0 gives a dynamic LE PSM (0x80-0xFF), read back with getsockname; each listener its own; a taken PSM
