@@ -54,7 +54,7 @@ TSAN_SUITES = DBusTests|BlueZTests|HandoffBlueZTests|HandoffKitTests|HandoffDaem
 test-tsan:
 	@scripts/deps.sh test
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build/tsan
-	$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build/tsan --filter '$(TSAN_SUITES)' --skip SoakTests
+	$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build/tsan --no-parallel --filter '$(TSAN_SUITES)' --skip SoakTests
 	$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build/tsan --filter SoakTests
 
 # libFuzzer targets for every decoder of outside input (Fuzz/README.md), in their own build (.build/fuzz).
