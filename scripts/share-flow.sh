@@ -67,11 +67,14 @@ echo "(all three identical to what the laptop shared)"
 step "inbox take --all (intact)"
 
 say "the desktop's adapter is switched off mid-transfer, then on: the push resumes and completes"
-head -c 262144 /dev/urandom >"$work/photo.jpg"
+# 8 MiB: over the L2CAP channel a megabyte takes about 3 s, so a smaller item is delivered before the outbox can
+# even be asked whether it is under way.
+head -c 8388608 /dev/urandom >"$work/photo.jpg"
 r_id=$(on laptop share --to desktop "$work/photo.jpg" --json | share_id) || share_fail "share photo.jpg failed"
 for _ in $(seq 240); do
     read -r st sent _ <<<"$(outbox_state "$r_id")"
     [[ $st == sending && $sent -gt 20000 ]] && break
+    [[ $st == delivered ]] && share_fail "the 8 MiB item was delivered before the power cycle could interrupt it"
     sleep 0.25
 done
 echo "(laptop outbox: $(outbox_state "$r_id"))"
