@@ -41,7 +41,6 @@ public final class DesktopNotifier: Sendable {
 
     /// Shows one notification for `activity`; logs and ignores any failure.
     public func notify(_ activity: ActivitySummary) async {
-        guard let connection else { return }
         var summary = "Handoff from \(activity.device)"
         var body = activity.title.isEmpty ? "\(activity.type) is available: run 'handoff continue'"
             : "\(activity.title) (\(activity.type)): run 'handoff continue'"
@@ -49,15 +48,6 @@ public final class DesktopNotifier: Sendable {
             // "clipboard from laptop" / "run 'handoff paste'".
             (summary, body) = (line, "run '\(kind.command)'")
         }
-        do {
-            _ = try await connection.call(
-                destination: "org.freedesktop.Notifications", path: "/org/freedesktop/Notifications",
-                interface: "org.freedesktop.Notifications", member: "Notify",
-                arguments: [.string("handoff"), .uint32(0), .string(""), .string(summary), .string(body),
-                            .array(.string, []), .dictionary(key: .string, value: .variant, []), .int32(-1)],
-                timeout: .seconds(5))
-        } catch {
-            logger.log("desktop notification not shown: \(error.message)")
-        }
+        await notify(summary: summary, body: body)
     }
 }
