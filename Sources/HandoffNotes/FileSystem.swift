@@ -58,6 +58,42 @@ enum FileSystem {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         if fd < 0 { throw failure("cannot read \(path)") }
         defer { close(fd) }
+        return try readAll(fd, path)
+    }
+
+    /// The whole content of the file at `path`, or nil when `unlessBeingWritten` and a process has the file open
+    /// for writing, so what could be read may be half-written (an editor that truncates the note and then writes
+    /// it).
+    ///
+    /// The check is a read lease (`F_SETLEASE`, `F_RDLCK`): the kernel grants it only while no one has the file
+    /// open for writing, and while it is held a writer's `open` waits for it, so the bytes read are one whole
+    /// save. It is held for the read alone. Where leases are not available (a file system without them, a file
+    /// this user does not own), the file is read without one. The lease-break signal is set to SIGURG, whose
+    /// default action is to ignore it: the default SIGIO would kill the process.
+    static func read(_ path: String, unlessBeingWritten: Bool) throws(NoteError) -> Data? {
+        guard unlessBeingWritten else { return try read(path) }
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 { throw failure("cannot read \(path)") }
+        defer { close(fd) }
+        _ = fcntl(fd, Lease.setSignal, SIGURG)
+        guard fcntl(fd, Lease.set, Int32(F_RDLCK)) == 0 else {
+            if errno == EAGAIN { return nil }
+            return try readAll(fd, path)
+        }
+        defer { _ = fcntl(fd, Lease.set, Int32(F_UNLCK)) }
+        return try readAll(fd, path)
+    }
+
+    /// Linux `fcntl` commands that Glibc's Swift module does not export (`<linux/fcntl.h>`, `<asm/fcntl.h>`).
+    private enum Lease {
+        /// `F_SETLEASE`, `F_LINUX_SPECIFIC_BASE + 0`.
+        static let set: Int32 = 1024
+        /// `F_SETSIG`.
+        static let setSignal: Int32 = 10
+    }
+
+    /// Reads `fd` to its end.
+    private static func readAll(_ fd: Int32, _ path: String) throws(NoteError) -> Data {
         var bytes: [UInt8] = []
         var status = stat()
         if fstat(fd, &status) == 0, status.st_size > 0 { bytes.reserveCapacity(Int(status.st_size)) }

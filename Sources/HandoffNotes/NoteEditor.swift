@@ -9,8 +9,10 @@ import Glibc
 /// The editor inherits the terminal. While it runs, the note is marked as being edited (so a restore arriving
 /// meanwhile never overwrites it, see ``NoteRestorer``), and each save that changes the text calls `onSave` with
 /// the note as saved: its title (first line) and content. Saves are noticed through inotify (see
-/// ``FileChangeWatcher``), not by polling; the file is read once more after the editor exits, so the last save
-/// is never missed. Callbacks run one at a time, in order. While the editor runs, this process catches SIGINT and
+/// ``FileChangeWatcher``), not by polling. A save is read only while no process has the note open for writing
+/// (a read lease, ``NoteStore/readSaved(_:)``) and reported only if no write began after the save that woke the
+/// reader, so an editor that rewrites the file in place (truncate, then write) never has its half-written file
+/// reported. The file is read once more after the editor exits, so the last save is never missed. Callbacks run one at a time, in order. While the editor runs, this process catches SIGINT and
 /// SIGQUIT with a handler that does nothing, so Ctrl-C goes to the editor alone instead of killing handoff under it.
 public struct NoteEditor: Sendable {
     /// The editor to run.
@@ -40,13 +42,13 @@ public struct NoteEditor: Sendable {
         let reporter = Task {
             var last = initial?.metadata.hash
             var saves = 0
-            func check() async {
-                guard let note = try? store.read(name), note.metadata.hash != last else { return }
+            func check(settled: () -> Bool = { true }) async {
+                guard let note = try? store.readSaved(name), note.metadata.hash != last, settled() else { return }
                 last = note.metadata.hash
                 saves += 1
                 await onSave(note)
             }
-            for await _ in watcher.changes { await check() }
+            for await saved in watcher.changes { await check { watcher.isSettled(since: saved) } }
             await check()
             return saves
         }

@@ -69,14 +69,33 @@ public struct NoteStore: Sendable {
         return Note(metadata: metadata, content: content)
     }
 
+    /// Reads a note as an editor saved it, or nil while a process has it open for writing (see
+    /// ``FileSystem/read(_:unlessBeingWritten:)``).
+    func readSaved(_ name: NoteName) throws(NoteError) -> Note? {
+        guard let (content, metadata) = try load(name, lenient: false, unlessBeingWritten: true) else { return nil }
+        return Note(metadata: metadata, content: content)
+    }
+
     /// Reads a note's text and metadata; `lenient` decodes invalid UTF-8 with replacement characters instead of
     /// throwing `.notText`.
     private func load(_ name: NoteName, lenient: Bool) throws(NoteError) -> (String, NoteMetadata) {
+        // Without `unlessBeingWritten` a read always has a result; the throw below is never reached.
+        guard let loaded = try load(name, lenient: lenient, unlessBeingWritten: false) else {
+            throw NoteError(.io, "cannot read \(path(of: name))")
+        }
+        return loaded
+    }
+
+    /// ``load(_:lenient:)``, or nil when `unlessBeingWritten` and the note is open for writing.
+    private func load(
+        _ name: NoteName, lenient: Bool, unlessBeingWritten: Bool
+    ) throws(NoteError) -> (String, NoteMetadata)? {
         let path = path(of: name)
         let data: Data
         let attributes: [FileAttributeKey: Any]
         do {
-            data = try FileSystem.read(path)
+            guard let read = try FileSystem.read(path, unlessBeingWritten: unlessBeingWritten) else { return nil }
+            data = read
             attributes = try FileManager.default.attributesOfItem(atPath: path)
         } catch {
             if !FileManager.default.fileExists(atPath: path) {

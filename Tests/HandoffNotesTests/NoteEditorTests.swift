@@ -64,6 +64,24 @@ actor SaveLog {
         #expect(session.saves == 1)
     }
 
+    @Test func anEditorRewritingInPlaceNeverHasAHalfWrittenFileReported() async throws {
+        // Each `>` truncates the note and then writes it: between the two the file is empty. A reader woken by
+        // the previous save must not report that empty note (it would be advertised, and continued, blank).
+        let temp = try TemporaryDirectory()
+        let store = try temp.store()
+        let script = try temp.script(
+            "editor.sh", "i=0; while [ $i -lt 300 ]; do i=$((i+1)); printf 'version %d\\n' $i > \"$1\"; done\n")
+        let log = SaveLog()
+        let session = try await NoteEditor(command: EditorCommand(commandLine: "'\(script)'"))
+            .edit(NoteName("busy"), in: store) { await log.append($0, editing: true) }
+        let saves = await log.saves.map(\.content)
+        #expect(!saves.isEmpty)
+        let torn = saves.filter { !($0.hasPrefix("version ") && $0.hasSuffix("\n")) }
+        #expect(torn.isEmpty, "half-written notes were reported: \(torn)")
+        #expect(saves.last == "version 300\n")
+        #expect(session.note?.content == "version 300\n")
+    }
+
     @Test func quittingWithoutSavingANewNoteLeavesNothing() async throws {
         let temp = try TemporaryDirectory()
         let store = try temp.store()
