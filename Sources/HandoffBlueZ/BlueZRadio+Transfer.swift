@@ -80,8 +80,7 @@ extension BlueZRadio {
             }
         }
         let changes = try await BlueZRadioLink.watch(device, peer: peer, bluez: bluez)
-        setup += try await BlueZRadioLink.establish(peer, device: device, adapter: adapter, bluez: bluez,
-                                                    options: options, log: say)
+        setup += try await establish(peer, device: device, say: say)
         var transport = LinkTransport.gatt
         if wantChannel {
             let started = ContinuousClock.now
@@ -123,8 +122,7 @@ extension BlueZRadio {
             try? await adapter.removeDevice(device)
         }
         let again = try await BlueZRadioLink.watch(device, peer: peer, bluez: bluez)
-        setup += try await BlueZRadioLink.establish(peer, device: device, adapter: adapter, bluez: bluez,
-                                                    options: options, log: say)
+        setup += try await establish(peer, device: device, say: say)
         do {
             return try await BlueZRadioLink.subscribe(to: peer, device: device, bluez: bluez, options: options,
                                                       changes: again, lease: lease, transport: transport,
@@ -133,6 +131,49 @@ extension BlueZRadio {
             throw RadioError(stale.underlying, while: "cannot subscribe to \(peer)'s data characteristic, even after "
                                  + "discovering its services afresh", fallback: .disconnected)
         }
+    }
+
+    /// ``BlueZRadioLink/establish(_:device:bluez:options:nudge:log:)``, scanning meanwhile for a peer bluetoothd
+    /// does not know yet (``searchForUnknownPeer()``), and leaving no discovery running that the radio did not.
+    private func establish(_ peer: PeerAddress, device: Device1,
+                           say: @escaping @Sendable (String) -> Void) async throws -> [LinkSetupPhase] {
+        peerSearchers += 1
+        let phases: [LinkSetupPhase]
+        do {
+            phases = try await BlueZRadioLink.establish(peer, device: device, bluez: bluez, options: options,
+                                                        nudge: { [weak self] in await self?.searchForUnknownPeer() },
+                                                        log: say)
+        } catch {
+            await endPeerSearch()
+            throw error
+        }
+        await endPeerSearch()
+        return phases
+    }
+
+    /// Scans afresh while a connect waits for a peer bluetoothd does not know: a controller (btvirt) may report
+    /// an advertiser only when scanning starts. The radio's own discovery, when it has one, is restarted;
+    /// otherwise (not scanning, or scanning with the advertisement monitor) a discovery is started for the wait
+    /// and stopped by ``endPeerSearch()``, so a continue never leaves the adapter scanning.
+    func searchForUnknownPeer() async {
+        if let discovery, case .discovery = scanningState {
+            try? await discovery.restartDiscovery()
+        } else if let peerSearch {
+            try? await peerSearch.restartDiscovery()
+        } else if peerSearchers > 0 {
+            let search = try? await adapter.scan(filter: Self.discoveryFilter)
+            if let search { Task { for await _ in search {} } }  // only the scanning is wanted, not its events
+            // The connect may have finished while StartDiscovery was under way.
+            if peerSearchers > 0, peerSearch == nil { peerSearch = search } else { await search?.stopAndWait() }
+        }
+    }
+
+    /// One connect has stopped waiting for its peer; the last one stops the discovery started for them.
+    private func endPeerSearch() async {
+        peerSearchers -= 1
+        guard peerSearchers == 0, let search = peerSearch else { return }
+        peerSearch = nil
+        await search.stopAndWait()
     }
 
     /// The PSM the peer serves (little-endian `uint16` in the PSM characteristic), nil when it serves none.

@@ -53,6 +53,11 @@ public actor BlueZRadio: Radio {
     public internal(set) var scanningState: ScanningState?
     var scanGeneration: UInt64 = 0
     var pendingScanStart: Task<Result<Void, BlueZError>, Never>?
+    /// A discovery of the radio's own while a connect waits for a peer bluetoothd does not know, when the radio
+    /// had none (see ``searchForUnknownPeer()``); stopped when the last such connect is done.
+    var peerSearch: DeviceScan?
+    /// How many connects are waiting for a peer bluetoothd does not know.
+    var peerSearchers = 0
 
     /// A radio on the adapter called `adapter` (`hci0`) of an existing BlueZ connection. Waits for the adapter
     /// (bluetoothd may still be adding it) and, when `options.powerOn`, switches it on; an adapter that stays off

@@ -9,17 +9,15 @@ extension BlueZRadioLink {
     ///
     /// bluetoothd is asked directly first: after a drop, the mirror can still show the old `Connected` and
     /// `ServicesResolved`, and trusting it would make a link that closes at once. Returns how long the
-    /// connection (`connect`) and the service discovery (`services`) took.
+    /// connection (`connect`) and the service discovery (`services`) took. `nudge` runs every 3 s while
+    /// bluetoothd does not know the device yet (the radio scans afresh then).
     @discardableResult
-    static func establish(_ peer: PeerAddress, device: Device1, adapter: Adapter1, bluez: BlueZ,
-                          options: BlueZRadioOptions, log: @Sendable (String) -> Void) async throws
+    static func establish(_ peer: PeerAddress, device: Device1, bluez: BlueZ, options: BlueZRadioOptions,
+                          nudge: @Sendable () async -> Void, log: @Sendable (String) -> Void) async throws
         -> [LinkSetupPhase] {
         let started = ContinuousClock.now
         guard let connected = await knownConnectedState(of: device, bluez: bluez, waiting: options.unknownPeerWait,
-                                                         nudge: {
-            // Scan afresh meanwhile: a controller (btvirt) may report an advertiser only when scanning starts.
-            try? await adapter.restartDiscovery(filter: BlueZRadio.discoveryFilter)
-        })
+                                                         nudge: nudge)
         else {
             throw RadioError(.unreachable, "\(peer) is not known to BlueZ (only scanned devices can be connected; "
                                  + "none of its advertisements arrived within \(options.unknownPeerWait))")

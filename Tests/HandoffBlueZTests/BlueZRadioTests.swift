@@ -164,6 +164,45 @@ final class BlueZRadioTests: XCTestCase {
             }
         }
     }
+
+    func testWaitingForAnUnknownPeerScansForItAndLeavesNoDiscoveryRunning() async throws {
+        // A radio that does not scan (a receiver between continues) asked for a peer bluetoothd does not know: it
+        // scans while it waits (the nudge, every 3 s), and must not leave the adapter discovering afterwards,
+        // which would cost power until the daemon stops.
+        let bus = try BluezooFixture()
+        self.bus = bus
+        var options = BlueZRadioOptions()
+        options.unknownPeerWait = .milliseconds(4500)
+        let bluez = try await BlueZ.connect(bus: .address(bus.address))
+        let observer = try await BlueZ.connect(bus: .address(bus.address))
+        connections = [bluez, observer]
+        let radio = try await BlueZRadio(adapter: "hci1", bluez: bluez, options: options)
+        let adapter = try await observer.waitForAdapter(named: "hci1")
+        let discoveringBefore = try await adapter.properties().discovering
+        XCTAssertFalse(discoveringBefore)
+        let sawDiscovery = Task {
+            while !Task.isCancelled {
+                if (try? await adapter.properties().discovering) == true { return true }
+                try? await Task.sleep(for: .milliseconds(50))
+            }
+            return false
+        }
+        do {
+            _ = try await radio.connect(to: PeerAddress("/org/bluez/hci1/dev_00_AA_01_09_09_09"))
+            XCTFail("connected to a device nobody advertised")
+        } catch let error as RadioError {
+            XCTAssertEqual(error.kind, .unreachable)
+        }
+        sawDiscovery.cancel()
+        let scanned = await sawDiscovery.value
+        XCTAssertTrue(scanned, "the radio did not scan for the unknown peer while it waited")
+        var discovering = true
+        for _ in 0..<40 where discovering {
+            discovering = try await adapter.properties().discovering
+            if discovering { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        XCTAssertFalse(discovering, "the wait for an unknown peer left the adapter discovering")
+    }
 }
 
 /// A 24-byte beacon-shaped value, different for each marker.
