@@ -40,6 +40,31 @@ struct ChannelMachineryTests {
         }
     }
 
+    @Test("channels opened and torn down from many tasks at once: every SDU arrives, and the process survives")
+    func churn() async throws {
+        // A daemon opens a channel while another closes (a stranger on the PSM, then the real peer). With Dispatch
+        // sources on the sockets, this churn crashed libdispatch's manager thread in the VM (SIGSEGV in
+        // _dispatch_event_loop_drain); the process must simply go on.
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for worker in 0..<8 {
+                group.addTask {
+                    var delivered = 0
+                    for round in 0..<150 {
+                        let (left, right) = try Self.channels()
+                        let sdu = Self.sdu(worker &* 1000 &+ round, size: 1 + round % 300)
+                        try await left.send(sdu)
+                        if try await right.receive() == sdu { delivered += 1 }
+                        if round % 2 == 0 { left.close(); right.close() } else { right.close(); left.close() }
+                    }
+                    return delivered
+                }
+            }
+            var delivered = 0
+            for try await count in group { delivered += count }
+            #expect(delivered == 8 * 150)
+        }
+    }
+
     @Test("SDUs cross both ways whole and in order, empty and 64 KiB ones too")
     func integrity() async throws {
         let (left, right) = try Self.channels()
