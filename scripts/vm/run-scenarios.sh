@@ -12,7 +12,8 @@
 #      logs) in $HANDOFF_VM_ARTIFACTS, scenarios/NAME.files (NAME.try2.files on a second try);
 #   3. the command runs from the repository root under `timeout` (@timeout=S, default
 #      $HANDOFF_VM_SCENARIO_TIMEOUT or 120 s), output in scenarios/NAME.log;
-#   4. a scenario that fails (exits non-zero before its timeout) runs once more from a fresh bluetoothd
+#   4. a scenario that fails (exits non-zero before its timeout, not killed by a signal) runs once more from a
+#      fresh bluetoothd
 #      ($HANDOFF_VM_RETRIES, default 1; 0 turns it off); its first log stays as scenarios/NAME.try1.log;
 #   5. one line "PASS NAME SECONDS [second-try-after-REASON]" or "FAIL NAME SECONDS REASON" is appended to
 #      $HANDOFF_VM_LOGDIR/results.
@@ -59,10 +60,11 @@ while IFS= read -r -u 3 line || [[ -n "$line" ]]; do
     (cd "$repo" && timeout --kill-after=5 "$limit" bash -c "$rest") </dev/null 3<&- >>"$log" 2>&1
     rc=$?
     first=""
-    if ((rc != 0 && rc != 124 && rc != 137 && retries > 0)); then
-        # One more try, from a fresh bluetoothd, for a scenario that failed (not one that hung): under TCG on a
-        # loaded host an advert report or a notification is now and then lost for good (Docs/bluez.md). The
-        # first try's log is kept beside the second's, and the verdict says the scenario needed it.
+    if ((rc != 0 && rc < 124 && retries > 0)); then
+        # One more try, from a fresh bluetoothd, for a scenario that failed (not one that hung, and not one whose
+        # process died by a signal: a crash is a bug, never a flake to retry into a PASS): under TCG on a loaded
+        # host an advert report or a notification is now and then lost for good (Docs/bluez.md). The first try's
+        # log is kept beside the second's, and the verdict says the scenario needed it.
         first="exit-$rc"
         mv "$log" "$logdir/scenarios/$name.try1.log"
         echo "run-scenarios: $name failed ($first); one more try from a fresh bluetoothd"
@@ -81,6 +83,7 @@ while IFS= read -r -u 3 line || [[ -n "$line" ]]; do
     else
         reason="exit-$rc"
         ((rc == 124 || rc == 137)) && reason="timeout-${limit}s"
+        ((rc > 128 && rc != 137)) && reason="killed-by-signal-$((rc - 128))"
         echo "FAIL $name $took $reason${first:+-on-both-tries}" >>"$logdir/results"
         echo "run-scenarios: FAIL $name ($reason, ${took}s); last lines of $log:"
         tail -n 15 "$log" | sed 's/^/    /'
