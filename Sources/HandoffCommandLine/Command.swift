@@ -2,6 +2,9 @@
 ///
 /// The parser, `--help`, the bash and zsh completion scripts and the manual page are all generated from this
 /// value, so they cannot disagree.
+///
+/// A program usually builds it from a tree of ``CommandNode`` types (``CommandNode/command``), so the commands
+/// that run are the ones described.
 public struct Command: Sendable {
     /// The word that selects the command (`edit` in `handoff note edit`); for the root, the program name.
     public var name: String

@@ -1,4 +1,7 @@
 /// The result of parsing a command line that names a command to run: which command, and its typed values.
+///
+/// A program declared as ``CommandGroup`` and ``RunnableCommand`` types hands it to ``CommandNode/runner(for:)``,
+/// and each command reads its values through ``Parsed``, which only takes key paths into its own parameters.
 public struct Invocation: Sendable {
     /// The names from the root to the selected command (`["handoff", "note", "edit"]`).
     public let path: [String]

@@ -45,38 +45,12 @@ enum Handoff {
         }
     }
 
+    /// Runs the command the parse selected, found in the one command tree.
     static func dispatch(_ invocation: Invocation, context: CommandContext) async throws -> ExitCode {
-        switch invocation.subcommandPath {
-        case ["note", "edit"]: return try await NoteEditCommand.run(invocation, context: context)
-        case ["note", "list"]: return try await NoteListCommand.run(invocation, context: context)
-        case ["note", "show"]: return try await NoteShowCommand.run(invocation, context: context)
-        case ["continue"]: return try await ContinueCommand.run(invocation, context: context)
-        case ["share"]: return try await ShareCommand.run(invocation, context: context)
-        case ["inbox", "list"]: return try await InboxListCommand.run(invocation, context: context)
-        case ["inbox", "take"]: return try await InboxTakeCommand.run(invocation, context: context)
-        case ["inbox", "drop"]: return try await InboxDropCommand.run(invocation, context: context)
-        case ["outbox", "list"]: return try await OutboxListCommand.run(invocation, context: context)
-        case ["outbox", "cancel"]: return try await OutboxCancelCommand.run(invocation, context: context)
-        case ["watch"]: return try await WatchCommand.run(invocation, context: context)
-        case ["prompt"]: return try await PromptCommand.run(invocation, context: context)
-        case ["devices"]: return try await DevicesCommand.run(invocation, context: context)
-        case ["pair"]: return try await PairCommand.run(invocation, context: context)
-        case ["unpair"]: return try await UnpairCommand.run(invocation, context: context)
-        case ["status"]: return try await StatusCommand.run(invocation, context: context)
-        case ["doctor"]: return try await DoctorCommand.run(invocation, context: context)
-        case ["completions"]: return try await CompletionsCommand.run(invocation, context: context)
-        case ["manual"]: return try await ManualCommand.run(invocation, context: context)
-        case ["copy"]: return try await CopyCommand.run(invocation, context: context)
-        case ["paste"]: return try await PasteCommand.run(invocation, context: context)
-        case ["clipboard", "follow"]: return try await ClipboardFollowCommand.run(invocation, context: context)
-        case ["clipboard", "pause"]: return try await ClipboardPauseCommand.run(invocation, context: context)
-        case ["clipboard", "resume"]: return try await ClipboardResumeCommand.run(invocation, context: context)
-        case ["open"]: return try await OpenCommand.run(invocation, context: context)
-        case ["shell-init"]: return try await ShellInitCommand.run(invocation, context: context)
-        case ["terminal", "offer"]: return try await TerminalOfferCommand.run(invocation, context: context)
-        default:
+        guard let run = RootCommand.runner(for: invocation) else {
             throw CLIError(.software, "no implementation for '\(invocation.path.joined(separator: " "))'")
         }
+        return try await run(invocation, context)
     }
 
     /// The exit status and message for an error a command threw.

@@ -1,10 +1,7 @@
 import HandoffCommandLine
 
-/// One `handoff` subcommand: its description and what it does.
-protocol HandoffCommand {
-    /// The description the parser, help, completions and manual page are generated from.
-    static var spec: Command { get }
+/// A `handoff` command that runs: its parameters, its description and its `run`, in one type.
+protocol HandoffCommand: RunnableCommand where Context == CommandContext {}
 
-    /// Runs the command with parsed values and returns the exit status.
-    static func run(_ invocation: Invocation, context: CommandContext) async throws -> ExitCode
-}
+/// A `handoff` command that groups subcommands (`handoff note`).
+protocol HandoffCommandGroup: CommandGroup where Context == CommandContext {}

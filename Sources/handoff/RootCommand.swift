@@ -1,12 +1,15 @@
 import HandoffCommandLine
 
-/// The `handoff` command tree: the single description everything user-facing is generated from.
-enum RootCommand {
+/// The `handoff` command tree: the single declaration the parser, help, completions, the manual page and the
+/// dispatch of a parsed command line all follow from.
+enum RootCommand: HandoffCommandGroup {
     /// The program version, printed by `--version`.
     static let version = "0.1.0"
 
-    /// The root command with every subcommand.
-    static let spec = Command(
+    /// The root command with every subcommand, as the parser and the generators read it.
+    static let spec = command
+
+    static let configuration = CommandConfiguration(
         name: "handoff",
         abstract: "Continue what you were doing on another of your Linux machines, over Bluetooth LE.",
         discussion: """
@@ -17,30 +20,33 @@ enum RootCommand {
             reachable. The note commands list, show and edit work on the local note store without it (edit then \
             saves the note but cannot offer it, and exits 69).
             """,
-        subcommands: [
-            NoteCommand.spec,
-            ContinueCommand.spec,
-            ShareCommand.spec,
-            InboxCommand.spec,
-            OutboxCommand.spec,
-            WatchCommand.spec,
-            PromptCommand.spec,
-            DevicesCommand.spec,
-            PairCommand.spec,
-            UnpairCommand.spec,
-            StatusCommand.spec,
-            DoctorCommand.spec,
-            CompletionsCommand.spec,
-            ManualCommand.spec,
-            CopyCommand.spec,
-            PasteCommand.spec,
-            ClipboardCommand.spec,
-            OpenCommand.spec,
-            ShellInitCommand.spec,
-            TerminalCommand.spec,
-        ],
         sections: [exitStatus, environment, files],
         version: version)
+
+    static var subcommands: [any CommandNode<CommandContext>.Type] {
+        [
+            NoteCommand.self,
+            ContinueCommand.self,
+            ShareCommand.self,
+            InboxCommand.self,
+            OutboxCommand.self,
+            WatchCommand.self,
+            PromptCommand.self,
+            DevicesCommand.self,
+            PairCommand.self,
+            UnpairCommand.self,
+            StatusCommand.self,
+            DoctorCommand.self,
+            CompletionsCommand.self,
+            ManualCommand.self,
+            CopyCommand.self,
+            PasteCommand.self,
+            ClipboardCommand.self,
+            OpenCommand.self,
+            ShellInitCommand.self,
+            TerminalCommand.self,
+        ]
+    }
 
     static let exitStatus = HelpSection(
         "EXIT STATUS",

@@ -4,16 +4,19 @@ import HandoffCommandLine
 import HandoffDesktop
 
 /// `handoff clipboard`: follow the desktop clipboard, and pause or resume following.
-enum ClipboardCommand {
-    static let spec = Command(
+enum ClipboardCommand: HandoffCommandGroup {
+    static let configuration = CommandConfiguration(
         name: "clipboard",
-        abstract: "Offer every copy you make to your nearby devices, and pause that when you need to.",
-        subcommands: [ClipboardFollowCommand.spec, ClipboardPauseCommand.spec, ClipboardResumeCommand.spec])
+        abstract: "Offer every copy you make to your nearby devices, and pause that when you need to.")
+
+    static var subcommands: [any CommandNode<CommandContext>.Type] {
+        [ClipboardFollowCommand.self, ClipboardPauseCommand.self, ClipboardResumeCommand.self]
+    }
 }
 
 /// `handoff clipboard follow`: offer every new local copy, from the desktop's clipboard events.
 enum ClipboardFollowCommand: HandoffCommand {
-    static let spec = Command(
+    static let configuration = CommandConfiguration(
         name: "follow",
         abstract: "Offer each new copy on this desktop's clipboard, until interrupted (daemon).",
         discussion: """
@@ -27,7 +30,7 @@ enum ClipboardFollowCommand: HandoffCommand {
             """,
         examples: [Example("handoff clipboard follow &", "Follow the clipboard in the background.")])
 
-    static func run(_ invocation: Invocation, context: CommandContext) async throws -> ExitCode {
+    static func run(_ invocation: Parsed<NoParameters>, context: CommandContext) async throws -> ExitCode {
         let clipboard = try DesktopClipboard(environment: context.environment)
         let service = try await context.service()
         let pause = ClipboardPause(environment: context.environment)
@@ -72,7 +75,7 @@ enum ClipboardFollowCommand: HandoffCommand {
 
 /// `handoff clipboard pause`.
 enum ClipboardPauseCommand: HandoffCommand {
-    static let spec = Command(
+    static let configuration = CommandConfiguration(
         name: "pause",
         abstract: "Pause every 'handoff clipboard follow' of your session until 'handoff clipboard resume'.",
         discussion: """
@@ -81,7 +84,7 @@ enum ClipboardPauseCommand: HandoffCommand {
             a follower started while paused starts paused. The pause ends at logout with the runtime folder.
             """)
 
-    static func run(_ invocation: Invocation, context: CommandContext) async throws -> ExitCode {
+    static func run(_ invocation: Parsed<NoParameters>, context: CommandContext) async throws -> ExitCode {
         let pause = ClipboardPause(environment: context.environment)
         try pause.pause()
         context.terminal.note("clipboard following paused (\(pause.path)); 'handoff clipboard resume' resumes")
@@ -91,11 +94,11 @@ enum ClipboardPauseCommand: HandoffCommand {
 
 /// `handoff clipboard resume`.
 enum ClipboardResumeCommand: HandoffCommand {
-    static let spec = Command(
+    static let configuration = CommandConfiguration(
         name: "resume",
         abstract: "Resume offering copies after 'handoff clipboard pause'.")
 
-    static func run(_ invocation: Invocation, context: CommandContext) async throws -> ExitCode {
+    static func run(_ invocation: Parsed<NoParameters>, context: CommandContext) async throws -> ExitCode {
         try ClipboardPause(environment: context.environment).resume()
         context.terminal.note("clipboard following resumed")
         return .success

@@ -7,20 +7,21 @@ enum CompletionsCommand: HandoffCommand {
         case bash, zsh
     }
 
-    static let shell = Argument<Shell>("shell", help: "The shell to write a completion script for.")
+    struct Parameters: ParameterSet {
+        let shell = Argument<Shell>("shell", help: "The shell to write a completion script for.")
+    }
 
-    static let spec = Command(
+    static let configuration = CommandConfiguration(
         name: "completions",
         abstract: "Print a completion script for bash or zsh.",
         discussion: """
             For bash: handoff completions bash > ~/.local/share/bash-completion/completions/handoff. For zsh: \
             handoff completions zsh > ~/.zfunc/_handoff with ~/.zfunc in $fpath before compinit, or \
             source <(handoff completions zsh) after compinit.
-            """,
-        parameters: [shell])
+            """)
 
-    static func run(_ invocation: Invocation, context: CommandContext) async throws -> ExitCode {
-        switch invocation[shell] ?? .bash {
+    static func run(_ invocation: Parsed<Parameters>, context: CommandContext) async throws -> ExitCode {
+        switch invocation[\.shell] ?? .bash {
         case .bash: context.terminal.out(BashCompletionGenerator().script(for: RootCommand.spec))
         case .zsh: context.terminal.out(ZshCompletionGenerator().script(for: RootCommand.spec))
         }

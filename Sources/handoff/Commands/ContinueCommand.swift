@@ -5,19 +5,21 @@ import HandoffNotes
 
 /// `handoff continue`: fetch an activity from a nearby device and restore it here.
 enum ContinueCommand: HandoffCommand {
-    static let from = Option<String>(
-        "from", valueName: "device", help: "Only consider activities offered by this device (its name).")
-    static let type = Option<String>(
-        "type", valueName: "type", help: "Only consider activities of this type, such as org.handoff.note.")
-    static let print = Flag(
-        "print", help: "Write the note's text to standard output instead of saving it and opening the editor.")
-    static let shellFile = Option<String>(
-        "shell-file", valueName: "file",
-        help: "For a terminal: write the cd and history commands to this file, for the shell-init hook to source.")
-    static let json = Flag(
-        "json", help: "Print the result as JSON: with --print the continued activity, else the restore outcome.")
+    struct Parameters: ParameterSet {
+        let from = Option<String>(
+            "from", valueName: "device", help: "Only consider activities offered by this device (its name).")
+        let type = Option<String>(
+            "type", valueName: "type", help: "Only consider activities of this type, such as org.handoff.note.")
+        let print = Flag(
+            "print", help: "Write the note's text to standard output instead of saving it and opening the editor.")
+        let json = Flag(
+            "json", help: "Print the result as JSON: with --print the continued activity, else the restore outcome.")
+        let shellFile = Option<String>(
+            "shell-file", valueName: "file",
+            help: "For a terminal: write the cd and history commands to this file, for the shell-init hook to source.")
+    }
 
-    static let spec = Command(
+    static let configuration = CommandConfiguration(
         name: "continue",
         abstract: "Continue the freshest activity a nearby device offers (daemon).",
         discussion: """
@@ -38,36 +40,36 @@ enum ContinueCommand: HandoffCommand {
             When the other device fails to hand the activity over, its error code and message are printed and \
             the command exits 4; with nothing to continue it exits 3.
             """,
-        parameters: [from, type, print, json, shellFile],
         examples: [
             Example("handoff continue", "Continue the freshest activity and open the note in your editor."),
             Example("handoff continue --from laptop --print", "Print the note your laptop offers."),
         ])
 
-    static func run(_ invocation: Invocation, context: CommandContext) async throws -> ExitCode {
+    static func run(_ invocation: Parsed<Parameters>, context: CommandContext) async throws -> ExitCode {
         let service = try await context.service()
         var available = try await service.availableActivities()
-        if let device = invocation[from] { available = available.filter { $0.device == device } }
-        if let type = invocation[type] { available = available.filter { $0.type == type } }
+        if let device = invocation[\.from] { available = available.filter { $0.device == device } }
+        if let type = invocation[\.type] { available = available.filter { $0.type == type } }
         guard !available.isEmpty else {
             var message = "no activity is available"
-            if let device = invocation[from] { message += " from '\(device)'" }
-            if let type = invocation[type] { message += " of type '\(type)'" }
+            if let device = invocation[\.from] { message += " from '\(device)'" }
+            if let type = invocation[\.type] { message += " of type '\(type)'" }
             throw CLIError(.noActivity, message)
         }
         available.sort { $0.age < $1.age }
-        let chosen = try choose(from: available, context: context, interactive: !invocation[json] && !invocation[print])
+        let chosen = try choose(
+            from: available, context: context, interactive: !invocation[\.json] && !invocation[\.print])
         let showsProgress = context.terminal.errorIsTerminal && chosen.size > 4096
         let bar = ProgressBar(terminal: context.terminal, enabled: showsProgress)
         let continued = try await service.continueActivity(chosen.id) { bar.update($0) }
         bar.finish()
-        if !invocation[json], let status = try await DesktopContinuation.restore(
-            continued, printOnly: invocation[print], shellFile: invocation[shellFile], context: context) {
+        if !invocation[\.json], let status = try await DesktopContinuation.restore(
+            continued, printOnly: invocation[\.print], shellFile: invocation[\.shellFile], context: context) {
             return status
         }
 
-        if invocation[print] {
-            if invocation[json] {
+        if invocation[\.print] {
+            if invocation[\.json] {
                 context.terminal.out(try JSONOutput.document(continued))
             } else {
                 let text = continued.content.userInfo[ActivityContent.NoteKey.content]
@@ -80,7 +82,7 @@ enum ContinueCommand: HandoffCommand {
                 + "use --print to see their content")
         }
         let outcome = try restore(continued, context: context)
-        if invocation[json] {
+        if invocation[\.json] {
             context.terminal.out(try JSONOutput.document(RestoreReport(outcome, path: continued)))
         } else {
             context.terminal.note(outcome.summary)

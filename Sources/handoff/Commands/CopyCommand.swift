@@ -5,7 +5,7 @@ import HandoffDesktop
 
 /// `handoff copy`: offer standard input, or the desktop clipboard, to the other machines for two minutes.
 enum CopyCommand: HandoffCommand {
-    static let spec = Command(
+    static let configuration = CommandConfiguration(
         name: "copy",
         abstract: "Offer what you copy to your nearby devices for two minutes: standard input or the clipboard (daemon).",
         discussion: """
@@ -20,7 +20,7 @@ enum CopyCommand: HandoffCommand {
             Example("handoff copy", "Offer what is on the desktop clipboard now."),
         ])
 
-    static func run(_ invocation: Invocation, context: CommandContext) async throws -> ExitCode {
+    static func run(_ invocation: Parsed<NoParameters>, context: CommandContext) async throws -> ExitCode {
         let item: ClipboardItem
         if context.terminal.inputIsTerminal {
             item = try await DesktopClipboard(environment: context.environment).read()

@@ -2,16 +2,17 @@ import HandoffCommandLine
 
 /// `handoff devices`: paired devices.
 enum DevicesCommand: HandoffCommand {
-    static let json = Flag("json", help: "Print a JSON array of devices (id, name, inRange, lastSeenSecondsAgo).")
+    struct Parameters: ParameterSet {
+        let json = Flag("json", help: "Print a JSON array of devices (id, name, inRange, lastSeenSecondsAgo).")
+    }
 
-    static let spec = Command(
+    static let configuration = CommandConfiguration(
         name: "devices",
-        abstract: "List your paired devices and whether each is in range (daemon).",
-        parameters: [json])
+        abstract: "List your paired devices and whether each is in range (daemon).")
 
-    static func run(_ invocation: Invocation, context: CommandContext) async throws -> ExitCode {
+    static func run(_ invocation: Parsed<Parameters>, context: CommandContext) async throws -> ExitCode {
         let devices = try await context.service().devices()
-        if invocation[json] {
+        if invocation[\.json] {
             context.terminal.out(try JSONOutput.document(devices))
             return .success
         }

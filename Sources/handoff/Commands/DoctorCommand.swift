@@ -5,17 +5,19 @@ import HandoffDoctor
 /// safely, each finding with its exact fix. Reads files and the kernel directly (HandoffDoctor); it needs neither
 /// the daemon nor BlueZ's D-Bus API, so it also explains a machine where those do not run.
 enum DoctorCommand: HandoffCommand {
-    static let json = Flag("json", help: "Print the findings as a JSON object.")
-    static let adapter = Option<String>(
-        "adapter", valueName: "name", help: "Check only this Bluetooth controller (hci0); by default every one.")
-    static let stateDirectory = Option<String>(
-        "state-dir", valueName: "dir", help: "The daemon's state directory (its --state-dir).",
-        defaultValue: "/var/lib/handoff", completion: .file)
-    static let mainConf = Option<String>(
-        "main-conf", valueName: "file", help: "bluetoothd's configuration file.",
-        defaultValue: "/etc/bluetooth/main.conf", completion: .file)
+    struct Parameters: ParameterSet {
+        let json = Flag("json", help: "Print the findings as a JSON object.")
+        let adapter = Option<String>(
+            "adapter", valueName: "name", help: "Check only this Bluetooth controller (hci0); by default every one.")
+        let stateDirectory = Option<String>(
+            "state-dir", valueName: "dir", help: "The daemon's state directory (its --state-dir).",
+            defaultValue: "/var/lib/handoff", completion: .file)
+        let mainConf = Option<String>(
+            "main-conf", valueName: "file", help: "bluetoothd's configuration file.",
+            defaultValue: "/etc/bluetooth/main.conf", completion: .file)
+    }
 
-    static let spec = Command(
+    static let configuration = CommandConfiguration(
         name: "doctor",
         abstract: "Check what a stranger nearby can learn of this machine, and how handoff is set up.",
         discussion: """
@@ -27,7 +29,6 @@ enum DoctorCommand: HandoffCommand {
 
             Needs no privileges and no daemon. Exits 1 when something is unsafe, else 0 (warnings included).
             """,
-        parameters: [json, adapter, stateDirectory, mainConf],
         examples: [Example("handoff doctor", "Check this machine."),
                    Example("handoff doctor --json | jq '.findings[] | select(.severity == \"unsafe\")'",
                            "Only the unsafe findings.")])
@@ -39,14 +40,14 @@ enum DoctorCommand: HandoffCommand {
         var warnings: Int
     }
 
-    static func run(_ invocation: Invocation, context: CommandContext) async throws -> ExitCode {
+    static func run(_ invocation: Parsed<Parameters>, context: CommandContext) async throws -> ExitCode {
         var locations = DoctorFacts.Locations()
-        locations.adapter = invocation[adapter]
-        if let directory = invocation[stateDirectory] { locations.stateDirectory = directory }
-        if let file = invocation[mainConf] { locations.mainConf = file }
+        locations.adapter = invocation[\.adapter]
+        if let directory = invocation[\.stateDirectory] { locations.stateDirectory = directory }
+        if let file = invocation[\.mainConf] { locations.mainConf = file }
         let findings = DoctorChecks.run(DoctorFacts.gather(locations))
         let unsafe = findings.filter { $0.severity == .unsafe }.count
-        if invocation[json] {
+        if invocation[\.json] {
             let warnings = findings.filter { $0.severity == .warning }.count
             context.terminal.out(try JSONOutput.document(Report(findings: findings, unsafe: unsafe, warnings: warnings)))
         } else {

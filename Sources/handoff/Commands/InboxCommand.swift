@@ -3,19 +3,20 @@ import HandoffClient
 import HandoffCommandLine
 
 /// `handoff inbox`: what your other devices sent here; `list` (the default), `take`, `drop`.
-enum InboxCommand {
-    static let spec: Command = {
-        var command = Command(
-            name: "inbox",
-            abstract: "List, take out and drop the items your other devices shared with this one (daemon).",
-            discussion: """
-                Items arrive only from paired devices, are kept by the daemon (up to 256 MiB in all) and are never \
-                opened or run by themselves. 'handoff inbox' lists them; 'handoff inbox take' moves them out.
-                """,
-            subcommands: [InboxListCommand.spec, InboxTakeCommand.spec, InboxDropCommand.spec])
-        command.defaultSubcommand = "list"
-        return command
-    }()
+enum InboxCommand: HandoffCommandGroup {
+    static let configuration = CommandConfiguration(
+        name: "inbox",
+        abstract: "List, take out and drop the items your other devices shared with this one (daemon).",
+        discussion: """
+            Items arrive only from paired devices, are kept by the daemon (up to 256 MiB in all) and are never \
+            opened or run by themselves. 'handoff inbox' lists them; 'handoff inbox take' moves them out.
+            """)
+
+    static var subcommands: [any CommandNode<CommandContext>.Type] {
+        [InboxListCommand.self, InboxTakeCommand.self, InboxDropCommand.self]
+    }
+
+    static var defaultSubcommand: (any CommandNode<CommandContext>.Type)? { InboxListCommand.self }
 
     /// Completion for item ids.
     static let idCompletion = CompletionKind.shellCommand("handoff inbox list --ids")
@@ -23,21 +24,22 @@ enum InboxCommand {
 
 /// `handoff inbox list`.
 enum InboxListCommand: HandoffCommand {
-    static let json = Flag("json", help: "Print a JSON array of items (id, sender, name, kind, mediaType, sizeBytes, "
-        + "ageSeconds, originalName).")
-    static let ids = Flag("ids", help: "Print only the ids, one per line.")
+    struct Parameters: ParameterSet {
+        let json = Flag("json", help: "Print a JSON array of items (id, sender, name, kind, mediaType, sizeBytes, "
+            + "ageSeconds, originalName).")
+        let ids = Flag("ids", help: "Print only the ids, one per line.")
+    }
 
-    static let spec = Command(
+    static let configuration = CommandConfiguration(
         name: "list", abstract: "List the items waiting in the inbox, oldest first (the default).",
         discussion: "Each line reads 'ID  SENDER  NAME  SIZE  AGE'. The name is the one the item will get when taken "
-            + "(made safe); the name the sender gave is in the JSON as originalName.",
-        parameters: [json, ids])
+            + "(made safe); the name the sender gave is in the JSON as originalName.")
 
-    static func run(_ invocation: Invocation, context: CommandContext) async throws -> ExitCode {
+    static func run(_ invocation: Parsed<Parameters>, context: CommandContext) async throws -> ExitCode {
         let items = try await ShareCommand.sharing(context).inbox()
-        if invocation[json] {
+        if invocation[\.json] {
             context.terminal.out(try JSONOutput.document(items))
-        } else if invocation[ids] {
+        } else if invocation[\.ids] {
             for item in items { context.terminal.out(item.id + "\n") }
         } else {
             if items.isEmpty { context.terminal.note("the inbox is empty") }
@@ -52,16 +54,18 @@ enum InboxListCommand: HandoffCommand {
 
 /// `handoff inbox take`.
 enum InboxTakeCommand: HandoffCommand {
-    static let ids = Argument<String>("id", help: "The items to take.", optional: true, repeating: true,
-                                      completion: InboxCommand.idCompletion)
-    static let all = Flag("all", help: "Take every item.")
-    static let to = Option<String>("to", valueName: "dir", help: "Where to put files (default: the current directory).",
-                                   completion: .file)
-    static let print = Flag("print", help: "Write text and links to standard output instead of a file.")
-    static let open = Flag("open", help: "After taking a link, open it with xdg-open (http and https only).")
-    static let json = Flag("json", help: "Print a JSON array of what was taken (id, name, path, printed).")
+    struct Parameters: ParameterSet {
+        let ids = Argument<String>("id", help: "The items to take.", optional: true, repeating: true,
+                                   completion: InboxCommand.idCompletion)
+        let all = Flag("all", help: "Take every item.")
+        let to = Option<String>("to", valueName: "dir", help: "Where to put files (default: the current directory).",
+                                completion: .file)
+        let print = Flag("print", help: "Write text and links to standard output instead of a file.")
+        let open = Flag("open", help: "After taking a link, open it with xdg-open (http and https only).")
+        let json = Flag("json", help: "Print a JSON array of what was taken (id, name, path, printed).")
+    }
 
-    static let spec = Command(
+    static let configuration = CommandConfiguration(
         name: "take",
         abstract: "Move items out of the inbox, each exactly once.",
         discussion: """
@@ -71,7 +75,6 @@ enum InboxTakeCommand: HandoffCommand {
             and two takes at once never both get one item (the second reports it busy). Nothing taken is opened \
             or run, except a link with --open.
             """,
-        parameters: [ids, all, to, print, open, json],
         examples: [Example("handoff inbox take --all --to ~/Downloads", "Take everything into ~/Downloads.")])
 
     struct Taken: Encodable {
@@ -81,14 +84,14 @@ enum InboxTakeCommand: HandoffCommand {
         let printed: Bool
     }
 
-    static func run(_ invocation: Invocation, context: CommandContext) async throws -> ExitCode {
+    static func run(_ invocation: Parsed<Parameters>, context: CommandContext) async throws -> ExitCode {
         let service = try await ShareCommand.sharing(context)
         let waiting = try await service.inbox()
-        var wanted = invocation.all(ids)
-        if invocation[all] { wanted = waiting.map(\.id) } else if wanted.isEmpty {
+        var wanted = invocation.all(\.ids)
+        if invocation[\.all] { wanted = waiting.map(\.id) } else if wanted.isEmpty {
             throw CLIError(.usage, "name the items to take, or --all")
         }
-        let directory = URL(fileURLWithPath: invocation[to] ?? FileManager.default.currentDirectoryPath,
+        let directory = URL(fileURLWithPath: invocation[\.to] ?? FileManager.default.currentDirectoryPath,
                             isDirectory: true).standardizedFileURL
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue
@@ -99,22 +102,22 @@ enum InboxTakeCommand: HandoffCommand {
         for id in wanted {
             let entry = waiting.first { $0.id == id }
             do {
-                if invocation[print], let entry, entry.kind != "file" {
+                if invocation[\.print], let entry, entry.kind != "file" {
                     let bytes = try await printOnce(id, service: service)
                     context.terminal.out(String(decoding: bytes, as: UTF8.self) + (bytes.last == 10 ? "" : "\n"))
                     taken.append(Taken(id: id, name: entry.name, path: nil, printed: true))
-                    if invocation[open], entry.kind == "url" { openLink(bytes, context: context) }
+                    if invocation[\.open], entry.kind == "url" { openLink(bytes, context: context) }
                     continue
                 }
                 switch try await taker.take(id, into: directory) {
                 case .delivered(let url):
                     taken.append(Taken(id: id, name: url.lastPathComponent, path: url.path, printed: false))
-                    if !invocation[json] { context.terminal.note("took \(entry?.name ?? id) → \(url.path)") }
-                    if invocation[open], entry?.kind == "url", let bytes = try? Data(contentsOf: url) {
+                    if !invocation[\.json] { context.terminal.note("took \(entry?.name ?? id) → \(url.path)") }
+                    if invocation[\.open], entry?.kind == "url", let bytes = try? Data(contentsOf: url) {
                         openLink([UInt8](bytes), context: context)
                     }
                 case .alreadyDelivered:
-                    if !invocation[json] {
+                    if !invocation[\.json] {
                         context.terminal.note("\(id) had already been taken by an interrupted take; finished it")
                     }
                 }
@@ -123,7 +126,7 @@ enum InboxTakeCommand: HandoffCommand {
                 context.terminal.error("\(id): \(Handoff.describe(error).1)")
             }
         }
-        if invocation[json] { context.terminal.out(try JSONOutput.document(taken)) }
+        if invocation[\.json] { context.terminal.out(try JSONOutput.document(taken)) }
         return failures == 0 ? .success : .failure
     }
 
@@ -158,15 +161,17 @@ enum InboxTakeCommand: HandoffCommand {
 
 /// `handoff inbox drop`.
 enum InboxDropCommand: HandoffCommand {
-    static let ids = Argument<String>("id", help: "The items to delete.", repeating: true,
-                                      completion: InboxCommand.idCompletion)
+    struct Parameters: ParameterSet {
+        let ids = Argument<String>("id", help: "The items to delete.", repeating: true,
+                                   completion: InboxCommand.idCompletion)
+    }
 
-    static let spec = Command(name: "drop", abstract: "Delete items from the inbox without taking them.",
-                              parameters: [ids])
+    static let configuration = CommandConfiguration(
+        name: "drop", abstract: "Delete items from the inbox without taking them.")
 
-    static func run(_ invocation: Invocation, context: CommandContext) async throws -> ExitCode {
+    static func run(_ invocation: Parsed<Parameters>, context: CommandContext) async throws -> ExitCode {
         let service = try await ShareCommand.sharing(context)
-        for id in invocation.all(ids) { try await service.dropInboxItem(id) }
+        for id in invocation.all(\.ids) { try await service.dropInboxItem(id) }
         return .success
     }
 }

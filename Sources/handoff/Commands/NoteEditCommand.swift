@@ -5,16 +5,19 @@ import HandoffNotes
 
 /// `handoff note edit [NAME]`: edit a note and offer it to nearby devices on every save.
 enum NoteEditCommand: HandoffCommand {
-    static let name = Argument<String>(
-        "name", help: "The note to edit; created if missing.", optional: true,
-        defaultDescription: "a new note named 'Note YYYY-MM-DD HH.MM'", completion: NoteCommand.nameCompletion)
-    static let stdin = Flag(
-        "stdin", help: "Read the whole note from standard input instead of opening an editor, save it, offer it once.")
-    static let grace = Option<Int>(
-        "grace", valueName: "seconds",
-        help: "How long the note stays available to other devices after the editor closes.", defaultValue: 300)
+    struct Parameters: ParameterSet {
+        let name = Argument<String>(
+            "name", help: "The note to edit; created if missing.", optional: true,
+            defaultDescription: "a new note named 'Note YYYY-MM-DD HH.MM'", completion: NoteCommand.nameCompletion)
+        let stdin = Flag(
+            "stdin",
+            help: "Read the whole note from standard input instead of opening an editor, save it, offer it once.")
+        let grace = Option<Int>(
+            "grace", valueName: "seconds",
+            help: "How long the note stays available to other devices after the editor closes.", defaultValue: 300)
+    }
 
-    static let spec = Command(
+    static let configuration = CommandConfiguration(
         name: "edit",
         abstract: "Edit a note in $VISUAL or $EDITOR and offer it to your nearby devices (daemon).",
         discussion: """
@@ -26,18 +29,17 @@ enum NoteEditCommand: HandoffCommand {
             The note is always saved locally, even when the handoff daemon is not reachable; the command then \
             says so and exits 69.
             """,
-        parameters: [name, stdin, grace],
         examples: [
             Example("handoff note edit groceries", "Edit groceries.md and offer it while you edit."),
             Example("echo 'Call Sam' | handoff note edit todo --stdin", "Save and offer a note from a script."),
         ])
 
-    static func run(_ invocation: Invocation, context: CommandContext) async throws -> ExitCode {
-        let graceSeconds = invocation[grace] ?? 300
+    static func run(_ invocation: Parsed<Parameters>, context: CommandContext) async throws -> ExitCode {
+        let graceSeconds = invocation[\.grace] ?? 300
         guard graceSeconds >= 0 else {
             throw CLIError(.usage, "invalid value '\(graceSeconds)' for '--grace': expected 0 or more seconds")
         }
-        let noteName = try NoteName(invocation[name] ?? defaultName(at: Date()))
+        let noteName = try NoteName(invocation[\.name] ?? defaultName(at: Date()))
         let store = try context.store()
         var unreachable: ServiceError?
         let offer: NoteOffer?
@@ -49,7 +51,7 @@ enum NoteEditCommand: HandoffCommand {
         }
         var status = ExitCode.success
         var saved = true
-        if invocation[stdin] {
+        if invocation[\.stdin] {
             let data = try context.terminal.readInput()
             guard let text = String(data: data, encoding: .utf8) else {
                 throw CLIError(.dataError, "standard input is not UTF-8 text; note '\(noteName)' was not changed")

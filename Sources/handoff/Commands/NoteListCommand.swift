@@ -4,23 +4,24 @@ import HandoffNotes
 
 /// `handoff note list`: the notes in the store.
 enum NoteListCommand: HandoffCommand {
-    static let json = Flag(
-        "json", help: "Print a JSON array of notes (name, title, path, modified, sizeBytes, sha256).")
-    static let names = Flag("names", help: "Print only the names, one per line (used by shell completion).")
+    struct Parameters: ParameterSet {
+        let json = Flag(
+            "json", help: "Print a JSON array of notes (name, title, path, modified, sizeBytes, sha256).")
+        let names = Flag("names", help: "Print only the names, one per line (used by shell completion).")
+    }
 
-    static let spec = Command(
+    static let configuration = CommandConfiguration(
         name: "list",
         abstract: "List notes, newest first in the table, by name in --json and --names.",
         discussion: "Works without the daemon. The table shows each note's name, modification time and title.",
-        parameters: [json, names],
         examples: [Example("handoff note list --json", "List notes as JSON, for scripts.")])
 
-    static func run(_ invocation: Invocation, context: CommandContext) async throws -> ExitCode {
+    static func run(_ invocation: Parsed<Parameters>, context: CommandContext) async throws -> ExitCode {
         let store = try context.store()
         let notes = try store.list()
-        if invocation[json] {
+        if invocation[\.json] {
             context.terminal.out(try JSONOutput.document(notes))
-        } else if invocation[names] {
+        } else if invocation[\.names] {
             context.terminal.out(notes.map { $0.name.rawValue + "\n" }.joined())
         } else if notes.isEmpty {
             context.terminal.note("no notes yet in \(store.directory); create one with 'handoff note edit NAME'")

@@ -2,35 +2,37 @@ import HandoffClient
 import HandoffCommandLine
 
 /// `handoff outbox`: items on their way to another device; `list` (the default) and `cancel`.
-enum OutboxCommand {
-    static let spec: Command = {
-        var command = Command(
-            name: "outbox",
-            abstract: "List the items you shared and their state, or cancel one (daemon).",
-            discussion: """
-                An item is pending until its device is in range, sending while it moves, then delivered, or \
-                failed with the reason (the other inbox is full, the item is too large, the device refused, or \
-                24 hours passed). Delivered and failed items stay listed for 7 days.
-                """,
-            subcommands: [OutboxListCommand.spec, OutboxCancelCommand.spec])
-        command.defaultSubcommand = "list"
-        return command
-    }()
+enum OutboxCommand: HandoffCommandGroup {
+    static let configuration = CommandConfiguration(
+        name: "outbox",
+        abstract: "List the items you shared and their state, or cancel one (daemon).",
+        discussion: """
+            An item is pending until its device is in range, sending while it moves, then delivered, or \
+            failed with the reason (the other inbox is full, the item is too large, the device refused, or \
+            24 hours passed). Delivered and failed items stay listed for 7 days.
+            """)
+
+    static var subcommands: [any CommandNode<CommandContext>.Type] {
+        [OutboxListCommand.self, OutboxCancelCommand.self]
+    }
+
+    static var defaultSubcommand: (any CommandNode<CommandContext>.Type)? { OutboxListCommand.self }
 }
 
 /// `handoff outbox list`.
 enum OutboxListCommand: HandoffCommand {
-    static let json = Flag("json", help: "Print a JSON array of entries (id, device, name, kind, state, sentBytes, "
-        + "totalBytes, ageSeconds, reason).")
+    struct Parameters: ParameterSet {
+        let json = Flag("json", help: "Print a JSON array of entries (id, device, name, kind, state, sentBytes, "
+            + "totalBytes, ageSeconds, reason).")
+    }
 
-    static let spec = Command(
+    static let configuration = CommandConfiguration(
         name: "list", abstract: "List outbox items, oldest first (the default).",
-        discussion: "Each line reads 'ID  STATE  DEVICE  NAME  SENT/TOTAL', then the reason when there is one.",
-        parameters: [json])
+        discussion: "Each line reads 'ID  STATE  DEVICE  NAME  SENT/TOTAL', then the reason when there is one.")
 
-    static func run(_ invocation: Invocation, context: CommandContext) async throws -> ExitCode {
+    static func run(_ invocation: Parsed<Parameters>, context: CommandContext) async throws -> ExitCode {
         let entries = try await ShareCommand.sharing(context).outbox()
-        if invocation[json] {
+        if invocation[\.json] {
             context.terminal.out(try JSONOutput.document(entries))
             return .success
         }
@@ -47,14 +49,17 @@ enum OutboxListCommand: HandoffCommand {
 
 /// `handoff outbox cancel`.
 enum OutboxCancelCommand: HandoffCommand {
-    static let id = Argument<String>("id", help: "The item to cancel.",
-                                     completion: .shellCommand("handoff outbox list --json | sed -n 's/.*\"id\" : \"\\(.*\\)\".*/\\1/p'"))
+    struct Parameters: ParameterSet {
+        let id = Argument<String>(
+            "id", help: "The item to cancel.",
+            completion: .shellCommand("handoff outbox list --json | sed -n 's/.*\"id\" : \"\\(.*\\)\".*/\\1/p'"))
+    }
 
-    static let spec = Command(name: "cancel", abstract: "Stop delivering an item that is not delivered yet.",
-                              parameters: [id])
+    static let configuration = CommandConfiguration(
+        name: "cancel", abstract: "Stop delivering an item that is not delivered yet.")
 
-    static func run(_ invocation: Invocation, context: CommandContext) async throws -> ExitCode {
-        try await ShareCommand.sharing(context).cancelOutboxItem(invocation[id] ?? "")
+    static func run(_ invocation: Parsed<Parameters>, context: CommandContext) async throws -> ExitCode {
+        try await ShareCommand.sharing(context).cancelOutboxItem(invocation[\.id] ?? "")
         return .success
     }
 }

@@ -3,7 +3,7 @@ import HandoffCommandLine
 
 /// `handoff pair`: pair with a nearby device.
 enum PairCommand: HandoffCommand {
-    static let spec = Command(
+    static let configuration = CommandConfiguration(
         name: "pair",
         abstract: "Pair with a nearby device that is also running 'handoff pair' (daemon).",
         discussion: """
@@ -11,7 +11,7 @@ enum PairCommand: HandoffCommand {
             can see or continue your activities.
             """)
 
-    static func run(_ invocation: Invocation, context: CommandContext) async throws -> ExitCode {
+    static func run(_ invocation: Parsed<NoParameters>, context: CommandContext) async throws -> ExitCode {
         let service = try await context.service()
         context.terminal.note("waiting for a nearby device running 'handoff pair'…")
         let terminal = context.terminal

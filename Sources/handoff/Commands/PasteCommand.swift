@@ -5,11 +5,13 @@ import HandoffDesktop
 
 /// `handoff paste`: the freshest clipboard another device offers, to standard output or the local clipboard.
 enum PasteCommand: HandoffCommand {
-    static let from = Option<String>(
-        "from", valueName: "device", help: "Only take a clipboard this device offers (its name).")
-    static let set = Flag("set", help: "Put it on the desktop clipboard instead of writing it to standard output.")
+    struct Parameters: ParameterSet {
+        let from = Option<String>(
+            "from", valueName: "device", help: "Only take a clipboard this device offers (its name).")
+        let set = Flag("set", help: "Put it on the desktop clipboard instead of writing it to standard output.")
+    }
 
-    static let spec = Command(
+    static let configuration = CommandConfiguration(
         name: "paste",
         abstract: "Paste what a nearby device copied in the last two minutes (daemon).",
         discussion: """
@@ -18,22 +20,21 @@ enum PasteCommand: HandoffCommand {
             Wayland, xclip on X11) for your usual paste. A copy older than two minutes has expired: exits 3, as \
             when there is none.
             """,
-        parameters: [from, set],
         examples: [
             Example("handoff paste", "Print what the other machine copied."),
             Example("handoff paste --set", "Put it on this machine's clipboard."),
         ])
 
-    static func run(_ invocation: Invocation, context: CommandContext) async throws -> ExitCode {
+    static func run(_ invocation: Parsed<Parameters>, context: CommandContext) async throws -> ExitCode {
         // Fail before the transfer when it could not be put anywhere.
-        let clipboard = invocation[set] ? try DesktopClipboard(environment: context.environment) : nil
+        let clipboard = invocation[\.set] ? try DesktopClipboard(environment: context.environment) : nil
         let service = try await context.service()
         var available = try await service.availableActivities().filter { $0.type == ActivityKind.clipboard.type }
-        if let device = invocation[from] { available = available.filter { $0.device == device } }
+        if let device = invocation[\.from] { available = available.filter { $0.device == device } }
         let lifetime = Double(ClipboardItem.lifetime.components.seconds)
         guard let freshest = available.min(by: { $0.age < $1.age }) else {
             throw CLIError(.noActivity, "nothing was copied on a nearby device"
-                + (invocation[from].map { " named '\($0)'" } ?? ""))
+                + (invocation[\.from].map { " named '\($0)'" } ?? ""))
         }
         guard freshest.age < lifetime else {
             throw CLIError(.noActivity, "the last copy on '\(ActivitySummary.printable(freshest.device))' expired "

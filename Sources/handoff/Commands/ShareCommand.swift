@@ -4,16 +4,18 @@ import HandoffCommandLine
 
 /// `handoff share`: hand files, text or a link to the daemon for delivery to one paired device's inbox.
 enum ShareCommand: HandoffCommand {
-    static let paths = Argument<String>(
-        "path", help: "Files to share; '-' shares standard input (as text when it is UTF-8).", optional: true,
-        repeating: true, completion: .file)
-    static let text = Option<String>("text", valueName: "text", help: "Share this text.")
-    static let url = Option<String>("url", valueName: "url", help: "Share this link (an absolute URL).")
-    static let to = Option<String>("to", valueName: "device", help: "The paired device to send to (its name or id).")
-    static let wait = Flag("wait", help: "Wait until every item is delivered, with a progress bar on a terminal.")
-    static let json = Flag("json", help: "Print the outbox entries as a JSON array (after --wait: their final state).")
+    struct Parameters: ParameterSet {
+        let paths = Argument<String>(
+            "path", help: "Files to share; '-' shares standard input (as text when it is UTF-8).", optional: true,
+            repeating: true, completion: .file)
+        let text = Option<String>("text", valueName: "text", help: "Share this text.")
+        let url = Option<String>("url", valueName: "url", help: "Share this link (an absolute URL).")
+        let to = Option<String>("to", valueName: "device", help: "The paired device to send to (its name or id).")
+        let wait = Flag("wait", help: "Wait until every item is delivered, with a progress bar on a terminal.")
+        let json = Flag("json", help: "Print the outbox entries as a JSON array (after --wait: their final state).")
+    }
 
-    static let spec = Command(
+    static let configuration = CommandConfiguration(
         name: "share",
         abstract: "Send files, text or a link to the inbox of one of your paired devices (daemon).",
         discussion: """
@@ -26,39 +28,38 @@ enum ShareCommand: HandoffCommand {
             Without --to, the item goes to the one paired device in range; when several are, you are asked on \
             a terminal, and with --json or without a terminal the command fails naming them.
             """,
-        parameters: [paths, text, url, to, wait, json],
         examples: [
             Example("handoff share report.pdf", "Send a file to the paired device in range."),
             Example("handoff share --to desktop --url https://example.org", "Send a link to 'desktop'."),
             Example("echo hello | handoff share -", "Send standard input as text."),
         ])
 
-    static func run(_ invocation: Invocation, context: CommandContext) async throws -> ExitCode {
+    static func run(_ invocation: Parsed<Parameters>, context: CommandContext) async throws -> ExitCode {
         let requests = try items(invocation, context: context)
         let service = try await sharing(context)
-        let device = try await target(invocation[to], service: service, context: context,
-                                      interactive: !invocation[json])
+        let device = try await target(invocation[\.to], service: service, context: context,
+                                      interactive: !invocation[\.json])
         var entries: [OutboxEntry] = []
         for request in requests {
             let entry = try await service.share(request, to: device)
             entries.append(entry)
-            if !invocation[json] {
+            if !invocation[\.json] {
                 context.terminal.note("\(entry.name) (\(byteString(entry.totalBytes))) queued for \(entry.device) "
                     + "as \(entry.id)")
             }
         }
-        guard invocation[wait] else {
-            if invocation[json] { context.terminal.out(try JSONOutput.document(entries)) }
+        guard invocation[\.wait] else {
+            if invocation[\.json] { context.terminal.out(try JSONOutput.document(entries)) }
             return .success
         }
         let final = try await waitForDelivery(of: entries.map(\.id), service: service, context: context)
-        if invocation[json] { context.terminal.out(try JSONOutput.document(final)) }
+        if invocation[\.json] { context.terminal.out(try JSONOutput.document(final)) }
         var failed = false
         for entry in final where entry.state != "delivered" {
             failed = true
             context.terminal.error("\(entry.name) was not delivered to \(entry.device): \(entry.reason)")
         }
-        if !invocation[json], !failed { context.terminal.note("delivered to \(final.first?.device ?? device)") }
+        if !invocation[\.json], !failed { context.terminal.note("delivered to \(final.first?.device ?? device)") }
         return failed ? .failure : .success
     }
 
@@ -71,9 +72,9 @@ enum ShareCommand: HandoffCommand {
     }
 
     /// What the command line asks to share.
-    static func items(_ invocation: Invocation, context: CommandContext) throws -> [ShareRequest] {
+    static func items(_ invocation: Parsed<Parameters>, context: CommandContext) throws -> [ShareRequest] {
         var requests: [ShareRequest] = []
-        for path in invocation.all(paths) {
+        for path in invocation.all(\.paths) {
             if path == "-" {
                 let bytes = [UInt8](try context.terminal.readInput())
                 if String(validating: bytes, as: UTF8.self) != nil {
@@ -98,11 +99,11 @@ enum ShareCommand: HandoffCommand {
             requests.append(ShareRequest(kind: "file", name: name, mediaType: MediaType.guess(for: name),
                                          content: .file(handle)))
         }
-        if let text = invocation[text] {
+        if let text = invocation[\.text] {
             requests.append(ShareRequest(kind: "text", name: "text.txt", mediaType: "text/plain;charset=utf-8",
                                          content: .bytes(Array(text.utf8))))
         }
-        if let link = invocation[url] {
+        if let link = invocation[\.url] {
             guard let parsed = URL(string: link), let scheme = parsed.scheme, !scheme.isEmpty else {
                 throw CLIError(.usage, "'\(link)' is not an absolute URL")
             }

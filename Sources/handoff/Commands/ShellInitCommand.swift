@@ -4,9 +4,11 @@ import HandoffDesktop
 
 /// `handoff shell-init bash|zsh`: the prompt hook that offers the shell's place.
 enum ShellInitCommand: HandoffCommand {
-    static let shell = Argument<ShellHook.Shell>("shell", help: "The shell to print the hook for.")
+    struct Parameters: ParameterSet {
+        let shell = Argument<ShellHook.Shell>("shell", help: "The shell to print the hook for.")
+    }
 
-    static let spec = Command(
+    static let configuration = CommandConfiguration(
         name: "shell-init",
         abstract: "Print the prompt hook that offers your shell's place to your nearby devices, for eval.",
         discussion: """
@@ -18,12 +20,11 @@ enum ShellInitCommand: HandoffCommand {
             wait. It also defines a 'handoff' shell function, so that 'handoff continue' can change this \
             shell's directory and put the other machine's last command in its history (never run).
             """,
-        parameters: [shell],
         examples: [Example("eval \"$(handoff shell-init bash)\"", "In ~/.bashrc.")])
 
-    static func run(_ invocation: Invocation, context: CommandContext) async throws -> ExitCode {
+    static func run(_ invocation: Parsed<Parameters>, context: CommandContext) async throws -> ExitCode {
         let program = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? "handoff"
-        context.terminal.out(ShellHook.script(for: invocation[shell] ?? .bash, program: program))
+        context.terminal.out(ShellHook.script(for: invocation[\.shell] ?? .bash, program: program))
         return .success
     }
 }

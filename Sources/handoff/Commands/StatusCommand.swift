@@ -2,16 +2,17 @@ import HandoffCommandLine
 
 /// `handoff status`: the daemon's state.
 enum StatusCommand: HandoffCommand {
-    static let json = Flag("json", help: "Print the status as a JSON object.")
+    struct Parameters: ParameterSet {
+        let json = Flag("json", help: "Print the status as a JSON object.")
+    }
 
-    static let spec = Command(
+    static let configuration = CommandConfiguration(
         name: "status",
-        abstract: "Show the daemon's state: adapter, paired devices, available and current activities (daemon).",
-        parameters: [json])
+        abstract: "Show the daemon's state: adapter, paired devices, available and current activities (daemon).")
 
-    static func run(_ invocation: Invocation, context: CommandContext) async throws -> ExitCode {
+    static func run(_ invocation: Parsed<Parameters>, context: CommandContext) async throws -> ExitCode {
         let status = try await context.service().status()
-        if invocation[json] {
+        if invocation[\.json] {
             context.terminal.out(try JSONOutput.document(status))
             return .success
         }

@@ -4,20 +4,25 @@ import HandoffCommandLine
 import HandoffDesktop
 
 /// `handoff terminal`: what the shell hook calls.
-enum TerminalCommand {
-    static let spec = Command(
+enum TerminalCommand: HandoffCommandGroup {
+    static let configuration = CommandConfiguration(
         name: "terminal",
-        abstract: "Offer a shell's place to your nearby devices (the shell-init hook runs this).",
-        subcommands: [TerminalOfferCommand.spec])
+        abstract: "Offer a shell's place to your nearby devices (the shell-init hook runs this).")
+
+    static var subcommands: [any CommandNode<CommandContext>.Type] {
+        [TerminalOfferCommand.self]
+    }
 }
 
 /// `handoff terminal offer --cwd DIR --command LINE`.
 enum TerminalOfferCommand: HandoffCommand {
-    static let directory = Option<String>(
-        "cwd", valueName: "dir", help: "The shell's working directory (default: this process's).")
-    static let command = Option<String>("command", valueName: "line", help: "The last command line.")
+    struct Parameters: ParameterSet {
+        let directory = Option<String>(
+            "cwd", valueName: "dir", help: "The shell's working directory (default: this process's).")
+        let command = Option<String>("command", valueName: "line", help: "The last command line.")
+    }
 
-    static let spec = Command(
+    static let configuration = CommandConfiguration(
         name: "offer",
         abstract: "Offer the terminal's place: directory, git remote, branch, path in the repository, last command (daemon).",
         discussion: """
@@ -25,12 +30,11 @@ enum TerminalOfferCommand: HandoffCommand {
             git for the repository, then offers org.handoff.terminal, unless that is exactly what it offered \
             last (kept in $XDG_RUNTIME_DIR/handoff/terminal-offered): then the daemon is not called. \
             Environment variables are sent only when named in HANDOFF_TERMINAL_ENV.
-            """,
-        parameters: [directory, command])
+            """)
 
-    static func run(_ invocation: Invocation, context: CommandContext) async throws -> ExitCode {
-        let cwd = invocation[directory] ?? FileManager.default.currentDirectoryPath
-        let state = await TerminalState.current(directory: cwd, command: invocation[command],
+    static func run(_ invocation: Parsed<Parameters>, context: CommandContext) async throws -> ExitCode {
+        let cwd = invocation[\.directory] ?? FileManager.default.currentDirectoryPath
+        let state = await TerminalState.current(directory: cwd, command: invocation[\.command],
                                                 environment: context.environment)
         let activity = state.activity
         let record = ClipboardPause.sessionDirectory(environment: context.environment) + "/terminal-offered"

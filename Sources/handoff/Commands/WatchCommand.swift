@@ -3,25 +3,26 @@ import HandoffCommandLine
 
 /// `handoff watch`: a line for each activity appearing or disappearing.
 enum WatchCommand: HandoffCommand {
-    static let json = Flag("json", help: "Print one JSON object per line: {\"event\":…,\"activity\":{…}}.")
+    struct Parameters: ParameterSet {
+        let json = Flag("json", help: "Print one JSON object per line: {\"event\":…,\"activity\":{…}}.")
+    }
 
-    static let spec = Command(
+    static let configuration = CommandConfiguration(
         name: "watch",
         abstract: "Print a line whenever a nearby device starts or stops offering an activity (daemon).",
         discussion: """
             Runs until interrupted. Each line reads 'available: TITLE (TYPE) from DEVICE' or \
             'gone: TITLE (TYPE) from DEVICE', and 'received: DEVICE sent NAME (SIZE)' when an item arrives in \
             the inbox. With --json each line is one JSON object (JSON Lines).
-            """,
-        parameters: [json])
+            """)
 
-    static func run(_ invocation: Invocation, context: CommandContext) async throws -> ExitCode {
+    static func run(_ invocation: Parsed<Parameters>, context: CommandContext) async throws -> ExitCode {
         let service = try await context.service()
-        let arrivals = Task { try await InboxArrivalLines.print(service, context: context, json: invocation[json]) }
+        let arrivals = Task { try await InboxArrivalLines.print(service, context: context, json: invocation[\.json]) }
         defer { arrivals.cancel() }
         let events = try await service.activityEvents()
         for try await event in events {
-            if invocation[json] {
+            if invocation[\.json] {
                 context.terminal.out(try JSONOutput.line(event))
             } else {
                 let verb = event.event == .appeared ? "available" : "gone"
