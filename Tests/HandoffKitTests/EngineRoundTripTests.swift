@@ -180,6 +180,66 @@ final class EngineRoundTripTests: XCTestCase {
         XCTAssertLessThan(stats.notificationsDelivered, 2 * (64 * 1024 / 233))
     }
 
+    /// Counts notifications across the tamper hook's calls.
+    private final class Counter: Sendable {
+        let value = Atomic<Int>(0)
+    }
+
+    /// Issue 14 section 2: the source's activity changes while a receiver is fetching it (the user types on, or
+    /// starts another note), with and without the link dropping in between, so that the rest is fetched again
+    /// by resumption after the change. The receiver gets one whole version, or `handoffFailed` (4608): never the
+    /// old version's first bytes with the new one's last.
+    func testAnActivityReplacedMidTransferArrivesWholeOrFailsNeverMixed() async throws {
+        for (dropsLink, newActivity) in [(false, false), (true, false), (false, true), (true, true)] {
+            let ether = InMemoryEther()
+            var conditions = LinkConditions()
+            if dropsLink { conditions.disconnectAfterNotifications = 120 }
+            await ether.setConditions(conditions)
+            let (source, receiver, _) = try await makePair(ether: ether)
+            let old = Data(repeating: 0xAA, count: 64 * 1024)
+            let new = Data(repeating: 0xBB, count: 64 * 1024)
+            let activity = UserActivity(activityType: noteType)
+            activity.userInfo = ["content": "old", "blob": .data(old)]
+            let remote = try await offer(activity, from: source, to: receiver)
+            let notified = Counter()
+            let replaced = Counter()
+            let engine = source.engine
+            await ether.setNotificationTamper { value in
+                if notified.value.add(1, ordering: .relaxed).newValue == 60 {
+                    Task {
+                        if newActivity {
+                            let other = UserActivity(activityType: noteType)
+                            other.userInfo = ["content": "new", "blob": .data(new)]
+                            try? await other.becomeCurrent(in: engine)
+                        } else {
+                            activity.userInfo = ["content": "new", "blob": .data(new)]
+                        }
+                        // Where the transfer was when the change had landed.
+                        replaced.value.store(notified.value.load(ordering: .relaxed), ordering: .relaxed)
+                    }
+                }
+                // Until the change has landed, nothing more reaches the receiver (it fetches the rest again
+                // afterwards), so the change always falls inside the transfer.
+                let count = notified.value.load(ordering: .relaxed)
+                return count >= 60 && replaced.value.load(ordering: .relaxed) == 0 ? nil : value
+            }
+            let outcome = await receiver.engine.continueActivity(remote)
+            let label = "dropsLink \(dropsLink), new activity \(newActivity)"
+            let total = notified.value.load(ordering: .relaxed)
+            let changedAt = replaced.value.load(ordering: .relaxed)
+            XCTAssertTrue(changedAt > 0 && changedAt < total,
+                          "\(label): the change landed at notification \(changedAt) of \(total), not mid-transfer")
+            if let received = outcome.activity {
+                let content = received.userInfo["content"]?.stringValue
+                let blob = received.userInfo["blob"]
+                XCTAssertTrue((content == "old" && blob == .data(old)) || (content == "new" && blob == .data(new)),
+                              "\(label): a mix arrived: content \(content ?? "nil")")
+            } else {
+                XCTAssertEqual(outcome.error?.code, .handoffFailed, "\(label): \(String(describing: outcome.error))")
+            }
+        }
+    }
+
     func testSurvivesNotificationLoss() async throws {
         var conditions = LinkConditions()
         conditions.notificationLossRate = 0.05
