@@ -77,15 +77,17 @@ let package = Package(
         .target(name: "HandoffDBusClient", dependencies: ["DBus", "HandoffClient"]),
         .target(name: "HandoffDaemon", dependencies: ["HandoffKit", "DBus", "HandoffClient", "HandoffDBusClient"]),
         .executableTarget(name: "handoffd", dependencies: ["HandoffDaemon", "HandoffBlueZ", "BlueZ", "DBus"]),
-        .executableTarget(name: "dbus-bench", dependencies: ["DBus"], path: "bench/swift"),
-        .executableTarget(name: "codec-bench", dependencies: ["HandoffKit"], path: "bench/codec", exclude: ["run.sh", "plistlib_bench.py"]),
-        .executableTarget(name: "bluez-vm-scenarios", dependencies: ["BlueZ", "DBus"]),
+        .executableTarget(name: "dbus-bench", dependencies: ["DBus"], path: "Tools/dbus-bench"),
+        .executableTarget(name: "codec-bench", dependencies: ["HandoffKit"], path: "Tools/codec-bench"),
+        .executableTarget(name: "bluez-vm-scenarios", dependencies: ["BlueZ", "DBus"], path: "Tools/bluez-vm-scenarios"),
         // The L2CAP layer on the VM's real kernel and bluetoothd (scripts/vm/scenarios.list, Docs/l2cap.md).
-        .executableTarget(name: "l2cap-vm-scenarios", dependencies: ["L2CAP", "BlueZ", "DBus"]),
+        .executableTarget(name: "l2cap-vm-scenarios", dependencies: ["L2CAP", "BlueZ", "DBus"],
+                         path: "Tools/l2cap-vm-scenarios"),
         // Tier 2 of HandoffBlueZ: two engines on hci0/hci1 over the VM's real bluetoothd (scripts/vm/scenarios.list).
         .executableTarget(
             name: "handoff-radio-scenarios",
-            dependencies: ["HandoffBlueZ", "HandoffKit", "HandoffTesting", "BlueZ", "DBus"]
+            dependencies: ["HandoffBlueZ", "HandoffKit", "HandoffTesting", "BlueZ", "DBus"],
+            path: "Tools/handoff-radio-scenarios"
         ),
 
         // MARK: Tests
