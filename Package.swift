@@ -1,21 +1,26 @@
 // swift-tools-version:6.0
 // handoff: Apple-style Handoff for Linux, over Bluetooth LE through BlueZ's D-Bus API.
 //
-// Layers, each a target with one job; dependencies point downward only (see Docs/architecture.md):
-//   C shims (CDBus, CSodium) → DBus → BlueZ → HandoffBlueZ
-//   HandoffKit (no D-Bus) → HandoffBlueZ / HandoffTesting → daemon and CLI
+// Linux only: the code needs Glibc, inotify, the kernel's Bluetooth sockets and BlueZ. SwiftPM has no way to
+// declare a Linux-only package (`platforms:` lists only Apple platforms' minimum versions), so there is no
+// `platforms:` line; README.md says what the code runs on.
+//
+// Layers, each a target with one job; dependencies point downward only. Docs/architecture.md draws every target
+// with its arrows and says who may import what. Sources/ is what ships; Tools/ holds the VM scenario and bench
+// executables, which nothing imports.
 import PackageDescription
 
 let package = Package(
     name: "handoff",
-    platforms: [.macOS(.v14)],
     products: [
         // MARK: products
+        // What ships. The Tools/ executables are not listed: SwiftPM gives every executable target of the root
+        // package a product of its own name, which is all `swift build --product handoff-radio-scenarios` and
+        // scripts/vm-test.sh's `@build=` need, without offering them to packages that depend on this one.
         .library(name: "DBus", targets: ["DBus"]),
         .library(name: "HandoffKit", targets: ["HandoffKit"]),
         .library(name: "HandoffTesting", targets: ["HandoffTesting"]),
         .executable(name: "handoff", targets: ["handoff"]),
-        .executable(name: "handoff-radio-scenarios", targets: ["handoff-radio-scenarios"]),
         .library(name: "BlueZ", targets: ["BlueZ"]),
         .library(name: "HandoffDaemon", targets: ["HandoffDaemon"]),
         .library(name: "HandoffDBusClient", targets: ["HandoffDBusClient"]),
@@ -77,15 +82,21 @@ let package = Package(
         .target(name: "HandoffDBusClient", dependencies: ["DBus", "HandoffClient"]),
         .target(name: "HandoffDaemon", dependencies: ["HandoffKit", "DBus", "HandoffClient", "HandoffDBusClient"]),
         .executableTarget(name: "handoffd", dependencies: ["HandoffDaemon", "HandoffBlueZ", "BlueZ", "DBus"]),
-        .executableTarget(name: "dbus-bench", dependencies: ["DBus"], path: "bench/swift"),
-        .executableTarget(name: "codec-bench", dependencies: ["HandoffKit"], path: "bench/codec", exclude: ["run.sh", "plistlib_bench.py"]),
-        .executableTarget(name: "bluez-vm-scenarios", dependencies: ["BlueZ", "DBus"]),
+
+        // MARK: Tools (Tools/): test and bench executables, run by scripts; nothing imports them
+        // The benchmarks' Swift clients (bench/README.md, bench/codec/run.sh).
+        .executableTarget(name: "dbus-bench", dependencies: ["DBus"], path: "Tools/dbus-bench"),
+        .executableTarget(name: "codec-bench", dependencies: ["HandoffKit"], path: "Tools/codec-bench"),
+        // The BlueZ layer on the VM's real bluetoothd (scripts/vm/scenarios.list, Docs/bluez-api.md).
+        .executableTarget(name: "bluez-vm-scenarios", dependencies: ["BlueZ", "DBus"], path: "Tools/bluez-vm-scenarios"),
         // The L2CAP layer on the VM's real kernel and bluetoothd (scripts/vm/scenarios.list, Docs/l2cap.md).
-        .executableTarget(name: "l2cap-vm-scenarios", dependencies: ["L2CAP", "BlueZ", "DBus"]),
+        .executableTarget(name: "l2cap-vm-scenarios", dependencies: ["L2CAP", "BlueZ", "DBus"],
+                         path: "Tools/l2cap-vm-scenarios"),
         // Tier 2 of HandoffBlueZ: two engines on hci0/hci1 over the VM's real bluetoothd (scripts/vm/scenarios.list).
         .executableTarget(
             name: "handoff-radio-scenarios",
-            dependencies: ["HandoffBlueZ", "HandoffKit", "HandoffTesting", "BlueZ", "DBus"]
+            dependencies: ["HandoffBlueZ", "HandoffKit", "HandoffTesting", "BlueZ", "DBus"],
+            path: "Tools/handoff-radio-scenarios"
         ),
 
         // MARK: Tests

@@ -94,9 +94,9 @@ extension BlueZ {
             }
             continuation.finish()
         }
-        let stopped = LockedBox(false)
+        let stopped = Locked(false)
         let stopDiscovery: @Sendable () async -> Void = { [weak self] in
-            guard stopped.update({ old in defer { old = true }; return !old }) else { return }
+            guard stopped.withLock({ old in defer { old = true }; return !old }) else { return }
             _ = try? await self?.call(adapterPath, BlueZNames.adapter1, "StopDiscovery")
         }
         continuation.onTermination = { _ in

@@ -11,7 +11,7 @@ extension BlueZ {
         -> GattRegistration
     {
         let root = try exportPath("app")
-        let state = LockedBox(GattServerState())
+        let state = Locked(GattServerState())
         var exported: [ObjectPath] = []
         do {
             try await connection.export([], at: root, objectManager: true)
@@ -22,7 +22,7 @@ extension BlueZ {
                 exported.append(servicePath)
                 for (c, characteristic) in service.characteristics.enumerated() {
                     let charPath = try servicePath.appending("char\(c)")
-                    state.update {
+                    state.withLock {
                         $0.characteristics[charPath] = .init(uuid: characteristic.uuid, serviceUUID: service.uuid)
                     }
                     let interface = characteristicInterface(characteristic, path: charPath, service: servicePath,
@@ -101,7 +101,7 @@ extension BlueZ {
 
     func characteristicInterface(
         _ characteristic: GattApplication.Characteristic, path: ObjectPath, service: ObjectPath,
-        state: LockedBox<GattServerState>
+        state: Locked<GattServerState>
     ) -> ExportedInterface {
         var interface = ExportedInterface(
             InterfaceName(stringLiteral: BlueZNames.gattCharacteristic1), callOrder: .serial)
@@ -112,13 +112,13 @@ extension BlueZ {
         interface.property("Service", get: { service })
         interface.property("Flags", get: { flags })
         if canNotify {
-            interface.property("Notifying", get: { state.get().characteristics[path]?.notifying ?? false })
+            interface.property("Notifying", get: { state.value.characteristics[path]?.notifying ?? false })
         }
         let onRead = characteristic.onRead
         let onWrite = characteristic.onWrite
         let onSubscribe = characteristic.onSubscribe
         let noteMTU: @Sendable (GattRequest) -> Void = { request in
-            if let mtu = request.mtu { state.update { $0.characteristics[path]?.mtu = mtu } }
+            if let mtu = request.mtu { state.withLock { $0.characteristics[path]?.mtu = mtu } }
         }
         interface.method("ReadValue", in: "a{sv}", out: "ay", inputNames: ["options"], outputNames: ["value"]) { call in
             let request = GattRequest(options: (try? call.argument(0, as: [String: Variant].self)) ?? [:])
@@ -137,7 +137,7 @@ extension BlueZ {
         let connection = self.connection
         interface.method("StartNotify") { _ in
             guard canNotify else { throw Self.refusal("notify") }
-            let changed = state.update { box -> Bool in
+            let changed = state.withLock { box -> Bool in
                 defer { box.characteristics[path]?.notifying = true }
                 return box.characteristics[path]?.notifying == false
             }
@@ -151,7 +151,7 @@ extension BlueZ {
         }
         interface.method("StopNotify") { _ in
             guard canNotify else { throw Self.refusal("notify") }
-            let changed = state.update { box -> Bool in
+            let changed = state.withLock { box -> Bool in
                 defer { box.characteristics[path]?.notifying = false }
                 return box.characteristics[path]?.notifying == true
             }
@@ -196,7 +196,7 @@ public struct GattRegistration: Sendable {
     public let adapter: Adapter1
     let exported: [ObjectPath]
     let bluez: BlueZ
-    let state: LockedBox<GattServerState>
+    let state: Locked<GattServerState>
 
     /// Sends `value` as a notification (PropertiesChanged on `Value`) of the characteristic `uuid`; bluetoothd
     /// forwards it to every client whose CCC is enabled (it keeps that state per device). Values above 512 bytes
@@ -207,7 +207,7 @@ public struct GattRegistration: Sendable {
     /// - Returns: whether a StartNotify is on record for the characteristic.
     @discardableResult
     public func notify(_ uuid: BluetoothUUID, value: Data, service: BluetoothUUID? = nil) throws(BlueZError) -> Bool {
-        let snapshot = state.get()
+        let snapshot = state.value
         guard let path = snapshot.path(of: uuid, service: service) else {
             throw BlueZError(.invalidInput, "the application has no characteristic \(uuid)")
         }
@@ -225,7 +225,7 @@ public struct GattRegistration: Sendable {
     /// - Returns: the number of notifications sent.
     @discardableResult
     public func notifyChunked(_ uuid: BluetoothUUID, value: Data, mtu: Int? = nil) async throws(BlueZError) -> Int {
-        let snapshot = state.get()
+        let snapshot = state.value
         guard let path = snapshot.path(of: uuid, service: nil) else {
             throw BlueZError(.invalidInput, "the application has no characteristic \(uuid)")
         }
@@ -241,13 +241,13 @@ public struct GattRegistration: Sendable {
 
     /// Whether a client is subscribed to `uuid`.
     public func isNotifying(_ uuid: BluetoothUUID) -> Bool {
-        let snapshot = state.get()
+        let snapshot = state.value
         return snapshot.path(of: uuid, service: nil).flatMap { snapshot.characteristics[$0]?.notifying } ?? false
     }
 
     /// The ATT MTU bluetoothd last reported for `uuid`'s connection (23 until a request carried one).
     public func mtu(of uuid: BluetoothUUID) -> Int {
-        let snapshot = state.get()
+        let snapshot = state.value
         return snapshot.path(of: uuid, service: nil).flatMap { snapshot.characteristics[$0]?.mtu } ?? 23
     }
 

@@ -14,7 +14,7 @@ extension BlueZ {
     {
         try advertisement.validate()
         let path = try exportPath("adv")
-        let box = LockedBox(advertisement)
+        let box = Locked(advertisement)
         try await exportAdvertisement(box, at: path)
         var registration = Registration(kind: .advertisement, path: path, adapterName: adapter.name, active: false)
         do {
@@ -65,12 +65,12 @@ extension BlueZ {
         return path
     }
 
-    func exportAdvertisement(_ box: LockedBox<LEAdvertisement>, at path: ObjectPath) async throws(BlueZError) {
+    func exportAdvertisement(_ box: Locked<LEAdvertisement>, at path: ObjectPath) async throws(BlueZError) {
         var interface = ExportedInterface(InterfaceName(stringLiteral: BlueZNames.leAdvertisement1))
-        for (name, value) in box.get().properties.sorted(by: { $0.key < $1.key }) {
+        for (name, value) in box.value.properties.sorted(by: { $0.key < $1.key }) {
             interface.property(
                 MemberName(stringLiteral: name), type: value.type,
-                get: { box.get().properties[name]?.value ?? value.value })
+                get: { box.value.properties[name]?.value ?? value.value })
         }
         interface.method("Release", noReply: true) { [weak self] _ in
             await self?.markReleased(path)
@@ -102,7 +102,7 @@ public struct AdvertisementRegistration: Sendable {
     /// The adapter it advertises on.
     public let adapter: Adapter1
     let bluez: BlueZ
-    let box: LockedBox<LEAdvertisement>
+    let box: Locked<LEAdvertisement>
 
     /// How an update reaches bluetoothd.
     public struct UpdateMethod: Sendable, Equatable {
@@ -115,7 +115,7 @@ public struct AdvertisementRegistration: Sendable {
     }
 
     /// The advertisement as currently exported.
-    public var advertisement: LEAdvertisement { box.get() }
+    public var advertisement: LEAdvertisement { box.value }
 
     /// Changes what is advertised. When the set of exported properties changes (a field appears or goes away),
     /// the object is re-exported and re-registered whatever `method` says.
@@ -123,9 +123,9 @@ public struct AdvertisementRegistration: Sendable {
         async throws(BlueZError)
     {
         try advertisement.validate()
-        let old = box.get().properties
+        let old = box.value.properties
         let new = advertisement.properties
-        box.update { $0 = advertisement }
+        box.withLock { $0 = advertisement }
         if Set(old.keys) != Set(new.keys) || old.mapValues(\.type) != new.mapValues(\.type) {
             try await bluez.reexportAdvertisement(path, box: box, adapterName: adapter.name)
             return
@@ -175,7 +175,7 @@ extension BlueZ {
         registrations[id]?.registeredAt = .now
     }
 
-    func reexportAdvertisement(_ path: ObjectPath, box: LockedBox<LEAdvertisement>, adapterName: String)
+    func reexportAdvertisement(_ path: ObjectPath, box: Locked<LEAdvertisement>, adapterName: String)
         async throws(BlueZError)
     {
         guard let id = registrations.first(where: { $0.value.path == path })?.key,

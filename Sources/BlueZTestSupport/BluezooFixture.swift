@@ -14,6 +14,10 @@ import Foundation
 /// let bluez = try await zoo.connect()
 /// defer { zoo.stop() }
 /// ```
+///
+/// `@unchecked Sendable` is true: the stored `let`s never change after `init`, and what does change (the
+/// replacement bluezoo, whether the fixture has stopped) is behind `state`'s lock. `Process` is not `Sendable`,
+/// which is why the class cannot say `Sendable` plainly; it is only started, waited for and signalled.
 public final class BluezooFixture: @unchecked Sendable {
     /// hci0's address, as btvirt gives it in the VM tier.
     public static let hci0Address = "00:AA:01:00:00:00"
@@ -26,8 +30,13 @@ public final class BluezooFixture: @unchecked Sendable {
     public let address: String
     private let launcher: Process
     private let commandPID: pid_t
-    private var replacement: Process?
-    private var stopped = false
+    private let state = Locked(State())
+
+    private struct State {
+        /// The bluezoo ``startBluezoo()`` started, if any.
+        var replacement: Process?
+        var stopped = false
+    }
 
     /// Foundation's Process hands children the test runner's signal mask, in which SIGTERM is blocked; the
     /// launcher and bluezoo stop on SIGTERM, so they are started through this tiny exec wrapper that clears it.
@@ -111,13 +120,16 @@ public final class BluezooFixture: @unchecked Sendable {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        replacement = process
+        state.withLock { $0.replacement = process }
     }
 
     /// Stops the replacement bluezoo (if any), then ends the launcher's command so it tears the bus down.
     public func stop() {
-        guard !stopped else { return }
-        stopped = true
+        let (first, replacement) = state.withLock { state -> (Bool, Process?) in
+            defer { state.stopped = true }
+            return (!state.stopped, state.replacement)
+        }
+        guard first else { return }
         if let replacement, replacement.isRunning {
             replacement.terminate()
             replacement.waitUntilExit()

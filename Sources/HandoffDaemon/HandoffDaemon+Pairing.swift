@@ -3,7 +3,6 @@ import Foundation
 import HandoffClient
 import HandoffDBusClient
 import HandoffKit
-import Synchronization
 
 /// Pairing and unpairing. The user who pairs becomes the owner of the trust group.
 extension HandoffDaemon {
@@ -66,7 +65,8 @@ extension HandoffDaemon {
         -> TrustStore
     {
         let ownName = await engine.trust.identity.name
-        let peerName = PeerNameBox()
+        // The other device's name, learnt from its pairing beacon while the pairing runs.
+        let peerName = Locked<String?>(nil)
         let confirm: @Sendable (String) async -> Bool = { [weak self] code in
             await self?.askUser(code: code, deviceName: peerName.value ?? "a nearby device", sender: sender,
                                 uid: uid, timeout: timeout) ?? false
@@ -262,15 +262,5 @@ extension HandoffDaemon {
         lastSeen[target.id] = nil
         withdraw(device: target.id)
         logger.log("user \(uid) unpaired '\(target.name)'")
-    }
-}
-
-/// The other device's name, learnt from its pairing beacon while the pairing runs.
-private final class PeerNameBox: Sendable {
-    private let stored = Mutex<String?>(nil)
-
-    var value: String? {
-        get { stored.withLock { $0 } }
-        set { stored.withLock { $0 = newValue } }
     }
 }

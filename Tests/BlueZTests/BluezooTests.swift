@@ -108,12 +108,12 @@ struct BluezooTests {
         defer { Task { await bluez.close() } }
         let hci0 = try await bluez.adapter(named: "hci0")
         let hci1 = try await bluez.adapter(named: "hci1")
-        let received = LockedBox<[Data]>([])
+        let received = Locked<[Data]>([])
         let longValue = Data((0..<400).map { UInt8($0 % 251) })
         let app = GattApplication(services: [
             .init(uuid: Self.serviceUUID, characteristics: [
                 .init(uuid: Self.writeUUID, flags: [.write, .writeWithoutResponse],
-                      onWrite: { value, _ in received.update { $0.append(value) } }),
+                      onWrite: { value, _ in received.withLock { $0.append(value) } }),
                 .init(uuid: Self.notifyUUID, flags: [.notify]),
                 .init(uuid: Self.readUUID, flags: [.read],
                       descriptors: [.constant(BluetoothUUID(short: 0x2901), Data("long".utf8))],
@@ -145,7 +145,7 @@ struct BluezooTests {
         let write = try await device.characteristic(Self.writeUUID)
         try await write.write(Data([0xAB]), type: .request)
         try await write.write(Data([0xCD]), type: .command)
-        #expect(received.get() == [Data([0xAB]), Data([0xCD])])
+        #expect(received.value == [Data([0xAB]), Data([0xCD])])
 
         let notify = try await device.characteristic(Self.notifyUUID)
         let values = try await notify.notifications()
@@ -160,11 +160,11 @@ struct BluezooTests {
         #expect(got == [Data([1]), Data([2])])
 
         let big = Data((0..<3072).map { UInt8(truncatingIfNeeded: $0 * 7) })
-        received.update { $0.removeAll() }
+        received.withLock { $0.removeAll() }
         let writes = try await write.writeChunked(big, mtu: 517)
         var reassembler = ChunkedValue.Reassembler()
         var whole: Data?
-        for chunk in received.get() { whole = try reassembler.append(chunk) ?? whole }
+        for chunk in received.value { whole = try reassembler.append(chunk) ?? whole }
         #expect(writes == 13, "3 KB + 4-byte header in 244-byte chunks")
         #expect(whole == big)
 

@@ -15,13 +15,13 @@ final class CallOrderTests: XCTestCase {
             service.close()
             client.close()
         }
-        let received = Box<[UInt32]>([])
+        let received = Locked<[UInt32]>([])
         var stream = ExportedInterface("org.handoff.Test.Stream", callOrder: .serial)
         stream.method("Write", in: "u", noReply: true) { call in
             let index = try call.argument(0, as: UInt32.self)
             // Later writes sleep less, so concurrent handling would reorder them.
             try await Task.sleep(for: .milliseconds(Int(20 - index)))
-            received.value.append(index)
+            received.withLock { $0.append(index) }
             return []
         }
         stream.method("Written", out: "au") { _ in [received.value.dbusValue] }

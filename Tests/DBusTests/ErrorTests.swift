@@ -19,7 +19,7 @@ final class ErrorTests: XCTestCase {
         let service = try bus.connect()
         let client = try bus.connect()
         connections += [service, client]
-        try await service.export([NoteService.make(title: Box("t"), pings: Box(0))], at: NoteService.path)
+        try await service.export([NoteService.make(title: Locked("t"), pings: Locked(0))], at: NoteService.path)
         return (service, client)
     }
 
@@ -100,7 +100,7 @@ final class ErrorTests: XCTestCase {
         let service = try bus.connect()
         let client = try bus.connect()
         connections += [service, client]
-        let started = Box(false)
+        let started = Locked(false)
         var slow = ExportedInterface("org.handoff.Test.Slow")
         slow.method("Hang") { _ in
             started.value = true
@@ -202,16 +202,16 @@ final class ErrorTests: XCTestCase {
         let service = try bus.connect()
         let client = try bus.connect()
         connections += [service, client]
-        let arrived = Box(0)
+        let arrived = Locked(0)
         var slow = ExportedInterface("org.handoff.Test.Slow")
         slow.method("Hang") { _ in
-            arrived.value += 1
+            arrived.withLock { $0 += 1 }
             try await Task.sleep(for: .seconds(60))
             return []
         }
         try await service.export([slow], at: "/org/handoff/test/slow")
         let destination = service.uniqueName
-        let finished = Box(false)
+        let finished = Locked(false)
         let long = Task {
             defer { finished.value = true }
             return try await client.call(

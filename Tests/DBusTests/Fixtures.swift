@@ -1,25 +1,12 @@
 import DBus
 import Foundation
 
-/// A small mutable cell for property backing values in tests.
-final class Box<T: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: T
-
-    init(_ value: T) { stored = value }
-
-    var value: T {
-        get { lock.withLock { stored } }
-        set { lock.withLock { stored = newValue } }
-    }
-}
-
 /// The "note" object the third-party client tests talk to.
 enum NoteService {
     static let interface: InterfaceName = "org.handoff.Test.Note1"
     static let path: ObjectPath = "/org/handoff/test/note"
 
-    static func make(title: Box<String>, pings: Box<Int>) -> ExportedInterface {
+    static func make(title: Locked<String>, pings: Locked<Int>) -> ExportedInterface {
         var note = ExportedInterface(interface)
         note.method("Describe", in: "su", out: "s", inputNames: ["prefix", "count"], outputNames: ["text"]) { call in
             let prefix = try call.argument(0, as: String.self)
@@ -31,7 +18,7 @@ enum NoteService {
             return [.int64(numbers.reduce(0) { $0 + Int64($1) })]
         }
         note.method("Ping", noReply: true) { _ in
-            pings.value += 1
+            pings.withLock { $0 += 1 }
             return []
         }
         note.method("Fail") { _ in

@@ -9,8 +9,8 @@ final class ThirdPartyClientTests: XCTestCase {
     override class func tearDown() { bus.stop() }
 
     private var service: Connection?
-    private let title = Box("groceries")
-    private let pings = Box(0)
+    private let title = Locked("groceries")
+    private let pings = Locked(0)
 
     private func start() async throws -> (PrivateBus, Connection) {
         let bus = try Self.bus.get()

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The payload codec bench (issue 12 §5), run by bench/run.sh: encode plus decode of a 3 KB note payload through
-# HandoffKit (`ActivitySnapshot.encodedPayload()` then `init(payload:)`) and through Python's plistlib, in the
-# same run, on the same CPU. Prints the table and writes bench/results/codec.json.
+# HandoffKit (`ActivitySnapshot.encodedPayload()` then `init(payload:)`; the Swift side is the `codec-bench` target
+# in Tools/codec-bench) and through Python's plistlib, in the same run, on the same CPU. Prints the table and
+# writes bench/results/codec.json.
 # Knobs: BENCH_SECONDS (per rep, 1), BENCH_REPS (5), BENCH_PIN (CPU list for taskset; default the last CPU;
 # none: no pinning).
 set -euo pipefail
