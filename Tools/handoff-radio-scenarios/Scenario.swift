@@ -45,6 +45,9 @@ struct Scenario: Sendable {
                  run: { try await Scenarios.backToBack(count: 10, path: .l2cap) }),
         Scenario(name: "radio-back-to-back-gatt", limit: .seconds(400),
                  run: { try await Scenarios.backToBack(count: 10, path: .gatt) }),
+        // Issue 14 §2: eight receivers at once, on btvirt's controllers hci1...hci8 (@controllers=9).
+        Scenario(name: "radio-fanout-8", limit: .seconds(300),
+                 run: { try await Scenarios.fanOut(receivers: 8, bytes: 64 * 1024) }),
         // Need bluetoothd -E (the advertisement monitor manager); see Scenarios+Discovery.swift.
         Scenario(name: "radio-beacon-monitor", limit: .seconds(90), run: Scenarios.beaconMonitor),
         Scenario(name: "discovery-latency", limit: .seconds(900), run: Scenarios.discoveryLatency),
