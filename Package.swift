@@ -92,11 +92,14 @@ let package = Package(
         // The benchmarks' Swift clients (bench/README.md, bench/codec/run.sh).
         .executableTarget(name: "dbus-bench", dependencies: ["DBus"], path: "Tools/dbus-bench"),
         .executableTarget(name: "codec-bench", dependencies: ["HandoffKit"], path: "Tools/codec-bench"),
+        // What the two runners below share: failures, reports, checks, the two powered adapters.
+        .target(name: "ScenarioSupport", dependencies: ["BlueZ"], path: "Tools/ScenarioSupport"),
         // The BlueZ layer on the VM's real bluetoothd (scripts/vm/scenarios.list, Docs/bluez-api.md).
-        .executableTarget(name: "bluez-vm-scenarios", dependencies: ["BlueZ", "DBus"], path: "Tools/bluez-vm-scenarios"),
+        .executableTarget(name: "bluez-vm-scenarios", dependencies: ["BlueZ", "DBus", "ScenarioSupport"],
+                          path: "Tools/bluez-vm-scenarios"),
         // The L2CAP layer on the VM's real kernel and bluetoothd (scripts/vm/scenarios.list, Docs/l2cap.md).
-        .executableTarget(name: "l2cap-vm-scenarios", dependencies: ["L2CAP", "BlueZ", "DBus"],
-                         path: "Tools/l2cap-vm-scenarios"),
+        .executableTarget(name: "l2cap-vm-scenarios", dependencies: ["L2CAP", "BlueZ", "DBus", "ScenarioSupport"],
+                          path: "Tools/l2cap-vm-scenarios"),
         // Tier 2 of HandoffBlueZ: two engines on hci0/hci1 over the VM's real bluetoothd (scripts/vm/scenarios.list).
         .executableTarget(
             name: "handoff-radio-scenarios",
