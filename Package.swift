@@ -46,21 +46,25 @@ let package = Package(
             providers: [.apt(["libbluetooth-dev"])]
         ),
 
+        // MARK: Shared building blocks
+        // The one lock box and the one broadcaster every layer uses (package access only, not a product).
+        .target(name: "HandoffShared"),
+
         // MARK: D-Bus layer
-        .target(name: "DBus", dependencies: ["CDBus"]),
+        .target(name: "DBus", dependencies: ["CDBus", "HandoffShared"]),
         .target(name: "DBusTestSupport", dependencies: ["DBus"]),
 
         // MARK: BlueZ layer
-        .target(name: "BlueZ", dependencies: ["DBus"]),
+        .target(name: "BlueZ", dependencies: ["DBus", "HandoffShared"]),
         // bluezoo on a private bus for tier-1 tests (scripts/bluezoo-bus.sh), shared by the BlueZ and radio tests.
-        .target(name: "BlueZTestSupport", dependencies: ["BlueZ", "DBus"]),
+        .target(name: "BlueZTestSupport", dependencies: ["BlueZ", "DBus", "HandoffShared"]),
         // LE credit-based L2CAP channels over the kernel's Bluetooth sockets (Docs/l2cap.md).
         .target(name: "L2CAP", dependencies: ["CBluetooth"]),
         // HandoffKit's Radio over the BlueZ layer.
         .target(name: "HandoffBlueZ", dependencies: ["HandoffKit", "BlueZ", "DBus", "L2CAP"]),
 
         // MARK: HandoffKit
-        .target(name: "HandoffKit", dependencies: ["CSodium"]),
+        .target(name: "HandoffKit", dependencies: ["CSodium", "HandoffShared"]),
         .target(name: "HandoffTesting", dependencies: ["HandoffKit"]),
 
         // MARK: Executables
@@ -80,18 +84,22 @@ let package = Package(
         ),
         // The daemon: the D-Bus API over a HandoffEngine, and the CLI's client for it.
         .target(name: "HandoffDBusClient", dependencies: ["DBus", "HandoffClient"]),
-        .target(name: "HandoffDaemon", dependencies: ["HandoffKit", "DBus", "HandoffClient", "HandoffDBusClient"]),
+        .target(name: "HandoffDaemon",
+                dependencies: ["HandoffKit", "DBus", "HandoffClient", "HandoffDBusClient", "HandoffShared"]),
         .executableTarget(name: "handoffd", dependencies: ["HandoffDaemon", "HandoffBlueZ", "BlueZ", "DBus"]),
 
         // MARK: Tools (Tools/): test and bench executables, run by scripts; nothing imports them
         // The benchmarks' Swift clients (bench/README.md, bench/codec/run.sh).
         .executableTarget(name: "dbus-bench", dependencies: ["DBus"], path: "Tools/dbus-bench"),
         .executableTarget(name: "codec-bench", dependencies: ["HandoffKit"], path: "Tools/codec-bench"),
+        // What the two runners below share: failures, reports, checks, the two powered adapters.
+        .target(name: "ScenarioSupport", dependencies: ["BlueZ"], path: "Tools/ScenarioSupport"),
         // The BlueZ layer on the VM's real bluetoothd (scripts/vm/scenarios.list, Docs/bluez-api.md).
-        .executableTarget(name: "bluez-vm-scenarios", dependencies: ["BlueZ", "DBus"], path: "Tools/bluez-vm-scenarios"),
+        .executableTarget(name: "bluez-vm-scenarios", dependencies: ["BlueZ", "DBus", "ScenarioSupport"],
+                          path: "Tools/bluez-vm-scenarios"),
         // The L2CAP layer on the VM's real kernel and bluetoothd (scripts/vm/scenarios.list, Docs/l2cap.md).
-        .executableTarget(name: "l2cap-vm-scenarios", dependencies: ["L2CAP", "BlueZ", "DBus"],
-                         path: "Tools/l2cap-vm-scenarios"),
+        .executableTarget(name: "l2cap-vm-scenarios", dependencies: ["L2CAP", "BlueZ", "DBus", "ScenarioSupport"],
+                          path: "Tools/l2cap-vm-scenarios"),
         // Tier 2 of HandoffBlueZ: two engines on hci0/hci1 over the VM's real bluetoothd (scripts/vm/scenarios.list).
         .executableTarget(
             name: "handoff-radio-scenarios",
@@ -100,8 +108,9 @@ let package = Package(
         ),
 
         // MARK: Tests
-        .testTarget(name: "DBusTests", dependencies: ["DBus", "DBusTestSupport"]),
-        .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "BlueZTestSupport", "DBus", "DBusTestSupport"]),
+        .testTarget(name: "DBusTests", dependencies: ["DBus", "DBusTestSupport", "HandoffShared"]),
+        .testTarget(name: "BlueZTests",
+                    dependencies: ["BlueZ", "BlueZTestSupport", "DBus", "DBusTestSupport", "HandoffShared"]),
         .testTarget(name: "HandoffBlueZTests",
                     dependencies: ["HandoffBlueZ", "HandoffKit", "HandoffTesting", "BlueZ", "BlueZTestSupport"]),
         .testTarget(name: "L2CAPTests", dependencies: ["L2CAP"]),

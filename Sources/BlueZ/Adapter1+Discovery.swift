@@ -1,4 +1,5 @@
 import DBus
+import HandoffShared
 
 extension Adapter1 {
     /// Sets the discovery filter, starts discovery and delivers matching devices as events.

@@ -1,5 +1,6 @@
 import DBus
 import Foundation
+import HandoffShared
 
 /// Keeping ``BlueZ/tree`` in step with bluetoothd.
 extension BlueZ {
@@ -106,22 +107,12 @@ extension BlueZ {
     /// Hands changes to every watcher.
     func publish(_ changes: [ObjectTree.Change]) {
         guard !changes.isEmpty else { return }
-        for watcher in changeWatchers.values { watcher.yield(changes) }
+        changeBroadcast.publish(changes)
     }
 
     /// A stream of every change to the mirror from now on; ends when the caller stops iterating.
     func changes() -> AsyncStream<[ObjectTree.Change]> {
-        let id = makeID()
-        let (stream, continuation) = AsyncStream<[ObjectTree.Change]>.makeStream(bufferingPolicy: .unbounded)
-        changeWatchers[id] = continuation
-        continuation.onTermination = { [weak self] _ in
-            Task { await self?.removeWatcher(id) }
-        }
-        return stream
-    }
-
-    func removeWatcher(_ id: UInt64) {
-        changeWatchers.removeValue(forKey: id)
+        changeBroadcast.subscribe()
     }
 
     /// Waits until `condition` holds on the mirror: checks now, then after every change.
@@ -147,6 +138,6 @@ extension BlueZ {
 
     /// Wakes waiters so they can notice their deadline.
     func publishTick() {
-        for watcher in changeWatchers.values { watcher.yield([]) }
+        changeBroadcast.publish([])
     }
 }

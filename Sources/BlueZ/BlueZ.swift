@@ -1,5 +1,6 @@
 import DBus
 import Foundation
+import HandoffShared
 
 /// The entry point of the BlueZ layer: one connection to the bus bluetoothd is on, a live mirror of its object
 /// tree, and everything we registered with it (advertisements, GATT applications, agents).
@@ -27,7 +28,7 @@ public actor BlueZ {
     /// When `org.bluez` last got a new owner (bluetoothd started or restarted) while we watched.
     public internal(set) var ownerAppearedAt: ContinuousClock.Instant?
 
-    var changeWatchers: [UInt64: AsyncStream<[ObjectTree.Change]>.Continuation] = [:]
+    let changeBroadcast = Broadcaster<[ObjectTree.Change]>()
     var registrations: [UInt64: Registration] = [:]
     var nextID: UInt64 = 0
     var pumps: [Task<Void, Never>] = []
@@ -61,8 +62,7 @@ public actor BlueZ {
     public func close() {
         for pump in pumps { pump.cancel() }
         pumps.removeAll()
-        for watcher in changeWatchers.values { watcher.finish() }
-        changeWatchers.removeAll()
+        changeBroadcast.finishAll()
         connection.close()
     }
 

@@ -1,5 +1,6 @@
 import DBus
 import Foundation
+import HandoffShared
 
 /// `org.bluez.GattManager1` (doc/org.bluez.GattManager.rst): exporting and registering a GATT application.
 extension BlueZ {

@@ -1,5 +1,6 @@
 import DBus
 import Foundation
+import HandoffShared
 
 /// `org.bluez.LEAdvertisingManager1` (doc/org.bluez.LEAdvertisingManager.rst): registering advertisements.
 extension BlueZ {

@@ -1,6 +1,7 @@
 import BlueZ
 import DBus
 import Foundation
+import HandoffShared
 
 /// Tier 1: bluezoo (the BlueZ mock from PyPI) with hci0 and hci1 on a private system-like bus, started through
 /// the repository's launcher `scripts/bluezoo-bus.sh` in its command mode. The command only reports the bus

@@ -3,6 +3,7 @@ import Foundation
 import HandoffClient
 import HandoffDBusClient
 import HandoffKit
+import HandoffShared
 
 /// Pairing and unpairing. The user who pairs becomes the owner of the trust group.
 extension HandoffDaemon {

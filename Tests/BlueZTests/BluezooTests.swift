@@ -4,6 +4,7 @@ import Testing
 
 @testable import BlueZ
 import BlueZTestSupport
+import HandoffShared
 
 /// Tier 1: the BlueZ layer against bluezoo with two adapters. bluezoo emulates adapters, advertising, discovery,
 /// connections and GATT forwarding; it does not emulate radio timing, MTU negotiation (it reports 512 unless the

@@ -1,5 +1,6 @@
 import DBus
 import DBusTestSupport
+import HandoffShared
 import XCTest
 
 /// Interfaces exported with `callOrder: .serial` apply calls in arrival order even when handlers suspend.

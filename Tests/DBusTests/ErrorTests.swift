@@ -1,6 +1,7 @@
 import DBus
 import DBusTestSupport
 import Foundation
+import HandoffShared
 import XCTest
 
 /// Failures a user would notice: standard error names, readable InvalidArgs, peers that vanish, bad values.

@@ -1,5 +1,6 @@
 import DBus
 import Foundation
+import HandoffShared
 
 /// The "note" object the third-party client tests talk to.
 enum NoteService {

@@ -1,6 +1,7 @@
 import DBus
 import DBusTestSupport
 import Foundation
+import HandoffShared
 import XCTest
 
 /// Exported objects called by busctl, gdbus and dbus-send, and introspected by them.

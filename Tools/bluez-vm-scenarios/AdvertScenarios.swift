@@ -1,5 +1,6 @@
 import BlueZ
 import Foundation
+import ScenarioSupport
 
 /// Advertising on real bluetoothd: data seen from the other adapter, both update methods timed, and the two
 /// registration errors.

@@ -1,6 +1,7 @@
 import BlueZ
 import DBus
 import Foundation
+import ScenarioSupport
 
 /// What the scenarios share: the bus, the two adapters (hci0 serves and advertises, hci1 scans and connects).
 struct Rig: Sendable {
@@ -15,13 +16,7 @@ struct Rig: Sendable {
     static let longRead = BluetoothUUID("6a1d0004-8f4e-4a5b-9c1e-5b0d7c7e0001")!
 
     static func make() async throws -> Rig {
-        let bluez = try await BlueZ.connect(bus: .system, log: { line in
-            FileHandle.standardError.write(Data("bluez: \(line)\n".utf8))
-        })
-        let hci0 = try await bluez.waitForAdapter(named: "hci0")
-        let hci1 = try await bluez.waitForAdapter(named: "hci1")
-        try await hci0.setPowered(true)
-        try await hci1.setPowered(true)
+        let (bluez, hci0, hci1) = try await poweredAdapters()
         return Rig(bluez: bluez, hci0: hci0, hci1: hci1)
     }
 

@@ -1,6 +1,7 @@
 import BlueZ
 import DBus
 import Foundation
+import ScenarioSupport
 
 /// GATT over the real LE link between hci0 (our server) and hci1 (our client), at whatever ExchangeMTU
 /// bluetoothd runs with (vm-test.sh's @mtu).

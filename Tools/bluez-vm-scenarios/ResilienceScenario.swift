@@ -1,6 +1,7 @@
 import BlueZ
 import DBus
 import Foundation
+import ScenarioSupport
 
 /// bluetoothd killed (SIGKILL) and started again by guest-bluez.sh while this process keeps running: the
 /// advertisement and the GATT application must be registered again within 2 s, by the layer on its own.

@@ -1,4 +1,5 @@
 import Foundation
+import ScenarioSupport
 
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,5 @@
 import Foundation
+import ScenarioSupport
 
 // bluez-vm-scenarios: real-BlueZ scenarios for the VM tier (scripts/vm-test.sh runs it inside the VM).
 //

@@ -2,6 +2,7 @@ import BlueZ
 import DBus
 import Foundation
 import L2CAP
+import ScenarioSupport
 
 /// What the layer does on the real kernel (Debian 6.1 in the VM) between btvirt's hci1 and hci0.
 enum L2CAPScenarios {

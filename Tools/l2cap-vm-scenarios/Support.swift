@@ -2,6 +2,7 @@ import BlueZ
 import DBus
 import Foundation
 import L2CAP
+import ScenarioSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -12,54 +13,6 @@ struct Scenario: Sendable {
     let name: String
     let limit: Int64
     let run: @Sendable (Rig, Report) async throws -> Void
-}
-
-struct ScenarioFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
-
-/// Notes (stderr, in the scenario log) and measurements (`MEASURE name key=value` on stdout).
-struct Report: Sendable {
-    let name: String
-    let started = ContinuousClock.now
-
-    func note(_ text: String) {
-        FileHandle.standardError.write(Data("[\(name) +\(elapsedMilliseconds) ms] \(text)\n".utf8))
-    }
-
-    func measure(_ key: String, _ value: String) {
-        print("MEASURE \(name) \(key)=\(value)")
-        note("\(key)=\(value)")
-    }
-
-    var elapsedMilliseconds: Int { Self.milliseconds(ContinuousClock.now - started) }
-
-    static func milliseconds(_ duration: Duration) -> Int {
-        Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
-    }
-}
-
-func check(_ condition: Bool, _ message: @autoclosure () -> String) throws {
-    if !condition { throw ScenarioFailure(message()) }
-}
-
-/// Runs `body` with a time limit.
-func within<T: Sendable>(_ limit: Duration, _ what: String, _ body: @escaping @Sendable () async throws -> T)
-    async throws -> T
-{
-    try await withThrowingTaskGroup(of: T?.self) { group in
-        group.addTask { try await body() }
-        group.addTask {
-            try await Task.sleep(for: limit)
-            return nil
-        }
-        defer { group.cancelAll() }
-        guard let first = try await group.next(), let value = first else {
-            throw ScenarioFailure("timed out after \(limit) waiting for \(what)")
-        }
-        return value
-    }
 }
 
 /// The two adapters as L2CAP addresses (from Adapter1's Address and AddressType), and a connectable advertisement
@@ -76,13 +29,7 @@ struct Rig: Sendable {
     let advertisement: AdvertisementRegistration
 
     static func make() async throws -> Rig {
-        let bluez = try await BlueZ.connect(bus: .system, log: { line in
-            FileHandle.standardError.write(Data("bluez: \(line)\n".utf8))
-        })
-        let hci0 = try await bluez.waitForAdapter(named: "hci0")
-        let hci1 = try await bluez.waitForAdapter(named: "hci1")
-        try await hci0.setPowered(true)
-        try await hci1.setPowered(true)
+        let (bluez, hci0, hci1) = try await poweredAdapters()
         let server = try await address(of: hci0, bluez: bluez)
         let client = try await address(of: hci1, bluez: bluez)
         let advertisement = try await bluez.register(LEAdvertisement(type: .peripheral, localName: "l2cap"),

@@ -1,4 +1,5 @@
 import Foundation
+import ScenarioSupport
 
 // l2cap-vm-scenarios: the L2CAP layer on the real kernel and bluetoothd, hci1 (client) to hci0 (listener), inside
 // the VM tier (scripts/vm/scenarios.list, line l2cap-layer). Docs/l2cap.md lists what each scenario proves.

@@ -1,5 +1,6 @@
 import CDBus
 import Dispatch
+import HandoffShared
 
 /// The libdbus connection and everything bound to its lifetime: the loop thread that drives it, signal
 /// subscriptions and exported objects.

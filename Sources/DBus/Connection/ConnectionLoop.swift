@@ -1,5 +1,6 @@
 import CDBus
 import Dispatch
+import HandoffShared
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

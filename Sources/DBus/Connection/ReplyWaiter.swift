@@ -1,5 +1,6 @@
 import CDBus
 import Dispatch
+import HandoffShared
 
 /// One awaited method reply: the bridge between libdbus's `DBusPendingCall` notification and a Swift
 /// continuation. It ends the wait exactly once, whichever comes first of the reply, the timeout error libdbus

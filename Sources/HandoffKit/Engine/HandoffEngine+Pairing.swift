@@ -1,4 +1,5 @@
 import Foundation
+import HandoffShared
 
 extension HandoffEngine {
     /// A pairing fragment written by a central, routed to `acceptPairing`.
@@ -13,23 +14,13 @@ extension HandoffEngine {
 
     /// Devices nearby that are in pairing mode. Ends when the engine stops.
     public func pairingCandidates() -> AsyncStream<PairingCandidate> {
-        let (stream, continuation) = AsyncStream<PairingCandidate>.makeStream()
-        let id = UUID()
-        pairingWatchers[id] = continuation
-        continuation.onTermination = { [weak self] _ in
-            Task { await self?.removePairingWatcher(id) }
-        }
-        return stream
-    }
-
-    private func removePairingWatcher(_ id: UUID) {
-        pairingWatchers[id] = nil
+        pairingCandidateBroadcast.subscribe()
     }
 
     /// Reports a pairing beacon to the watchers.
     func handlePairingBeacon(name: String, event: ScanEvent) {
         let candidate = PairingCandidate(name: name, peer: event.peer, rssi: event.rssi)
-        for watcher in pairingWatchers.values { watcher.yield(candidate) }
+        pairingCandidateBroadcast.publish(candidate)
     }
 
     /// Routes a pairing fragment to the running `acceptPairing`, or refuses it.

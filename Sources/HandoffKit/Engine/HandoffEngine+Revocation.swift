@@ -1,4 +1,5 @@
 import Foundation
+import HandoffShared
 
 extension HandoffEngine {
     /// Revokes `deviceID`: removes it, rotates the group key and adopts the result at once. The new key is then
@@ -21,17 +22,7 @@ extension HandoffEngine {
 
     /// Every change of this engine's trust state (pairing, revocation, a rekey received from a peer), for saving.
     public func trustUpdates() -> AsyncStream<TrustStore> {
-        let (stream, continuation) = AsyncStream<TrustStore>.makeStream()
-        let id = UUID()
-        trustWatchers[id] = continuation
-        continuation.onTermination = { [weak self] _ in
-            Task { await self?.removeTrustWatcher(id) }
-        }
-        return stream
-    }
-
-    private func removeTrustWatcher(_ id: UUID) {
-        trustWatchers[id] = nil
+        trustBroadcast.subscribe()
     }
 
     func refreshPreviousCodec() {

@@ -1,4 +1,5 @@
 import Foundation
+import HandoffShared
 
 extension HandoffEngine {
     /// Handles one scanned advertisement: opens it, drops strangers, forgeries and replays, records availability.
@@ -29,7 +30,7 @@ extension HandoffEngine {
         let remote = RemoteActivity(device: device, activityType: typeByTag[beacon.typeTag], sequence: beacon.sequence,
                                     peer: event.peer, rssi: event.rssi, seenAt: Date(), typeTag: beacon.typeTag)
         available[beacon.device] = remote
-        for watcher in watchers.values { watcher.yield(remote) }
+        availability.publish(remote)
     }
 
     /// Activities trusted peers currently advertise (the newest per device).
@@ -39,17 +40,7 @@ extension HandoffEngine {
 
     /// A stream of new availabilities (a new activity or a new sequence of one). Ends when the engine stops.
     public func availabilityUpdates() -> AsyncStream<RemoteActivity> {
-        let (stream, continuation) = AsyncStream<RemoteActivity>.makeStream()
-        let id = UUID()
-        watchers[id] = continuation
-        continuation.onTermination = { [weak self] _ in
-            Task { await self?.removeWatcher(id) }
-        }
-        return stream
-    }
-
-    private func removeWatcher(_ id: UUID) {
-        watchers[id] = nil
+        availability.subscribe()
     }
 
     /// Forgets an availability (for example after the user dismissed it).

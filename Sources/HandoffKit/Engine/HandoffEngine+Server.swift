@@ -11,16 +11,14 @@ extension HandoffEngine {
         do {
             frame = try TransferFrame.decode(write.value)
         } catch let error as HandoffError {
-            await reply(error, context: [UInt8](repeating: 0, count: TransferFrame.transferIDLength), to: write)
+            await reply(error, context: TransferFrame.noContext, to: write)
             return
         } catch {
             return
         }
         switch frame {
         case .request(let sequence, let nonce, let mac):
-            let signed = TransferFrame.requestSignedPart(sequence: sequence, nonce: nonce)
-            let expected = Sodium.genericHash(signed, key: keys.requestKey, length: TransferFrame.macLength)
-            guard Sodium.constantTimeEqual(expected, mac) else {
+            guard Sodium.constantTimeEqual(keys.requestMAC(sequence: sequence, nonce: nonce), mac) else {
                 await reply(HandoffError(.untrustedPeer, "this device does not trust the requester"), context: nonce,
                             to: write)
                 return

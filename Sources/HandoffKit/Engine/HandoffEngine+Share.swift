@@ -1,4 +1,5 @@
 import Foundation
+import HandoffShared
 
 /// Sharing: a push of one item (a file, text or a link) to one trusted device's inbox. Not an activity: no beacon
 /// names it and the source asks nothing of an app. The sender connects to the receiver's transfer service and
@@ -16,8 +17,8 @@ extension HandoffEngine {
         var presenceTask: Task<Void, Never>?
         var sessions: [[UInt8]: IncomingPush] = [:]
         var sightings: [UUID: Sighting] = [:]
-        var sightingWatchers: [UUID: AsyncStream<UUID>.Continuation] = [:]
-        var arrivalWatchers: [UUID: AsyncStream<InboxItem>.Continuation] = [:]
+        let sightingBroadcast = Broadcaster<UUID>()
+        let arrivalBroadcast = Broadcaster<InboxItem>()
     }
 
     /// Where and when a trusted device's beacon (of any kind) was last received.
@@ -99,20 +100,12 @@ extension HandoffEngine {
     /// The id of a trusted device each time it comes into range (first beacon, a new address, or a beacon after a
     /// minute of silence). The daemon retries its outbox then. Ends when the engine stops.
     public func sightings() -> AsyncStream<UUID> {
-        let (stream, continuation) = AsyncStream<UUID>.makeStream()
-        let id = UUID()
-        share.sightingWatchers[id] = continuation
-        continuation.onTermination = { [weak self] _ in Task { await self?.removeSightingWatcher(id) } }
-        return stream
+        share.sightingBroadcast.subscribe()
     }
 
     /// Every item that arrives in the inbox. Ends when the engine stops.
     public func arrivals() -> AsyncStream<InboxItem> {
-        let (stream, continuation) = AsyncStream<InboxItem>.makeStream()
-        let id = UUID()
-        share.arrivalWatchers[id] = continuation
-        continuation.onTermination = { [weak self] _ in Task { await self?.removeArrivalWatcher(id) } }
-        return stream
+        share.arrivalBroadcast.subscribe()
     }
 
     // MARK: - Presence
@@ -149,20 +142,15 @@ extension HandoffEngine {
         let now = Date()
         share.sightings[beacon.device] = Sighting(peer: event.peer, seenAt: now, sequence: beacon.sequence)
         if previous == nil || previous?.peer != event.peer || now.timeIntervalSince(previous?.seenAt ?? now) > 60 {
-            for watcher in share.sightingWatchers.values { watcher.yield(beacon.device) }
+            share.sightingBroadcast.publish(beacon.device)
         }
         return isPresence
     }
 
-    private func removeSightingWatcher(_ id: UUID) { share.sightingWatchers[id] = nil }
-    private func removeArrivalWatcher(_ id: UUID) { share.arrivalWatchers[id] = nil }
-
     func stopSharing() {
         share.presenceTask?.cancel()
-        for watcher in share.sightingWatchers.values { watcher.finish() }
-        for watcher in share.arrivalWatchers.values { watcher.finish() }
-        share.sightingWatchers = [:]
-        share.arrivalWatchers = [:]
+        share.sightingBroadcast.finishAll()
+        share.arrivalBroadcast.finishAll()
     }
 
     // MARK: - Receiving
@@ -293,7 +281,7 @@ extension HandoffEngine {
         do throws(HandoffError) {
             let item = try inbox.commit(transferID: id)
             await shareReply(.done(transferID: id, mac: session.keys.doneMAC(id)), to: write)
-            for watcher in share.arrivalWatchers.values { watcher.yield(item) }
+            share.arrivalBroadcast.publish(item)
         } catch {
             await shareRefuse(error, id: id, to: write)
         }

@@ -1,4 +1,5 @@
 import Foundation
+import HandoffShared
 
 /// Ties HandoffKit together over one `Radio`: advertises the current activity's beacon, serves its payload over the
 /// transfer service, scans for trusted peers' beacons and continues their activities through the delegate.
@@ -37,11 +38,11 @@ public actor HandoffEngine {
     var scanTask: Task<Void, Never>?
     var seen: [UUID: SeenBeacons] = [:]
     var available: [UUID: RemoteActivity] = [:]
-    var watchers: [UUID: AsyncStream<RemoteActivity>.Continuation] = [:]
+    let availability = Broadcaster<RemoteActivity>()
 
     // Pairing.
     var pairingInbox: AsyncStream<PairingWrite>.Continuation?
-    var pairingWatchers: [UUID: AsyncStream<PairingCandidate>.Continuation] = [:]
+    let pairingCandidateBroadcast = Broadcaster<PairingCandidate>()
 
     // Revocation.
     var pendingRekeys: [UUID: RekeyMessage] = [:]
@@ -49,7 +50,7 @@ public actor HandoffEngine {
     var previousCodec: BeaconCodec?
     var rekeysInFlight: Set<UUID> = []
     var rekeyFragments: [PeerAddress: PairingFragments] = [:]
-    var trustWatchers: [UUID: AsyncStream<TrustStore>.Continuation] = [:]
+    let trustBroadcast = Broadcaster<TrustStore>()
 
     // Sharing (HandoffEngine+Share.swift).
     var share = ShareState()
@@ -130,12 +131,9 @@ public actor HandoffEngine {
         streams = [:]
         await service?.close()
         service = nil
-        for watcher in watchers.values { watcher.finish() }
-        watchers = [:]
-        for watcher in pairingWatchers.values { watcher.finish() }
-        pairingWatchers = [:]
-        for watcher in trustWatchers.values { watcher.finish() }
-        trustWatchers = [:]
+        availability.finishAll()
+        pairingCandidateBroadcast.finishAll()
+        trustBroadcast.finishAll()
         pairingInbox?.finish()
         stopSharing()
     }
@@ -156,7 +154,7 @@ public actor HandoffEngine {
         seen = seen.filter { trusted.contains($0.key) }
         pendingRekeys = pendingRekeys.filter { trusted.contains($0.key) }
         refreshPreviousCodec()
-        for watcher in trustWatchers.values { watcher.yield(store) }
+        trustBroadcast.publish(store)
         if let current {
             currentTag = keys.typeTag(for: current.activityType)
             try? await advertiseCurrent()

@@ -122,8 +122,7 @@ struct TransferClient: Sendable {
     }
 
     private func sendRequest(on link: any RadioLink, nonce: [UInt8]) async throws {
-        let signed = TransferFrame.requestSignedPart(sequence: remote.sequence, nonce: nonce)
-        let mac = Sodium.genericHash(signed, key: keys.requestKey, length: TransferFrame.macLength)
+        let mac = keys.requestMAC(sequence: remote.sequence, nonce: nonce)
         try await write(.request(sequence: remote.sequence, nonce: nonce, mac: mac), on: link)
     }
 
@@ -173,7 +172,7 @@ struct TransferClient: Sendable {
             return nil
         case .error(let context, let code, let message):
             guard context == requestNonce || context == state.header?.transferID
-                    || context == [UInt8](repeating: 0, count: TransferFrame.transferIDLength) else { return nil }
+                    || context == TransferFrame.noContext else { return nil }
             throw HandoffError(HandoffError.Code(rawValue: code), "the source device refused: \(message)")
         case .data(let id, let offset, let bytes):
             guard let header = state.header, id == header.transferID else { return nil }

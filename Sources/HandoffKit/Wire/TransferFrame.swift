@@ -22,6 +22,8 @@ enum TransferFrame: Sendable, Equatable {
 
     static let nonceLength = 8
     static let transferIDLength = 8
+    /// The context of an ERROR that answers no request or transfer (a frame the source could not read): zeros.
+    static let noContext = [UInt8](repeating: 0, count: transferIDLength)
     static let macLength = 16
     /// Bytes a data frame spends before its payload bytes.
     static let dataOverhead = 14

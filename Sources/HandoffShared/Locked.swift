@@ -8,7 +8,7 @@ import Darwin
 
 /// The package's one lock box: a value guarded by a mutex, reached only with the mutex held. Every target that
 /// shares mutable state between tasks, threads or exported-object handlers uses this (`package` access: the
-/// package's targets and tests see it, a user of the `DBus` product does not).
+/// package's targets and tests see it, a user of one of its products does not).
 ///
 /// It has `Synchronization.Mutex`'s shape (``withLock(_:)``) but a pthread mutex inside, on purpose: on Linux
 /// `Mutex` is a bare futex that ThreadSanitizer cannot see, so `make test-tsan` reported the state it guards as a
