@@ -86,6 +86,10 @@ public final class DBusHandoffService: HandoffService {
         _ id: ActivityID, progress: @escaping @Sendable (ContinueProgress) -> Void
     ) async throws -> ContinuedActivity {
         let updates = try await signals(HandoffBusAPI.Signal.progress)
+        // The daemon says `finishing` just before it replies; the bus delivers that signal before the reply, but
+        // the forwarder may not have handed it on yet when the reply resumes this call. `finished` lets the call
+        // wait for it, so the caller has seen every report (a progress bar ends full) when this returns.
+        let (finished, finishing) = AsyncStream<Void>.makeStream()
         let forwarder = Task {
             for await message in updates {
                 guard let values = try? message.arguments(), values.count == 4, case .string(id.rawValue) = values[0],
@@ -94,10 +98,20 @@ public final class DBusHandoffService: HandoffService {
                 else { continue }
                 progress(ContinueProgress(phase: phase, receivedBytes: Int(clamping: received),
                                           totalBytes: total == 0 ? nil : Int(clamping: total)))
+                if phase == .finishing { finishing.finish() }
             }
+            finishing.finish()
         }
         defer { forwarder.cancel() }
         let reply = try await call(HandoffBusAPI.Method.continueActivity, [.string(id.rawValue)], timeout: .seconds(120))
+        // Already queued when the reply came, so this is at once; bounded for a daemon that never says it.
+        let waited = Task { for await _ in finished {} }
+        let limit = Task {
+            try? await Task.sleep(for: .seconds(1))
+            waited.cancel()
+        }
+        await waited.value
+        limit.cancel()
         guard reply.count == 4 || reply.count == 5, case .string(let type) = reply[1], case .string(let title) = reply[2],
             case .bytes(let info) = reply[3]
         else { throw ServiceError(.failed, "the daemon answered Continue with \(reply.map(\.type))") }
