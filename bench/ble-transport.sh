@@ -17,6 +17,7 @@
 #   BENCH_BLE_1M        1 MiB rounds over L2CAP and l2test, default 2; 0 leaves 1 MiB out
 #   BENCH_BLE_1M_GATT   of those, how many also over GATT (60-150 s each in the VM), default 1
 #   BENCH_BLE_B2B       1: the back-to-back pair (10 continues on each path), default 1
+#   BENCH_BLE_VM_LIMIT  seconds the whole VM may run (default 1500): the VM is shared, a hang must not hold it
 #   BENCH_BLE_LOCK      the VM lock file (default /tmp/handoff-vm.lock), taken with flock around the VM run;
 #                       "held" when the caller already holds it (e.g. `flock /tmp/handoff-vm.lock make bench-ble`
 #                       with BENCH_BLE_LOCK=held): a second flock on it from here would wait forever
@@ -27,8 +28,8 @@ set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 r3k=${BENCH_BLE_3K:-10} r64k=${BENCH_BLE_64K:-2} r1m=${BENCH_BLE_1M:-2} r1mgatt=${BENCH_BLE_1M_GATT:-1}
-b2b=${BENCH_BLE_B2B:-1} lock=${BENCH_BLE_LOCK:-/tmp/handoff-vm.lock}
-for knob in "$r3k" "$r64k" "$r1m" "$r1mgatt" "$b2b"; do
+b2b=${BENCH_BLE_B2B:-1} lock=${BENCH_BLE_LOCK:-/tmp/handoff-vm.lock} limit=${BENCH_BLE_VM_LIMIT:-1500}
+for knob in "$r3k" "$r64k" "$r1m" "$r1mgatt" "$b2b" "$limit"; do
     [[ "$knob" =~ ^[0-9]+$ ]] || { echo "ble-transport: BENCH_BLE_* must be whole numbers (got '$knob')" >&2; exit 2; }
 done
 results="$root/bench/results"
@@ -44,8 +45,8 @@ capture="bench/vm/full-capture.sh"
 cont() {    # NAME TIMEOUT TRANSPORT SCENARIO
     echo "$1 @timeout=$2 $build HANDOFF_TRANSPORT=$3 $capture $bin $4"
 }
-ceiling() { # NAME BYTES
-    echo "$1 @timeout=200 $capture bench/l2cap-ceiling.sh --sizes $2"
+ceiling() { # NAME BYTES TIMEOUT
+    echo "$1 @timeout=$3 $capture bench/l2cap-ceiling.sh --sizes $2"
 }
 {
     echo "# make bench-ble, $stamp: NAME = PATH-SIZE-ROUND (bench/ble-transport.sh)"
@@ -54,35 +55,38 @@ ceiling() { # NAME BYTES
     ((r1m > rounds)) && rounds=$r1m
     for ((i = 1; i <= rounds; i++)); do
         if ((i <= r3k)); then
-            cont "gatt-3k-$i" 150 gatt radio-continue-3k
-            cont "l2cap-3k-$i" 150 l2cap radio-l2cap-3k
-            ceiling "ceiling-3k-$i" 3072
+            cont "gatt-3k-$i" 60 gatt radio-continue-3k
+            cont "l2cap-3k-$i" 45 l2cap radio-l2cap-3k
+            ceiling "ceiling-3k-$i" 3072 60
         fi
         if ((i <= r64k)); then
-            cont "gatt-64k-$i" 200 gatt radio-continue-64k
-            cont "l2cap-64k-$i" 150 l2cap radio-l2cap-64k
-            ceiling "ceiling-64k-$i" 65536
+            cont "gatt-64k-$i" 90 gatt radio-continue-64k
+            cont "l2cap-64k-$i" 45 l2cap radio-l2cap-64k
+            ceiling "ceiling-64k-$i" 65536 60
         fi
         if ((i <= r1m)); then
-            ((i <= r1mgatt)) && cont "gatt-1m-$i" 630 gatt radio-continue-1m
-            cont "l2cap-1m-$i" 270 l2cap radio-l2cap-1m
-            ceiling "ceiling-1m-$i" 1048576
+            ((i <= r1mgatt)) && cont "gatt-1m-$i" 400 gatt radio-continue-1m
+            cont "l2cap-1m-$i" 120 l2cap radio-l2cap-1m
+            ceiling "ceiling-1m-$i" 1048576 90
+        fi
+        # The back-to-back pair after the second round (or the last, if fewer), not at the very end where a VM
+        # run over its limit would lose it.
+        if ((b2b && (i == 2 || (i == rounds && rounds < 2)))); then
+            cont "b2b-l2cap-3k-1" 120 l2cap radio-back-to-back
+            cont "b2b-gatt-3k-1" 240 gatt radio-back-to-back-gatt
         fi
     done
-    if ((b2b)); then
-        cont "b2b-l2cap-3k-1" 330 l2cap radio-back-to-back
-        cont "b2b-gatt-3k-1" 430 gatt radio-back-to-back-gatt
-    fi
 } >"$list"
 count=$(grep -vc '^#' "$list")
 echo "ble-transport: $count scenario(s) in one VM boot (list $list)"
 
-# Built before the lock is taken, so the VM is not held while the compiler runs; vm-test.sh then skips the build.
-(cd "$root" && ${SWIFT:-swift} build --product handoff-radio-scenarios)
+# Built before the lock is taken (niced: a VM may be running), so the VM is not held while the compiler runs;
+# vm-test.sh then skips the build.
+(cd "$root" && nice -n 15 ${SWIFT:-swift} build --product handoff-radio-scenarios)
 
 load=$(cut -d' ' -f1-3 /proc/loadavg)
 started=$(date -u +%FT%TZ)
-vm=("$root/scripts/vm-test.sh" --keep-logs --no-build --list "$list")
+vm=("$root/scripts/vm-test.sh" --keep-logs --no-build --timeout "$limit" --list "$list")
 if [[ "$lock" != held ]]; then
     echo "ble-transport: waiting for the VM lock ($lock)"
     vm=(flock "$lock" "${vm[@]}")
