@@ -20,6 +20,7 @@ Exit status 0, or 2 for bad arguments.
 """
 
 import argparse
+import importlib.util
 import json
 import math
 import os
@@ -38,6 +39,33 @@ CEILING = re.compile(r"CEILING size=(\d+) sdu=(\d+) sdus=(\d+) wall_ms=(\d+) con
                      r"transfer_ms=(-?\d+) psm=(\d+) from=([\d.]+) to=([\d.]+)", re.M)
 BACK_TO_BACK = re.compile(r"(\d+)/(\d+) back-to-back continues .*?p50 ([\d.]+) s, min ([\d.]+) s, max ([\d.]+) s; "
                           r"times ([\d. ]+); last phases: (.*)$", re.M)
+
+
+def load_pdus():
+    spec = importlib.util.spec_from_file_location("l2cap_pdus", os.path.join(HERE, "l2cap-pdus.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def new_links(capture, start=None, end=None):
+    """LE connections made during the run (LE [Enhanced] Connection Complete, success, as hci1 reports them): 0 says
+    the run reused a link an earlier run left up, and so was not a cold continue. None without a capture."""
+    if not os.path.exists(capture):
+        return None
+    pdus, made = load_pdus(), 0
+    names = {}
+    try:
+        for stamp, index, opcode, body in pdus.records(capture):
+            if opcode == pdus.OP_NEW_INDEX and len(body) >= 16:
+                names[index] = body[8:16].split(b"\0")[0].decode(errors="replace")
+            if (opcode == pdus.OP_EVENT and len(body) >= 4 and body[0] == 0x3E and body[2] in (0x01, 0x0A)
+                    and body[3] == 0 and names.get(index, f"hci{index}") == "hci1"
+                    and (start is None or start <= stamp <= end)):
+                made += 1
+    except (OSError, ValueError):
+        return None
+    return made
 
 
 def phases(text):
@@ -171,8 +199,10 @@ def summarize(folder, names):
                        connect=int(found.group(5)) / 1000, transfer=int(found.group(6)) / 1000)
             row["pdus"] = count_pdus(capture, kind, payload,
                                      (float(found.group(8)), float(found.group(9)), int(found.group(7))))
+            row["new_links"] = new_links(capture, float(found.group(8)), float(found.group(9)))
             report.append(f"{name:16} {row['seconds']:8.3f} s {row['bytes'] / row['seconds'] / 1024:8.1f} KiB/s  "
-                          f"(first SDU after {row['connect']:.3f} s; SDUs of {row['sdu']} B)  "
+                          f"(first SDU after {row['connect']:.3f} s; SDUs of {row['sdu']} B; new LE links "
+                          f"{'?' if row['new_links'] is None else row['new_links']})  "
                           f"{pdu_text(row['pdus'], kind)}")
         else:
             found = CONTINUE.search(text)
@@ -185,8 +215,9 @@ def summarize(folder, names):
                        connections=int(found.group(3)), writes=int(found.group(4)), frames=int(found.group(5)),
                        refetched=int(found.group(6)), over=found.group(7), phases=phases(found.group(8)))
             row["pdus"] = count_pdus(capture, kind, payload)
+            row["new_links"] = new_links(capture)
             report.append(f"{name:16} {row['seconds']:8.3f} s {row['bytes'] / row['seconds'] / 1024:8.1f} KiB/s  "
-                          f"refetched {row['refetched']}  frames in {row['frames']}  writes {row['writes']}  "
+                          f"new LE links {'?' if row['new_links'] is None else row['new_links']}  refetched {row['refetched']}  frames in {row['frames']}  writes {row['writes']}  "
                           f"{pdu_text(row['pdus'], kind)}  over {row['over']}")
         rows.append(row)
     return rows, report

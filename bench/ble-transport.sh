@@ -4,7 +4,8 @@
 #   l2cap    the L2CAP LE CoC path (HANDOFF_TRANSPORT=l2cap: whole-SDU DATA frames),
 #   ceiling  BlueZ's own l2test moving the same number of bytes hci1 -> hci0, kernel to kernel
 #            (bench/l2cap-ceiling.sh),
-# for 3 KB, 64 KiB and 1 MiB, each continue a cold one (a fresh pair of engines, a new LE link); then 10 back-to-back
+# for 3 KB, 64 KiB and 1 MiB, each continue a cold one (a fresh pair of engines, a new LE link: bench/vm/cold-link.sh
+# drops what an earlier run left up, and each run's new LE links are counted from its capture); then 10 back-to-back
 # continues of a 3 KB note on each path. For each run: wall time, the PDUs the source's controller sent (btmon,
 # counted by bench/l2cap-pdus.py) against the minimum for the link's MPS or ATT MTU, and DATA frames fetched again;
 # the phase breakdown (connect, services, PSM read, channel open or subscribe, REQUEST→OPEN, transfer, DONE) and the
@@ -42,11 +43,12 @@ trap 'rm -f "$out"' EXIT
 bin=".build/debug/handoff-radio-scenarios"
 build="@build=handoff-radio-scenarios"
 capture="bench/vm/full-capture.sh"
+cold="bench/vm/cold-link.sh;"   # every run starts without an LE link (an earlier one's would be reused)
 cont() {    # NAME TIMEOUT TRANSPORT SCENARIO
-    echo "$1 @timeout=$2 $build HANDOFF_TRANSPORT=$3 $capture $bin $4"
+    echo "$1 @timeout=$2 $build $cold HANDOFF_TRANSPORT=$3 $capture $bin $4"
 }
 ceiling() { # NAME BYTES TIMEOUT
-    echo "$1 @timeout=$3 $capture bench/l2cap-ceiling.sh --sizes $2"
+    echo "$1 @timeout=$3 $cold $capture bench/l2cap-ceiling.sh --sizes $2"
 }
 {
     echo "# make bench-ble, $stamp: NAME = PATH-SIZE-ROUND (bench/ble-transport.sh)"
