@@ -24,7 +24,7 @@
 # wall_ms - connect_ms. from/to are the marks (Unix epoch, the VM clock that btmon stamps records with) given to
 # bench/l2cap-pdus.py --from/--to.
 # Exit status: 0 when every run moved every byte; 1 otherwise (the failing run's l2test logs are printed); 2 for
-# bad usage. For the duration hci0 is made connectable and advertising (btmgmt), and put back afterwards.
+# bad usage. For the duration hci0 is made connectable and advertising (btmgmt), and put back as it was.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -68,15 +68,17 @@ type=$(busctl --system get-property org.bluez /org/bluez/hci0 org.bluez.Adapter1
 kind=le_$type
 
 work=$(mktemp -d /tmp/l2cap-ceiling.XXXXXX)
-pids=()
+pids=() before=""
 cleanup() {
     local p
     for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
-    btmgmt -i hci0 advertising off >/dev/null 2>&1
-    btmgmt -i hci0 connectable off >/dev/null 2>&1
+    # Back to what hci0 had (bluetoothd's own state for the next scenario), not to off.
+    [[ " $before " == *" advertising "* ]] || btmgmt -i hci0 advertising off >/dev/null 2>&1
+    [[ " $before " == *" connectable "* ]] || btmgmt -i hci0 connectable off >/dev/null 2>&1
     rm -rf "$work"
 }
 trap cleanup EXIT
+before=$(btmgmt -i hci0 info 2>/dev/null | sed -n 's/.*current settings: //p' | head -n1)
 # The kernel creates the LE link for l2test's connect by scanning for hci0: hci0 must advertise connectably.
 btmgmt -i hci0 connectable on >/dev/null && btmgmt -i hci0 advertising on >/dev/null \
     || { echo "l2cap-ceiling: btmgmt could not make hci0 connectable and advertising" >&2; exit 1; }
