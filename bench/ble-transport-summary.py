@@ -169,6 +169,10 @@ def summarize(folder, names):
         log = os.path.join(folder, name + ".log")
         text = open(log, errors="replace").read() if os.path.exists(log) else ""
         capture = os.path.join(folder, name + ".btsnoop")
+        if not os.path.exists(log):
+            rows.append({"name": name, "kind": parts[0], "ok": False, "ran": False})
+            report.append(f"{name:16} NOT RUN (no log: the VM run ended before it)")
+            continue
         if parts[0] == "b2b":
             path, size = parts[1], parts[2]
             row = {"name": name, "kind": "b2b", "path": path, "size": size}
@@ -333,10 +337,13 @@ def figures(rows):
     if cold["gatt"] and cold["l2cap"]:
         goal(f"3 KB p50 at most 1/4 of GATT's and under 1 s: {cold['l2cap']:.3f} s vs {cold['gatt']:.3f} s",
              cold["l2cap"] <= cold["gatt"] / 4 and cold["l2cap"] < 1)
-    failed = [r["name"] for r in rows if not r.get("ok")]
+    failed = [r["name"] for r in rows if not r.get("ok") and r.get("ran", True)]
+    skipped = [r["name"] for r in rows if not r.get("ran", True)]
     if failed:
         lines += ["", f"FAILED runs ({len(failed)}): {', '.join(failed)}"]
-    summary["goals"], summary["failed"] = goals, failed
+    if skipped:
+        lines += ["", f"not run ({len(skipped)}; the VM run ended first): {', '.join(skipped)}"]
+    summary["goals"], summary["failed"], summary["not_run"] = goals, failed, skipped
     return summary, lines
 
 
