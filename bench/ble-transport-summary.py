@@ -370,7 +370,7 @@ def main():
     summary, lines = figures(rows)
     head = ["BLE continue on the real bluetoothd (TCG VM, btvirt: source hci0 -> receiver hci1; l2test hci1 -> hci0), "
             "one boot, runs alternating", f"VM run started {args.started}; {args.boot}",
-            f"host load (1/5/15 min) before {args.load}, after {args.load_after}; uptime at the end: {args.uptime}",
+            f"host load (1/5/15 min) before {args.load}, after {args.load_after}; uptime {args.uptime}",
             f"logs: {args.scenarios}", ""]
     text = "\n".join(head + report + [""] + lines) + "\n"
     with open(args.out + ".txt", "w") as out:
