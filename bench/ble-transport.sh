@@ -94,9 +94,10 @@ echo "ble-transport: $count scenario(s) in one VM boot (list $list)"
 # vm-test.sh then skips the build.
 (cd "$root" && nice -n 15 ${SWIFT:-swift} build --product handoff-radio-scenarios)
 
-load=$(cut -d' ' -f1-3 /proc/loadavg)
-started=$(date -u +%FT%TZ)
-vm=("$root/scripts/vm-test.sh" --keep-logs --no-build --timeout "$limit" --list "$list")
+# The host load and the start are taken once the lock is held (right before the boot), not while waiting for it.
+marks="$results/ble-transport-$stamp.start"
+vm=(bash -c 'date -u +%FT%TZ >"$0"; cut -d" " -f1-3 /proc/loadavg >>"$0"; uptime >>"$0"; exec "$@"' "$marks"
+    "$root/scripts/vm-test.sh" --keep-logs --no-build --timeout "$limit" --list "$list")
 if [[ "$lock" != held ]]; then
     echo "ble-transport: waiting for the VM lock ($lock)"
     vm=(flock "$lock" "${vm[@]}")
@@ -105,11 +106,13 @@ set +e
 HANDOFF_VM_RETRIES=0 "${vm[@]}" 2>&1 | tee "$out"
 set -e
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+started=$(sed -n 1p "$marks" 2>/dev/null) load=$(sed -n 2p "$marks" 2>/dev/null)
+load_uptime=$(sed -n 3p "$marks" 2>/dev/null)
 run=$(sed -n 's/^vm-test: logs kept in //p' "$out" | tail -n 1)
 [[ -n $run && -d $run/scenarios ]] || { echo "ble-transport: no run folder" >&2; exit 1; }
 boot=$(grep -E '^vm-test: boot to BlueZ ready' "$out" | tail -n 1 || true)
 
 python3 "$root/bench/ble-transport-summary.py" --scenarios "$run/scenarios" --list "$list" \
     --out "$results/ble-transport-$stamp" --load "$load" --load-after "$load_after" --started "$started" \
-    --boot "${boot#vm-test: }" --uptime "$(uptime)"
+    --boot "${boot#vm-test: }" --uptime "at the start: ${load_uptime:-?}; at the end: $(uptime)"
 cp "$results/ble-transport-$stamp.txt" "$results/latest-ble-transport.txt"
