@@ -13,7 +13,7 @@
 # logs and writes bench/results/ble-transport-<UTC stamp>.txt and .json (and latest-ble-transport.txt).
 #
 # Knobs (environment):
-#   BENCH_BLE_3K        cold 3 KB rounds (gatt, l2cap, ceiling), default 10: the p50 of a 3 KB continue
+#   BENCH_BLE_3K        cold 3 KB rounds (gatt, l2cap, ceiling), default 6: the p50 of a 3 KB continue
 #   BENCH_BLE_64K       64 KiB rounds, default 2
 #   BENCH_BLE_1M        1 MiB rounds over L2CAP and l2test, default 2; 0 leaves 1 MiB out
 #   BENCH_BLE_1M_GATT   of those, how many also over GATT (60-150 s each in the VM), default 1
@@ -27,13 +27,14 @@
 #   BENCH_BLE_LOCK      the VM lock file (default /tmp/handoff-vm.lock), taken with flock around the VM run;
 #                       "held" when the caller already holds it (e.g. `flock /tmp/handoff-vm.lock make bench-ble`
 #                       with BENCH_BLE_LOCK=held): a second flock on it from here would wait forever
-# The VM run is about 12-15 min with the defaults. TCG on a shared host: read the ratios within the boot, not
+# The VM run is about 25 min with the defaults (the first boot, with 10 rounds of 3 KB, was cut at 1500 s after 6).
+# TCG on a shared host: read the ratios within the boot, not
 # the absolute times; the host load before and after is in the results. No scenario gets a second try: a failed run
 # is a data point, reported as FAILED.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-r3k=${BENCH_BLE_3K:-10} r64k=${BENCH_BLE_64K:-2} r1m=${BENCH_BLE_1M:-2} r1mgatt=${BENCH_BLE_1M_GATT:-1}
+r3k=${BENCH_BLE_3K:-6} r64k=${BENCH_BLE_64K:-2} r1m=${BENCH_BLE_1M:-2} r1mgatt=${BENCH_BLE_1M_GATT:-1}
 b2b=${BENCH_BLE_B2B:-1} lock=${BENCH_BLE_LOCK:-/tmp/handoff-vm.lock} limit=${BENCH_BLE_VM_LIMIT:-1500}
 mode=${BENCH_BLE_CAPTURE:-default}
 [[ "$mode" == default || "$mode" == full ]] || { echo "ble-transport: BENCH_BLE_CAPTURE is default or full" >&2; exit 2; }
