@@ -19,7 +19,7 @@ help:
 	@echo "make fuzz      every libFuzzer target for 10M runs (FUZZ_RUNS, FUZZ_SECONDS, FUZZ_JOBS; Fuzz/README.md)"
 	@echo "make soak      500 continues in a row between two daemons, 0 B to 64 KiB: intact, memory and fds flat"
 	@echo "make bench     benchmarks; results land in bench/results/"
-	@echo "make bench-ble BLE continue in the VM: GATT vs L2CAP vs the l2test ceiling, 3 KB to 1 MiB (about 15 min)"
+	@echo "make bench-ble BLE continue in the VM: GATT vs L2CAP vs the l2test ceiling, 3 KB to 1 MiB (about 25 min)"
 	@echo "make bench-cost handoffd's cost in a crowded room and at rest, in the VM (about 20 min)"
 	@echo "make build     swift build"
 	@echo "make install   handoffd, handoff, the D-Bus policy, the systemd unit (PREFIX=/usr/local, DESTDIR)"

@@ -24,7 +24,7 @@
 # wall_ms - connect_ms. from/to are the marks (Unix epoch, the VM clock that btmon stamps records with) given to
 # bench/l2cap-pdus.py --from/--to.
 # Exit status: 0 when every run moved every byte; 1 otherwise (the failing run's l2test logs are printed); 2 for
-# bad usage. For the duration hci0 is made connectable and advertising (btmgmt), and put back afterwards.
+# bad usage. For the duration hci0 is made connectable and advertising (btmgmt), and put back as it was.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -68,20 +68,21 @@ type=$(busctl --system get-property org.bluez /org/bluez/hci0 org.bluez.Adapter1
 kind=le_$type
 
 work=$(mktemp -d /tmp/l2cap-ceiling.XXXXXX)
-pids=()
+pids=() before=""
 cleanup() {
     local p
     for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
-    btmgmt -i hci0 advertising off >/dev/null 2>&1
-    btmgmt -i hci0 connectable off >/dev/null 2>&1
+    # Back to what hci0 had (bluetoothd's own state for the next scenario), not to off.
+    [[ " $before " == *" advertising "* ]] || btmgmt -i hci0 advertising off >/dev/null 2>&1
+    [[ " $before " == *" connectable "* ]] || btmgmt -i hci0 connectable off >/dev/null 2>&1
     rm -rf "$work"
 }
 trap cleanup EXIT
+before=$(btmgmt -i hci0 info 2>/dev/null | sed -n 's/.*current settings: //p' | head -n1)
 # The kernel creates the LE link for l2test's connect by scanning for hci0: hci0 must advertise connectably.
 btmgmt -i hci0 connectable on >/dev/null && btmgmt -i hci0 advertising on >/dev/null \
     || { echo "l2cap-ceiling: btmgmt could not make hci0 connectable and advertising" >&2; exit 1; }
 
-now() { date +%s.%N; }
 ms() { python3 -c "import sys; print(round((float(sys.argv[2]) - float(sys.argv[1])) * 1000))" "$1" "$2"; }
 
 # wait_for FILE PATTERN COUNT SECONDS: until FILE has COUNT lines matching PATTERN; 1 on timeout.
@@ -106,13 +107,39 @@ for ((round = 1; round <= runs; round++)); do
         if ! wait_for "$log" "Waiting for connection on psm" 1 10; then
             echo "l2cap-ceiling: l2test -r did not start:" >&2; cat "$log" >&2; failed=1; continue
         fi
-        t0=$(now)
-        # -g: linger before disconnecting, so the kernel sends every queued SDU before the channel closes.
-        l2test -s -V "$kind" -P "$psm" -i hci1 -b "$b" -N "$n" -g 5000 "$server" >"$client" 2>&1 &
-        cli=$!
-        pids+=("$cli")
-        if wait_for "$log" "Connect from|bytes in" 1 60 && tc=$(now) && wait_for "$log" "bytes in" "$n" 120; then
-            t1=$(now)
+        # One python3 process starts l2test's client and watches the listener's log every 5 ms (no fork per
+        # poll: a grep every 10 ms took a good share of a TCG vCPU from the transfer it was timing), printing
+        # "t0 tc t1" (Unix epoch): client started, listener connected (or its first SDU), last SDU in.
+        marks=$(python3 - "$log" "$n" "$client" "$kind" "$psm" "$b" "$server" <<'WATCH'
+import re, subprocess, sys, time
+log, n, client, kind, psm, size, server = sys.argv[1:8]
+n = int(n)
+with open(client, "w") as out:
+    t0 = time.time()
+    # -g: linger before disconnecting, so the kernel sends every queued SDU before the channel closes.
+    child = subprocess.Popen(["l2test", "-s", "-V", kind, "-P", psm, "-i", "hci1", "-b", size, "-N", str(n),
+                              "-g", "5000", server], stdout=out, stderr=subprocess.STDOUT)
+print(child.pid, flush=True)
+tc = t1 = None
+deadline = t0 + 120
+while time.time() < deadline:
+    text = open(log, errors="replace").read()
+    got = text.count("bytes in")
+    if tc is None and (got or "Connect from" in text):
+        tc = time.time()
+    if got >= n:
+        t1 = time.time()
+        break
+    if tc is None and time.time() > t0 + 20:
+        break
+    time.sleep(0.005)
+print(f"{t0:.6f} {tc or 0:.6f} {t1 or 0:.6f}")
+WATCH
+        )
+        cli=$(head -n1 <<<"$marks")
+        [[ "$cli" =~ ^[0-9]+$ ]] && pids+=("$cli")
+        read -r t0 tc t1 <<<"$(tail -n1 <<<"$marks")"
+        if [[ -n "${t1:-}" && "$t1" != 0.000000 ]]; then
             echo "CEILING size=$size sdu=$b sdus=$n wall_ms=$(ms "$t0" "$t1") connect_ms=$(ms "$t0" "$tc")" \
                 "transfer_ms=$(ms "$tc" "$t1") psm=$psm from=$t0 to=$t1"
             if [[ -n "$btsnoop" && "$btsnoop" != none ]]; then
@@ -127,8 +154,8 @@ for ((round = 1; round <= runs; round++)); do
             echo "--- l2test -s:" >&2; tail -n 5 "$client" >&2
             failed=1
         fi
-        kill "$cli" "$srv" 2>/dev/null
-        wait "$cli" "$srv" 2>/dev/null
+        kill "${cli:-}" "$srv" 2>/dev/null
+        wait "$srv" 2>/dev/null
     done
 done
 exit "$failed"

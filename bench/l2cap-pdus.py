@@ -21,6 +21,15 @@ each direction that carried data, it prints one line:
 - acl: the sender's ACL data packets for that channel's K-frames; min = sum of ceil((kframe + 4) / acl_len)
   with the controller's LE ACL data packet length (LE Read Buffer Size).
 - credits: LE Flow Control Credit packets the receiver sent back.
+- notifications: ATT Handle Value Notifications among those SDUs (the GATT path over EATT), and their value bytes.
+- INCOMPLETE capture: K-frames that cannot follow the ones before (an SDU longer than the MTU, a K-frame longer than
+  the MPS or than what its SDU still lacks): btmon lost packets (under TCG its socket buffer overflows), so the
+  counts of that flow are low. kframes below min says the same.
+
+ATT on the fixed channel (CID 0x0004, the GATT path without EATT) gets a line of its own per sender, its PDUs
+counted as K-frames are (each B-frame one PDU, min = PDUs), with the ATT MTU the Exchange MTU agreed:
+
+    channel hci0->hci1 att cid 0x0004 mtu 517: pdus 40 notifications 38 (bytes 19000) acl 120 (min 120, ...)
 
 Only what the sender's controller transmitted is counted (the TX side of its index), so the twin RX record of the
 same packet on the other index is not counted twice. --json prints a list of objects with the same fields.
@@ -55,6 +64,25 @@ def records(path):
         yield (stamp - EPOCH_OFFSET_US) / 1e6, flags >> 16, flags & 0xFFFF, body
 
 
+EATT_PSM = 0x0027
+
+
+def notifications(att):
+    """The notifications in one ATT PDU and their value bytes: Handle Value Notification (0x1B: opcode, handle,
+    value) or Multiple Handle Value Notification (0x23: opcode, then handle, length, value per tuple), which
+    bluetoothd 5.66 sends over EATT to batch what a server notified at once."""
+    if att[:1] == b"\x1b" and len(att) >= 3:
+        return 1, len(att) - 3
+    if att[:1] != b"\x23":
+        return 0, 0
+    count = value = 0
+    pos = 1
+    while pos + 4 <= len(att):
+        length = struct.unpack("<H", att[pos + 2:pos + 4])[0]
+        count, value, pos = count + 1, value + min(length, len(att) - pos - 4), pos + 4 + length
+    return count, value
+
+
 class Channel:
     def __init__(self, index, handle, psm, scid, mtu, mps):
         self.index, self.handle, self.psm = index, handle, psm
@@ -74,13 +102,21 @@ class Flow:
         self.index = None  # the sender's controller
         self.pdu_sizes = []  # each K-frame with its L2CAP header, for the ACL minimum
         self.acl_len = 27
+        self.notifications = self.notified_bytes = 0  # ATT Handle Value Notifications among the SDUs
+        self.sdu = None  # the EATT SDU being reassembled (its ATT PDU)
+        self.desync = 0  # K-frames that cannot follow the ones before: the capture lost some
 
     def line(self):
+        if self.psm == 0:  # the fixed ATT channel
+            return (f"channel {self.label} att cid 0x0004 mtu {self.mtu}: pdus {self.kframes} notifications "
+                    f"{self.notifications} (bytes {self.notified_bytes}) acl {self.acl} (min {self.min_acl}, "
+                    f"acl_len {self.acl_len})")
         ratio = self.kframes / self.min_kframes if self.min_kframes else 0
         return (f"channel {self.label} psm 0x{self.psm:04x} cid 0x{self.cids[0]:04x}->0x{self.cids[1]:04x} "
                 f"mtu {self.mtu} mps {self.mps}: sdus {self.sdus} bytes {self.sdu_bytes} kframes {self.kframes} "
                 f"(min {self.min_kframes}, x{ratio:.2f}) acl {self.acl} (min {self.min_acl}, acl_len {self.acl_len}) "
-                f"credits {self.credits}")
+                f"credits {self.credits} notifications {self.notifications} (bytes {self.notified_bytes})"
+                + (f" INCOMPLETE capture: {self.desync} K-frame(s) out of step" if self.desync else ""))
 
 
 def count(path, start=None, end=None, acl_override=None, psm=None):
@@ -92,6 +128,8 @@ def count(path, start=None, end=None, acl_override=None, psm=None):
     by_cid = {}  # (index, handle, cid this index sends to) -> (Channel, Flow)
     partial = {}  # (index, direction, handle) -> [expected, bytes]
     flows = []
+    att_mtu = {}  # (handle) -> [client MTU, server MTU] from ATT Exchange MTU on the fixed channel
+    att_flows = {}  # (index, handle) -> Flow of ATT PDUs that index sent on CID 0x0004
 
     def flow_for(index, handle, cid):
         return by_cid.get((index, handle, cid))
@@ -168,6 +206,28 @@ def count(path, start=None, end=None, acl_override=None, psm=None):
                 continue
             if opcode != OP_ACL_TX:
                 continue
+            if cid == 0x0004 and payload:  # ATT on the fixed channel
+                if payload[0] in (0x02, 0x03) and len(payload) >= 3:  # Exchange MTU Request / Response
+                    att_mtu.setdefault(handle, [23, 23])[payload[0] - 2] = struct.unpack("<H", payload[1:3])[0]
+                if not counting:
+                    continue
+                flow = att_flows.get((index, handle))
+                if flow is None:
+                    others = [name for idx, name in names.items() if idx != index]
+                    peer = others[0] if len(others) == 1 else "peer"  # two controllers: the other one
+                    flow = Flow(f"{names.get(index, index)}->{peer}", 0, (0x0004, 0x0004), 23, 0)
+                    att_flows[(index, handle)] = flow
+                    flows.append(flow)
+                flow.mtu = min(att_mtu.get(handle, [23, 23])) if handle in att_mtu else 23
+                flow.kframes += 1
+                flow.min_kframes += 1
+                flow.acl += fragments
+                flow.index = index
+                flow.pdu_sizes.append(expected)
+                notified, value = notifications(payload)
+                flow.notifications += notified
+                flow.notified_bytes += value
+                continue
             found = flow_for(index, handle, cid)
             if found is None:
                 continue
@@ -176,14 +236,27 @@ def count(path, start=None, end=None, acl_override=None, psm=None):
                 if len(payload) < 2:
                     continue
                 sdu_len = struct.unpack("<H", payload[:2])[0]
+                if counting and (sdu_len > flow.mtu or len(payload) - 2 > sdu_len or len(payload) > flow.mps):
+                    flow.desync += 1
                 flow.remaining = sdu_len - (len(payload) - 2)
+                flow.sdu = bytearray(payload[2:]) if flow.psm == EATT_PSM else None
                 if counting:
                     flow.sdus += 1
                     flow.sdu_bytes += sdu_len
                     flow.min_kframes += -(-(sdu_len + 2) // flow.mps)
             else:
+                if counting and (len(payload) > flow.remaining or len(payload) > flow.mps):
+                    flow.desync += 1
                 flow.remaining -= len(payload)
+                if flow.sdu is not None:
+                    flow.sdu += payload
             flow.remaining = max(flow.remaining, 0)
+            if flow.remaining == 0 and flow.sdu is not None:  # a whole EATT SDU: one ATT PDU
+                if counting:
+                    notified, value = notifications(bytes(flow.sdu))
+                    flow.notifications += notified
+                    flow.notified_bytes += value
+                flow.sdu = None
             if counting:
                 flow.kframes += 1
                 flow.acl += fragments
@@ -244,7 +317,9 @@ def main():
     if args.json:
         print(json.dumps([dict(channel=f.label, psm=f.psm, cids=list(f.cids), mtu=f.mtu, mps=f.mps, sdus=f.sdus,
                                bytes=f.sdu_bytes, kframes=f.kframes, min_kframes=f.min_kframes, acl=f.acl,
-                               min_acl=f.min_acl, acl_len=f.acl_len, credits=f.credits) for f in flows]))
+                               min_acl=f.min_acl, acl_len=f.acl_len, credits=f.credits,
+                               notifications=f.notifications, notified_bytes=f.notified_bytes, desync=f.desync)
+                          for f in flows]))
     else:
         for flow in flows:
             print(flow.line())
