@@ -197,6 +197,13 @@ echo "(every item inside the folder, under a safe name)"
 step "hostile names"
 
 say "an unpaired device's push is refused"
+# A device that never paired cannot even name the desktop (share --to needs a paired device, and only a paired
+# device can read its beacons); the stranger here is the laptop once the desktop has unpaired it, while the laptop
+# still trusts the desktop. The desktop first offers a note: with no paired device left it would advertise no
+# presence beacon and so not be connectable at all; its activity's beacon keeps it on the air, and its push
+# service must refuse the laptop itself.
+show desktop "printf 'mine' | handoff note edit scratch --stdin --grace 0"
+printf 'mine' | on desktop note edit scratch --stdin --grace 0 >/dev/null || share_fail "note edit on the desktop failed"
 show desktop "handoff unpair laptop"; on desktop unpair laptop || share_fail "unpair failed"
 s_id=$(on laptop share --to desktop --text "not any more" --json | share_id) || share_fail "share after unpair"
 wait_final 120 "$s_id" || share_fail "the refused push never finished: $(outbox_state "$s_id")"
