@@ -3,6 +3,7 @@ import Foundation
 import HandoffClient
 import HandoffDBusClient
 import HandoffKit
+import HandoffShared
 import Synchronization
 
 #if canImport(Glibc)
@@ -203,12 +204,36 @@ extension HandoffDaemon {
         let item = OutgoingShare(transferID: record.id, metadata: record.metadata,
                                  content: .file(sharing.outbox.dataURL(record.id)))
         let started = Date()
-        do {
-            try await engine.push(item, to: record.deviceID) { sent, total in
-                table.entries.withLock { $0[id] = (sent, total) }
+        let engine = self.engine
+        let device = record.deviceID
+        let pushing = Task { () -> HandoffError? in
+            do throws(HandoffError) {
+                try await engine.push(item, to: device) { sent, total in
+                    table.entries.withLock { $0[id] = (sent, total) }
+                }
+                return nil
+            } catch {
+                return error
             }
-        } catch {
-            if Task.isCancelled { return false }
+        }
+        let end = await withTaskCancellationHandler {
+            await Self.watch(pushing, id: id, table: table, stallLimit: configuration.share.attemptStallLimit)
+        } onCancel: {
+            pushing.cancel()
+        }
+        if Task.isCancelled { return false }
+        let failure: HandoffError?
+        switch end {
+        case .finished(let error):
+            failure = error
+        case .stalled(let limit):
+            pushing.cancel()
+            record.reason = "waiting for \(record.deviceName): no byte moved for \(limit); trying again later"
+            try? sharing.outbox.save(record)
+            logger.log("outbox: \(id) waits: the attempt moved no byte for \(limit); abandoned")
+            return false
+        }
+        if let error = failure {
             switch error.code {
             case .connectionUnavailable, .remoteApplicationTimedOut, .radioFailure:
                 record.reason = "waiting for \(record.deviceName): \(error.message)"
@@ -226,6 +251,45 @@ extension HandoffDaemon {
             + "\(String(format: "%.2f", seconds)) s)")
         finish(&record, .delivered, "")
         return true
+    }
+
+    /// How an attempt ended: the push returned (nil when delivered), or it moved no byte for the limit.
+    private enum AttemptEnd: Sendable {
+        case finished(HandoffError?)
+        case stalled(Duration)
+    }
+
+    /// Waits for `pushing`, or until its progress entry in `table` has not moved for `stallLimit`, whichever
+    /// comes first. It does not wait for a stalled push to notice its cancellation: a call hung on a stopped
+    /// peer may never return, and the outbox must go on.
+    private static func watch(_ pushing: Task<HandoffError?, Never>, id: String, table: ProgressTable,
+                              stallLimit: Duration) async -> AttemptEnd {
+        let once = Locked<CheckedContinuation<AttemptEnd, Never>?>(nil)
+        @Sendable func end(_ value: AttemptEnd) {
+            once.withLock { continuation in
+                continuation?.resume(returning: value)
+                continuation = nil
+            }
+        }
+        return await withCheckedContinuation { continuation in
+            once.withLock { $0 = continuation }
+            Task { end(.finished(await pushing.value)) }
+            Task {
+                let tick = min(.seconds(1), stallLimit / 4)
+                var last = table.entries.withLock { $0[id]?.sent }
+                var since = ContinuousClock.now
+                while once.withLock({ $0 != nil }) {
+                    try? await Task.sleep(for: tick)
+                    let now = table.entries.withLock { $0[id]?.sent }
+                    if now != last {
+                        last = now
+                        since = ContinuousClock.now
+                    } else if ContinuousClock.now - since >= stallLimit {
+                        end(.stalled(stallLimit))
+                    }
+                }
+            }
+        }
     }
 
     private func finish(_ record: inout OutboxRecord, _ state: OutboxRecord.State, _ reason: String) {

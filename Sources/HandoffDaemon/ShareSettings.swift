@@ -15,6 +15,9 @@ public struct ShareSettings: Sendable {
     public var deadline: TimeInterval = 24 * 3600
     /// How often pending items are retried when no beacon of their device arrives (default 60 s).
     public var retryInterval: Duration = .seconds(60)
+    /// An attempt that moves no byte for this long is abandoned and the item waits for the next try (default
+    /// 90 s): a receiver that hangs mid-attempt (a stopped process, a stuck bluetoothd) must not hold the outbox.
+    public var attemptStallLimit: Duration = .seconds(90)
     /// Delivered, failed and cancelled items stay listed this long (default 7 days).
     public var historyLifetime: TimeInterval = 7 * 24 * 3600
 

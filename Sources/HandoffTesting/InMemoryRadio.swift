@@ -29,6 +29,9 @@ public struct InMemoryRadio: Radio {
 
     /// Connects to `peer`'s transfer service.
     public func connect(to peer: PeerAddress) async throws -> any RadioLink {
+        while await ether.conditions.connectHangs {
+            try? await Task.sleep(for: .milliseconds(20))   // `try?`: a hung call does not notice cancellation
+        }
         if let delay = await ether.conditions.delay { try await Task.sleep(for: delay) }
         return try await ether.connect(from: address, to: peer)
     }

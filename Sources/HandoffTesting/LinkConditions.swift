@@ -13,6 +13,9 @@ public struct LinkConditions: Sendable {
     public var vanishOnDisconnect = false
     /// When true, every notification is lost (the source seems to hang).
     public var dropAllNotifications = false
+    /// While true, `connect` does not return, and ignores cancellation: a call hung on a peer that stopped
+    /// answering (its process stopped, its bluetoothd stuck). Setting it back to false lets waiting connects on.
+    public var connectHangs = false
     /// Whether links are L2CAP-like channels (default nil: GATT only, no channel modelled, as before).
     /// `.open(maximumSDU:)` makes every new link a channel: reliable, ordered, frames up to that size both ways.
     /// The other cases make new links GATT links that report that fallback.

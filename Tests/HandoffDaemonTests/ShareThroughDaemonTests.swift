@@ -3,6 +3,7 @@ import HandoffClient
 import HandoffDBusClient
 import HandoffDaemon
 import HandoffKit
+import HandoffTesting
 import Testing
 
 /// Sharing between two real daemons over the in-memory radio, through the D-Bus API the CLI uses.
@@ -101,6 +102,27 @@ import Testing
         let again = try await sharing(machines.laptop)
         #expect(try await delivered([id], on: again).first?.state == "delivered")
         #expect(try await sharing(machines.desktop).inbox().map(\.name) == ["later.txt"])
+    }
+
+    @Test func anAttemptHungOnAStoppedReceiverIsAbandonedAndTheItemArrivesLater() async throws {
+        // Found in the VM: a push to a receiver that stopped answering as it began stayed "sending 0 B" for good,
+        // and the outbox never tried again. The hung call here ignores cancellation, as a real one may.
+        let machines = try await machines(laptop: { $0.share.attemptStallLimit = .milliseconds(400) })
+        defer { Task { await machines.shutDown() } }
+        var conditions = LinkConditions()
+        conditions.connectHangs = true
+        await machines.ether.setConditions(conditions)
+        let laptop = try await sharing(machines.laptop)
+        let id = try await laptop.share(ShareRequest(kind: "text", name: "stuck.txt", mediaType: "text/plain",
+                                                     content: .bytes(Array("still here".utf8))), to: "desktop").id
+        let waiting = try await eventually {
+            try await laptop.outbox().first { $0.id == id && $0.reason.contains("no byte moved") }
+        }
+        #expect(waiting.state == "pending")
+        conditions.connectHangs = false
+        await machines.ether.setConditions(conditions)
+        #expect(try await delivered([id], on: laptop).first?.state == "delivered")
+        #expect(try await sharing(machines.desktop).inbox().map(\.name) == ["stuck.txt"])
     }
 
     @Test func aFullInboxFailsTheOutboxItemWithTheReceiversReason() async throws {
