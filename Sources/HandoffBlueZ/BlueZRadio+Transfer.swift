@@ -79,6 +79,12 @@ extension BlueZRadio {
                     + "reading the PSM again over GATT")
             }
         }
+        if staleCaches.take(device.path) {
+            say("\(peer): a write showed the cached attribute table to be stale; forgetting the device and "
+                + "connecting afresh")
+            try? await device.disconnect(timeout: .seconds(5))
+            try? await adapter.removeDevice(device)
+        }
         let changes = try await BlueZRadioLink.watch(device, peer: peer, bluez: bluez)
         setup += try await establish(peer, device: device, say: say)
         var transport = LinkTransport.gatt
@@ -113,7 +119,8 @@ extension BlueZRadio {
         }
         do {
             return try await BlueZRadioLink.subscribe(to: peer, device: device, bluez: bluez, options: options,
-                                                      changes: changes, lease: lease, transport: transport,
+                                                      changes: changes, lease: lease, staleCaches: staleCaches,
+                                                      transport: transport,
                                                       setup: setup, log: say)
         } catch let stale as StaleAttributeCache {
             say("\(peer): the cached attribute table looks stale (\(stale.underlying)); forgetting the device and "
@@ -125,7 +132,8 @@ extension BlueZRadio {
         setup += try await establish(peer, device: device, say: say)
         do {
             return try await BlueZRadioLink.subscribe(to: peer, device: device, bluez: bluez, options: options,
-                                                      changes: again, lease: lease, transport: transport,
+                                                      changes: again, lease: lease, staleCaches: staleCaches,
+                                                      transport: transport,
                                                       setup: setup, log: say)
         } catch let stale as StaleAttributeCache {
             throw RadioError(stale.underlying, while: "cannot subscribe to \(peer)'s data characteristic, even after "

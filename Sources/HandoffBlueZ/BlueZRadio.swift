@@ -45,6 +45,8 @@ public actor BlueZRadio: Radio {
     var restartingDiscovery = false
     /// One link per device at a time (see `DeviceLeases`).
     nonisolated let leases = DeviceLeases()
+    /// Devices to forget before the next connect, their cached attribute table being stale (`StaleCaches`).
+    nonisolated let staleCaches = StaleCaches()
     /// PSMs read from peers' PSM characteristics, by device path (forgotten when a channel to one fails).
     var knownPSMs: [ObjectPath: UInt16] = [:]
     /// This adapter's address as a channel's source, once known.

@@ -15,12 +15,15 @@ final class BlueZRadioLink: RadioLink {
     private let device: Device1
     private let request: GattCharacteristic1
     private let lease: DeviceLease
+    /// Where a write refused as if the cached attribute table were stale is noted, for the next connect.
+    private let staleCaches: StaleCaches
     private let continuation: AsyncStream<[UInt8]>.Continuation
     private let tasks = Mutex<[Task<Void, Never>]>([])
     private let closed = Mutex(false)
 
     private init(peer: PeerAddress, mtu: Int, device: Device1, request: GattCharacteristic1, lease: DeviceLease,
-                 transport: LinkTransport, setup: [LinkSetupPhase]) {
+                 staleCaches: StaleCaches, transport: LinkTransport, setup: [LinkSetupPhase]) {
+        self.staleCaches = staleCaches
         self.peer = peer
         self.mtu = mtu
         self.device = device
@@ -46,8 +49,9 @@ final class BlueZRadioLink: RadioLink {
     /// On an established connection (see `establish`): finds the transfer service's characteristics, subscribes
     /// to the data characteristic and reads the MTU. `changes` comes from `watch`, made before connecting.
     static func subscribe(to peer: PeerAddress, device: Device1, bluez: BlueZ, options: BlueZRadioOptions,
-                          changes: AsyncStream<Message>, lease: DeviceLease, transport: LinkTransport,
-                          setup: [LinkSetupPhase], log: @escaping @Sendable (String) -> Void) async throws
+                          changes: AsyncStream<Message>, lease: DeviceLease, staleCaches: StaleCaches,
+                          transport: LinkTransport, setup: [LinkSetupPhase],
+                          log: @escaping @Sendable (String) -> Void) async throws
         -> BlueZRadioLink {
         let started = ContinuousClock.now
         let request: GattCharacteristic1
@@ -74,7 +78,7 @@ final class BlueZRadioLink: RadioLink {
             throw RadioError(error, while: "cannot subscribe to \(peer)'s data characteristic", fallback: .disconnected)
         }
         let link = BlueZRadioLink(peer: peer, mtu: mtu, device: device, request: request, lease: lease,
-                                  transport: transport, setup: setup + [LinkSetupPhase("subscribe",
+                                  staleCaches: staleCaches, transport: transport, setup: setup + [LinkSetupPhase("subscribe",
                                                                                         ContinuousClock.now - started)])
         link.start(values: values, changes: changes, bluez: bluez, log: log)
         log("link to \(peer) up over \(transport), ATT MTU \(mtu)")
@@ -111,6 +115,9 @@ final class BlueZRadioLink: RadioLink {
         do {
             try await request.write(Data(value), type: .request)
         } catch {
+            // The subscription succeeded on the cached table but the request characteristic's handle did not:
+            // the next connect to this device starts from a fresh service discovery (see StaleAttributeCache).
+            if StaleAttributeCache.explains(error) { staleCaches.mark(device.path) }
             let stillConnected = (try? await device.properties().connected) == true
             throw RadioError(error, while: "write to \(peer) failed", fallback: stillConnected ? .failed : .disconnected)
         }
@@ -167,5 +174,19 @@ struct StaleAttributeCache: Error {
     static func explains(_ error: BlueZError) -> Bool {
         guard let code = error.code.attCode else { return false }
         return [.invalidHandle, .readNotPermitted, .writeNotPermitted, .attributeNotFound].contains(code)
+    }
+}
+
+/// Devices whose cached attribute table a refused write showed to be stale, for the radio's next connect to them.
+final class StaleCaches: Sendable {
+    private let paths = Mutex<Set<ObjectPath>>([])
+
+    func mark(_ path: ObjectPath) {
+        paths.withLock { _ = $0.insert(path) }
+    }
+
+    /// Whether `path` was marked, forgetting the mark.
+    func take(_ path: ObjectPath) -> Bool {
+        paths.withLock { $0.remove(path) != nil }
     }
 }
