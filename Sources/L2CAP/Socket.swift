@@ -161,91 +161,183 @@ enum Socket {
     }
 }
 
-/// One socket and its Dispatch read and write sources on one serial queue, both created suspended. The owner
-/// turns each on and off (`setReading`, `setWriting`) and replaces their handlers as its phase changes (connect,
-/// then data). `close()` cancels both; the descriptor is closed only after both cancel handlers ran, so Dispatch
-/// never watches a closed (or reused) descriptor.
+/// One socket, watched by a thread of its own blocked in `poll(2)`, and one serial queue that its readable and
+/// writable handlers run on. The owner turns each direction on and off (`setReading`, `setWriting`) and replaces
+/// the handlers as its phase changes (connect, then data). `close()` stops the thread; the descriptor is closed
+/// on the queue after the last handler the thread dispatched, so no handler ever sees a closed (or reused)
+/// descriptor.
+///
+/// Not Dispatch read and write sources: on Linux, libdispatch's epoll bookkeeping can be left with a freed
+/// muxnote when sources on descriptors are registered and cancelled concurrently, and its manager thread then
+/// crashes in `_dispatch_event_loop_drain` (swift-corelibs-libdispatch issue 949). A channel's teardown while
+/// another opens did exactly that in the VM (`radio-l2cap-stranger`, SIGSEGV). A thread per socket costs one
+/// sleeping thread and no wake-ups while idle; a process holds a listener and a channel or two.
+///
+/// The handlers are level-triggered, as a Dispatch source's are: while the direction is on and the socket is
+/// ready, the handler runs again after it returns. An error or hang-up counts as ready in both directions.
 final class SocketHandle: Sendable {
     let fd: Int32
     let queue: DispatchQueue
-
-    private struct Sources {
-        var read: (any DispatchSourceRead)?
-        var write: (any DispatchSourceWrite)?
-        var reading = false
-        var writing = false
-    }
-
-    private let sources: Mutex<Sources>
+    private let poller: SocketPoller
 
     init(fd: Int32, label: String) {
         self.fd = fd
-        let queue = DispatchQueue(label: label)
-        self.queue = queue
-        let read = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-        let write = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
-        let closer = DescriptorCloser(fd: fd, sources: 2)
-        read.setCancelHandler { closer.release() }
-        write.setCancelHandler { closer.release() }
-        sources = Mutex(Sources(read: read, write: write))
+        queue = DispatchQueue(label: label)
+        poller = SocketPoller(fd: fd, queue: queue)
     }
 
     deinit { close() }
 
     func onReadable(_ handler: @escaping @Sendable () -> Void) {
-        sources.withLock { $0.read?.setEventHandler(handler: handler) }
+        poller.update { $0.readable = handler }
     }
 
     func onWritable(_ handler: @escaping @Sendable () -> Void) {
-        sources.withLock { $0.write?.setEventHandler(handler: handler) }
+        poller.update { $0.writable = handler }
     }
 
-    /// Resumes or suspends the read source (a no-op after close).
+    /// Turns the readable handler on or off (a no-op after close).
     func setReading(_ on: Bool) {
-        sources.withLock { state in
-            guard let read = state.read, state.reading != on else { return }
-            state.reading = on
-            if on { read.resume() } else { read.suspend() }
-        }
+        poller.update { $0.reading = on }
     }
 
-    /// Resumes or suspends the write source (a no-op after close).
+    /// Turns the writable handler on or off (a no-op after close).
     func setWriting(_ on: Bool) {
-        sources.withLock { state in
-            guard let write = state.write, state.writing != on else { return }
-            state.writing = on
-            if on { write.resume() } else { write.suspend() }
-        }
+        poller.update { $0.writing = on }
     }
 
-    /// Cancels both sources; the descriptor closes once they are gone. Idempotent.
+    /// Stops watching; the descriptor closes on the queue once the watching thread is done. Idempotent.
     func close() {
-        sources.withLock { state in
-            if let read = state.read {
-                read.cancel()
-                if !state.reading { read.resume() }  // a suspended source never runs its cancel handler
-            }
-            if let write = state.write {
-                write.cancel()
-                if !state.writing { write.resume() }
-            }
-            state = Sources()
-        }
+        poller.update { $0.closed = true }
     }
 }
 
-/// Closes a descriptor when the last of its Dispatch sources has been cancelled.
-private final class DescriptorCloser: Sendable {
-    let fd: Int32
-    let remaining: Atomic<Int>
-
-    init(fd: Int32, sources: Int) {
-        self.fd = fd
-        self.remaining = Atomic(sources)
+/// The thread behind a ``SocketHandle`` and the state it shares with the handle, under one lock.
+private final class SocketPoller: Sendable {
+    struct State {
+        var readable: (@Sendable () -> Void)?
+        var writable: (@Sendable () -> Void)?
+        var reading = false
+        var writing = false
+        /// A handler is queued or running; its direction is not polled until it returns.
+        var readPending = false
+        var writePending = false
+        /// The socket reported an error or hang-up while neither direction was on: not polled until one is,
+        /// since poll(2) reports those whether asked or not.
+        var parked = false
+        var closed = false
+        /// The socket and the pipe are closed: nothing may write to the pipe.
+        var descriptorsClosed = false
     }
 
-    func release() {
-        if remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 { _ = Glibc.close(fd) }
+    private let fd: Int32
+    private let queue: DispatchQueue
+    private let state = Mutex(State())
+    /// A pipe that wakes the thread when the state changes: it polls `wake`, others write to `wakeWriter`.
+    private let wake: Int32
+    private let wakeWriter: Int32
+
+    init(fd: Int32, queue: DispatchQueue) {
+        self.fd = fd
+        self.queue = queue
+        var ends: [Int32] = [-1, -1]
+        precondition(pipe(&ends) == 0, "pipe failed: errno \(errno)")
+        for end in ends {
+            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+        }
+        wake = ends[0]
+        wakeWriter = ends[1]
+        let box = Unmanaged.passRetained(self).toOpaque()
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        pthread_attr_setstacksize(&attributes, 256 << 10)
+        var thread = pthread_t()
+        let created = pthread_create(&thread, &attributes, { argument in
+            guard let argument else { return nil }
+            Unmanaged<SocketPoller>.fromOpaque(argument).takeRetainedValue().run()
+            return nil
+        }, box)
+        pthread_attr_destroy(&attributes)
+        precondition(created == 0, "pthread_create failed: \(created)")
+        pthread_detach(thread)
+    }
+
+    /// Changes the state and wakes the thread to poll for what it says now.
+    func update(_ change: (inout State) -> Void) {
+        state.withLock { state in
+            guard !state.closed else { return }
+            change(&state)
+            if state.reading || state.writing { state.parked = false }
+            signal(state)
+        }
+    }
+
+    /// Wakes the thread. Called with the lock held, so the pipe cannot be closed meanwhile.
+    private func signal(_ state: State) {
+        guard !state.descriptorsClosed else { return }
+        var byte: UInt8 = 1
+        _ = Glibc.write(wakeWriter, &byte, 1)  // a full pipe already wakes the thread
+    }
+
+    private func run() {
+        var descriptors = [pollfd(fd: wake, events: Int16(POLLIN), revents: 0), pollfd(fd: -1, events: 0, revents: 0)]
+        while true {
+            let watch: (events: Int16, closed: Bool) = state.withLock { state in
+                var events: Int16 = 0
+                if state.reading && !state.readPending { events |= Int16(POLLIN) | Int16(CBT_POLLRDHUP) }
+                if state.writing && !state.writePending { events |= Int16(POLLOUT) }
+                return (state.parked ? 0 : events, state.closed)
+            }
+            if watch.closed { break }
+            // A negative fd is skipped by poll(2): neither direction is wanted, or the socket is parked.
+            descriptors[1] = pollfd(fd: watch.events == 0 ? -1 : fd, events: watch.events, revents: 0)
+            descriptors[0].revents = 0
+            if poll(&descriptors, 2, -1) < 0 {
+                if errno == EINTR { continue }
+                state.withLock { $0.closed = true }  // cannot happen with these arguments; never spin on it
+                break
+            }
+            if descriptors[0].revents != 0 {
+                var bytes = [UInt8](repeating: 0, count: 64)
+                while Glibc.read(wake, &bytes, bytes.count) > 0 {}
+            }
+            let ready = descriptors[1].revents
+            guard ready != 0 else { continue }
+            let failed = ready & (Int16(POLLERR) | Int16(POLLHUP) | Int16(POLLNVAL) | Int16(CBT_POLLRDHUP)) != 0
+            let (read, write) = state.withLock { state -> (Bool, Bool) in
+                let read = state.reading && !state.readPending && (ready & Int16(POLLIN) != 0 || failed)
+                let write = state.writing && !state.writePending && (ready & Int16(POLLOUT) != 0 || failed)
+                if read { state.readPending = true }
+                if write { state.writePending = true }
+                if !read && !write && failed { state.parked = true }
+                return (read, write)
+            }
+            if read { queue.async { self.deliver(readable: true) } }
+            if write { queue.async { self.deliver(readable: false) } }
+        }
+        // Queued after every handler this thread dispatched: nothing can use the descriptor after it closes.
+        queue.async { [self] in
+            state.withLock { state in
+                state.descriptorsClosed = true
+                _ = Glibc.close(fd)
+                _ = Glibc.close(wake)
+                _ = Glibc.close(wakeWriter)
+            }
+        }
+    }
+
+    /// Runs a handler on the queue, if its direction is still on, then lets the thread poll for it again.
+    private func deliver(readable: Bool) {
+        let handler = state.withLock { state -> (@Sendable () -> Void)? in
+            guard !state.closed else { return nil }
+            return readable ? (state.reading ? state.readable : nil) : (state.writing ? state.writable : nil)
+        }
+        handler?()
+        state.withLock { state in
+            if readable { state.readPending = false } else { state.writePending = false }
+            signal(state)
+        }
     }
 }
 
