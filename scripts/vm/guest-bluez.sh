@@ -272,6 +272,8 @@ case "$cmd" in
             say "btvirt: $(cat "$state/controllers" 2>/dev/null || echo 2) controllers running, $want_controllers wanted"
             stop_proc bluetoothd TERM 5
             stop_proc btvirt TERM 3
+            # The old controllers must be gone before new ones register, or those would get other indexes.
+            for ((i = 0; i < 100; i++)); do compgen -G '/sys/class/bluetooth/hci*' >/dev/null || break; sleep 0.1; done
             start_btvirt "$want_controllers"
         fi
         if ! pid_alive "$(pid_of bluetoothd)" || [[ "$(cat "$state/settings" 2>/dev/null)" != "$want" ]]; then

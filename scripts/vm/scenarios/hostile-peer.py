@@ -25,6 +25,7 @@ TARGET is the victim adapter's address (the laptop, hci0), as a stranger would t
 import ctypes
 import hashlib
 import os
+import pty
 import random
 import select
 import signal
@@ -155,6 +156,7 @@ class Notifications:
         self.fd = fd.take()
         os.set_blocking(self.fd, False)
         self.frames = []
+        self.cursor = 0     # wait_pair's position: frames before it are consumed
 
     def drain(self, seconds=0.0):
         deadline = time.monotonic() + seconds
@@ -447,16 +449,16 @@ def pair_fragment(session, message):
 def wait_pair(notes, session, seconds):
     """Waits for the responder's fragment (kind 0xA0) or ERROR for this session."""
     deadline = time.monotonic() + seconds
-    seen = 0
     while time.monotonic() < deadline:
         notes.drain(0.2)
-        for frame in notes.frames[seen:]:
+        while notes.cursor < len(notes.frames):
+            frame = notes.frames[notes.cursor]
+            notes.cursor += 1
             if len(frame) >= 10 and frame[2:10] == session:
                 if frame[1] == 0xA0:
                     return "answer", frame[12:]
                 if frame[1] == 0x83:
                     return "error", frame
-        seen = len(notes.frames)
     return "silence", None
 
 
@@ -569,9 +571,12 @@ class Advertiser:
     """One long-running btmgmt on hci2 (MGMT Add Advertising straight to the kernel), paced by its replies."""
 
     def __init__(self, window=4):
+        # Its output goes to a pseudo-terminal, so that it is line-buffered and each reply is seen at once.
+        master, slave = pty.openpty()
         self.proc = subprocess.Popen(["stdbuf", "-oL", "btmgmt", "--index", str(HOSTILE_INDEX)],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                     text=True, bufsize=1)
+                                     stdin=subprocess.PIPE, stdout=slave, stderr=slave, text=True, bufsize=1)
+        os.close(slave)
+        self.master = master
         self.acks = 0
         self.failures = 0
         self.window = threading.Semaphore(window)
@@ -579,18 +584,30 @@ class Advertiser:
         self.reader.start()
 
     def _read(self):
-        for line in self.proc.stdout:
-            if "Instance added" in line or "Add Advertising failed" in line:
-                if "failed" in line:
-                    self.failures += 1
-                else:
+        pending = b""
+        while True:
+            try:
+                chunk = os.read(self.master, 4096)
+            except OSError:
+                return
+            if not chunk:
+                return
+            pending += chunk
+            *lines, pending = pending.split(b"\n")
+            for line in lines:
+                if b"Instance added" in line:
                     self.acks += 1
-                self.window.release()
+                    self.window.release()
+                elif b"Add Advertising failed" in line:
+                    self.failures += 1
+                    if self.failures <= 3:
+                        say(line.decode("utf-8", "replace").strip())
+                    self.window.release()
 
     def add(self, beacon, instance):
         ad = bytes([3 + len(beacon), 0xFF, 0xFF, 0xFF]) + beacon
-        # A reply frees the slot; a lost one is given up on after 1 s so the flood never stalls.
-        self.window.acquire(timeout=1)
+        # A reply frees the slot; a lost one is given up on after 0.5 s, so the flood never stalls.
+        self.window.acquire(timeout=0.5)
         self.proc.stdin.write(f"add-adv -d {ad.hex()} {instance}\n")
         self.proc.stdin.flush()
 
