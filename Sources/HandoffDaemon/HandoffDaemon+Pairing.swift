@@ -93,7 +93,7 @@ extension HandoffDaemon {
         startResponder()
         // Candidates come from the daemon's permanent watcher (remember(_:)): the ones seen lately now, later
         // ones as they come. Both happen on this actor, so none falls between the two.
-        for recent in recentCandidates.values where Date().timeIntervalSince(recent.seen) < 120 {
+        for recent in recentCandidates.values where Date().timeIntervalSince(recent.seen) < Self.candidateMemory {
             sink.yield(.candidate(recent.candidate))
         }
         pairingEvents = sink
@@ -183,9 +183,23 @@ extension HandoffDaemon {
         throw HandoffError(.pairingFailed, "pairing was cancelled")
     }
 
-    /// Records a device seen in pairing mode.
+    /// How long a pairing beacon is remembered, and how many different names at most: anyone in radio range can
+    /// advertise pairing beacons under names of their choosing, one new name per advertisement, so an unbounded
+    /// memory of them grew the daemon for as long as such a flood lasted.
+    static let candidateMemory: TimeInterval = 120
+    static let maximumRecentCandidates = 64
+
+    /// Records a device seen in pairing mode: the latest `maximumRecentCandidates` names of the last
+    /// `candidateMemory` seconds.
     func remember(_ candidate: PairingCandidate) {
-        recentCandidates[candidate.name] = (candidate, Date())
+        let now = Date()
+        recentCandidates = recentCandidates.filter { now.timeIntervalSince($0.value.seen) < Self.candidateMemory }
+        recentCandidates[candidate.name] = (candidate, now)
+        if recentCandidates.count > Self.maximumRecentCandidates,
+            let oldest = recentCandidates.min(by: { $0.value.seen < $1.value.seen })?.key
+        {
+            recentCandidates[oldest] = nil
+        }
         pairingEvents?.yield(.candidate(candidate))
     }
 
