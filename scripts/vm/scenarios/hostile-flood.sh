@@ -33,7 +33,7 @@ figure laptop_cpu_rest_percent "$(percent $((l1 - l0)) "$rest_s")"
 rss0=$(rss_kb "$desktop_pid")
 kill -USR1 "$desktop_pid"
 
-python3 "$here/hostile-peer.py" flood "$seconds" >"$out/hostile.txt" 2>&1 &
+/usr/bin/python3 "$here/hostile-peer.py" flood "$seconds" >"$out/hostile.txt" 2>&1 &
 flood_pid=$!
 hostile_pids+=("$flood_pid")
 wait_until 20 grep -q '^flooding' "$out/hostile.txt" || { cat "$out/hostile.txt" >&2; fail "the flood did not start"; }

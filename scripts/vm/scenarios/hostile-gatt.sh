@@ -17,7 +17,7 @@ watch_start
 wait_available 1 60
 note "the stranger attacks the laptop's GATT server and L2CAP channel"
 before=$(rss_kb "$laptop_pid")
-python3 "$here/hostile-peer.py" gatt "$(adapter_address hci0)" --writes "${HOSTILE_WRITES:-300}" | tee "$out/hostile.txt"
+/usr/bin/python3 "$here/hostile-peer.py" gatt "$(adapter_address hci0)" --writes "${HOSTILE_WRITES:-300}" | tee "$out/hostile.txt"
 rc=${PIPESTATUS[0]}
 alive
 figure laptop_rss_kb_before "$before"

@@ -13,7 +13,7 @@ text=$'# Hostile hold\ncontinued while a stranger holds the line\n'
 offer "$text"
 watch_start
 wait_available 1 60
-python3 "$here/hostile-peer.py" hold "$(adapter_address hci0)" 120 --channels "${HOSTILE_CHANNELS:-64}" \
+/usr/bin/python3 "$here/hostile-peer.py" hold "$(adapter_address hci0)" 120 --channels "${HOSTILE_CHANNELS:-64}" \
     >"$out/hostile.txt" 2>&1 &
 hold_pid=$!
 hostile_pids+=("$hold_pid")

@@ -15,22 +15,24 @@ source "$here/hostile-lib.sh"
 
 hostile_start
 target=$(adapter_address hci0)
-devices_before=$(on laptop devices)
+paired() { on laptop devices | awk '{ print $1, $NF }'; }   # name and id (not the range, which changes)
+devices_before=$(paired)
 note "laptop's devices: $devices_before"
+[[ $devices_before == *desktop* ]] || fail "the laptop has not paired the desktop"
 
 note "1. ${HOSTILE_GUESSES:-1000} pairing attempts while the laptop is not in pairing mode"
-python3 "$here/hostile-peer.py" pair-guess "$target" "${HOSTILE_GUESSES:-1000}" | tee "$out/guess.txt"
+/usr/bin/python3 "$here/hostile-peer.py" pair-guess "$target" "${HOSTILE_GUESSES:-1000}" | tee "$out/guess.txt"
 rc=${PIPESTATUS[0]}
 alive
 ((rc == 0)) || fail "hostile-peer.py pair-guess exited $rc"
 grep -q "^FIGURE pair_answered 0$" "$out/guess.txt" || fail "the laptop answered a stranger's pairing"
 grep -q "^FIGURE pair_refused ${HOSTILE_GUESSES:-1000}$" "$out/guess.txt" || fail "not every attempt was refused"
-[[ $(on laptop devices) == "$devices_before" ]] || fail "the laptop's devices changed"
+[[ $(paired) == "$devices_before" ]] || fail "the laptop's devices changed"
 
 note "2. the user pairs; the stranger gets in first; the user answers n to a code no device of theirs shows"
 (echo n | on laptop pair >"$work/user-pair.out" 2>&1; echo $? >"$work/user-pair.rc") &
 user=$!
-python3 "$here/hostile-peer.py" pair-session "$target" 60 | tee "$out/session.txt"
+/usr/bin/python3 "$here/hostile-peer.py" pair-session "$target" 60 | tee "$out/session.txt"
 rc=${PIPESTATUS[0]}
 wait "$user"
 echo "laptop\$ echo n | handoff pair"
@@ -44,7 +46,7 @@ grep -q "$code" "$work/user-pair.out" || fail "the user was not shown the strang
 grep -qi "pair" "$work/user-pair.out" || fail "'handoff pair' said nothing"
 figure user_pair_exit "$(cat "$work/user-pair.rc")"
 figure user_told "$(tail -n 1 "$work/user-pair.out")"
-[[ $(on laptop devices) == "$devices_before" ]] || fail "the laptop's devices changed"
+[[ $(paired) == "$devices_before" ]] || fail "the laptop's devices changed"
 
 text=$'# After the pairing attempts\nstill ours\n'
 offer "$text"

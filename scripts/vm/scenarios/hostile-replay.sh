@@ -15,16 +15,16 @@ v2=$'# Replay\nversion 2, the real current one\n'
 offer "$v1"
 watch_start
 wait_available 1 60
-python3 "$here/hostile-peer.py" capture "$target" 30 1 | tee "$out/capture1.txt"
+/usr/bin/python3 "$here/hostile-peer.py" capture "$target" 30 1 | tee "$out/capture1.txt"
 offer "$v2"
 wait_available 2 60
-python3 "$here/hostile-peer.py" capture "$target" 30 2 | tee "$out/capture2.txt"
+/usr/bin/python3 "$here/hostile-peer.py" capture "$target" 30 2 | tee "$out/capture2.txt"
 mapfile -t beacons < <(sed -n 's/^beacon //p' "$out/capture1.txt" "$out/capture2.txt" | sort -u)
 ((${#beacons[@]} >= 2)) || fail "the stranger captured ${#beacons[@]} distinct beacons, not both versions"
 figure captured_beacons "${#beacons[@]}"
 announced=$(grep -c 'available from' "$out/desktop-handoffd.log")
 lines=$(watch_count)
-python3 "$here/hostile-peer.py" replay "${HOSTILE_REPLAY_SECONDS:-15}" "${beacons[@]}" | tee "$out/replay.txt"
+/usr/bin/python3 "$here/hostile-peer.py" replay "${HOSTILE_REPLAY_SECONDS:-15}" "${beacons[@]}" | tee "$out/replay.txt"
 ((PIPESTATUS[0] == 0)) || fail "the replay did not run"
 sleep 3
 alive
