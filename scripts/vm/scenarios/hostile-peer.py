@@ -93,6 +93,10 @@ class Bluez:
     def device(self, address, seconds=30):
         """Finds TARGET from hci2's own scan (a stranger learns it from the advertisement)."""
         path = f"{self.adapter_path}/dev_{address.upper().replace(':', '_')}"
+        if path in self.objects():
+            # Forget what an earlier run cached of TARGET (its GATT database above all: handles change when a
+            # daemon registers its application again), as a stranger meeting it for the first time would.
+            call("remove", self.adapter.RemoveDevice, dbus.ObjectPath(path), timeout=10)
         self.start_discovery()
         deadline = time.monotonic() + seconds
         next_restart = time.monotonic() + 3
@@ -152,13 +156,34 @@ class Notifications:
     """The data characteristic's notifications through AcquireNotify: a socket that delivers one value per read."""
 
     def __init__(self, bluez, path):
-        fd, mtu = bluez.char(path).AcquireNotify(dbus.Dictionary({}, signature="sv"))
-        self.fd = fd.take()
-        os.set_blocking(self.fd, False)
         self.frames = []
         self.cursor = 0     # wait_pair's position: frames before it are consumed
+        self.fd = None
+        try:
+            fd, mtu = bluez.char(path).AcquireNotify(dbus.Dictionary({}, signature="sv"))
+            self.fd = fd.take()
+            os.set_blocking(self.fd, False)
+        except dbus.DBusException as error:
+            # Without AcquireNotify: StartNotify, and the cached Value read back (it keeps only the latest).
+            say(f"AcquireNotify refused ({error.get_dbus_message()}); polling Value instead (lossy)")
+            bluez.char(path).StartNotify()
+            self.props = dbus.Interface(bluez.bus.get_object("org.bluez", path), "org.freedesktop.DBus.Properties")
+            self.last = None
 
     def drain(self, seconds=0.0):
+        if self.fd is None:
+            deadline = time.monotonic() + seconds
+            while True:
+                try:
+                    value = bytes(self.props.Get("org.bluez.GattCharacteristic1", "Value"))
+                except dbus.DBusException:
+                    value = None
+                if value and value != self.last:
+                    self.frames.append(value)
+                    self.last = value
+                if time.monotonic() >= deadline:
+                    return
+                time.sleep(0.05)
         deadline = time.monotonic() + seconds
         while True:
             left = max(0.0, deadline - time.monotonic())
@@ -176,7 +201,8 @@ class Notifications:
             self.frames.append(bytes(value))
 
     def close(self):
-        os.close(self.fd)
+        if self.fd is not None:
+            os.close(self.fd)
 
 
 def classify(frames, where):
