@@ -87,9 +87,15 @@ hostile_start() {
     note "paired: laptop (hci0 $(adapter_address hci0), pid $laptop_pid), desktop (hci1 $(adapter_address hci1), pid $desktop_pid); hostile hci2 $(hostile_address)"
 }
 
-offer() { printf '%s' "$1" | on laptop note edit hostile --stdin --grace 300 || fail "note edit failed on the laptop"; }
+# The watch must run before the first offer: it prints only what appears after it subscribed.
+offer() {
+    watch_start
+    printf '%s' "$1" | on laptop note edit hostile --stdin --grace 300 || fail "note edit failed on the laptop"
+}
 
+watch_pid=""
 watch_start() {
+    [[ -n $watch_pid ]] && return 0
     on desktop watch >"$work/watch.out" 2>&1 &
     watch_pid=$!
     hostile_pids+=("$watch_pid")
