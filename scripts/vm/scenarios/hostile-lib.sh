@@ -102,9 +102,10 @@ watch_start() {
     sleep 0.5
 }
 watch_count() { grep -c '^available:' "$work/watch.out" 2>/dev/null || true; }
+has_available() { (($(watch_count) >= $1)); }   # counted afresh at every try of wait_until
 wait_available() {
     local want=$1 limit=$2
-    wait_until "$limit" test "$(watch_count)" -ge "$want" \
+    wait_until "$limit" has_available "$want" \
         || { cat "$work/watch.out" >&2; fail "the desktop's watch printed $(watch_count) 'available:' lines, not $want, in ${limit}s"; }
 }
 
