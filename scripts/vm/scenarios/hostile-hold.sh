@@ -22,7 +22,7 @@ cat "$out/hostile.txt"
 alive
 start=$(date +%s.%N)
 if on desktop continue --print >"$work/held.txt" 2>"$work/held.err"; then
-    [[ $(cat "$work/held.txt") == "$text" ]] || fail "the continue while held returned other bytes"
+    [[ $(cat "$work/held.txt") == "$(printf "%s" "$text")" ]] || fail "the continue while held returned other bytes"
     note "continue while held: intact"
     figure continue_while_held "ok"
 else

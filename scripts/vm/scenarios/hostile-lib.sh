@@ -114,6 +114,6 @@ continue_expect() {
     on desktop continue --print >"$work/continued.txt" 2>"$work/continue.err"
     status=$?
     ((status == 0)) || { cat "$work/continue.err" >&2; tail -n 20 "$out"/*-handoffd.log >&2; fail "continue failed (exit $status)"; }
-    [[ $(cat "$work/continued.txt") == "$want" ]] || fail "the continued note differs from the laptop's"
+    [[ $(cat "$work/continued.txt") == "$(printf "%s" "$want")" ]] || fail "the continued note differs from the laptop's"
     note "continued: $(wc -c <"$work/continued.txt") bytes intact ($(grep -o 'continued .* s over .*' "$out/desktop-handoffd.log" | tail -n1))"
 }
