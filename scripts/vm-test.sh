@@ -63,6 +63,8 @@ while IFS= read -r line || [[ -n "$line" ]]; do
                 || { echo "vm-test: $list:$lineno: @privacy must be off, device or network" >&2; exit 2; } ;;
             experimental) [[ "$value" =~ ^[01]$ ]] \
                 || { echo "vm-test: $list:$lineno: @experimental must be 0 or 1" >&2; exit 2; } ;;
+            controllers) [[ "$value" =~ ^[0-9]+$ ]] && ((value >= 2 && value <= 16)) \
+                || { echo "vm-test: $list:$lineno: @controllers must be 2..16" >&2; exit 2; } ;;
             timeout) [[ "$value" =~ ^[0-9]+$ ]] && ((value > 0)) \
                 || { echo "vm-test: $list:$lineno: @timeout must be seconds" >&2; exit 2; }
                 t=$value ;;

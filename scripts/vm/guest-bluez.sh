@@ -9,9 +9,11 @@
 #                                                 --experimental 0|1 (bluetoothd -E), --signal SIG (TERM by
 #                                                 default; KILL to simulate a crash), --no-wait; settings not
 #                                                 given stay as they were
-#   guest-bluez.sh ensure-bluetoothd [--mtu N] [--privacy MODE] [--experimental 0|1]
+#   guest-bluez.sh ensure-bluetoothd [--mtu N] [--privacy MODE] [--experimental 0|1] [--controllers N]
 #                                                 restarts bluetoothd only if it is down or runs other settings
-#                                                 (settings not given: the VM's defaults)
+#                                                 (settings not given: the VM's defaults); with another
+#                                                 controller count than btvirt runs (--controllers, else
+#                                                 HANDOFF_VM_CONTROLLERS), btvirt is restarted with N first
 #   guest-bluez.sh stop-bluetoothd [--signal SIG] / start-bluetoothd [settings]
 #   guest-bluez.sh wait-ready [SECONDS]           waits until hci0 and hci1 report Powered (default 30 s)
 #   guest-bluez.sh btmon-rotate FILE              stops btmon (its capture moves to where it was meant to go) and
@@ -180,11 +182,12 @@ stop_btmon() {
 # HANDOFF_VM_CONTROLLERS (default 2): how many controllers btvirt makes. The scenarios use hci0 and hci1; more
 # (up to 16, btvirt's limit of devices that hear each other) are foreign advertisers for bench/crowded-room.sh.
 start_btvirt() {
-    local count=${HANDOFF_VM_CONTROLLERS:-2} last
+    local count=${1:-${HANDOFF_VM_CONTROLLERS:-2}} last
     [[ "$count" =~ ^[0-9]+$ ]] && ((count >= 2 && count <= 16)) || die "HANDOFF_VM_CONTROLLERS must be 2..16, not $count"
     last=$((count - 1))
     btvirt -L -l"$count" </dev/null >>"$logdir/btvirt.log" 2>&1 &
     echo $! >"$state/btvirt.pid"
+    echo "$count" >"$state/controllers"
     local i
     for ((i = 0; i < 300; i++)); do
         [[ -e /sys/class/bluetooth/hci0 && -e /sys/class/bluetooth/hci1 && -e /sys/class/bluetooth/hci$last ]] \
@@ -196,7 +199,7 @@ start_btvirt() {
 }
 
 parse_opts() {
-    opt_mtu="" opt_privacy="" opt_experimental="" opt_signal=TERM opt_wait=1
+    opt_mtu="" opt_privacy="" opt_experimental="" opt_signal=TERM opt_wait=1 opt_controllers=""
     while (($#)); do
         case "$1" in
             --mtu) opt_mtu=${2:?--mtu needs a value}; shift 2 ;;
@@ -204,6 +207,7 @@ parse_opts() {
             --experimental) opt_experimental=${2:?--experimental needs 0 or 1}; shift 2 ;;
             --signal) opt_signal=${2:?--signal needs a value}; shift 2 ;;
             --no-wait) opt_wait=0; shift ;;
+            --controllers) opt_controllers=${2:?--controllers needs a count}; shift 2 ;;
             *) die "unknown option '$1'" ;;
         esac
     done
@@ -261,6 +265,17 @@ case "$cmd" in
         want_mtu=${opt_mtu:-${HANDOFF_VM_MTU:-517}} want_privacy=${opt_privacy:-${HANDOFF_VM_PRIVACY:-off}}
         want_experimental=${opt_experimental:-${HANDOFF_VM_BLUETOOTHD_EXPERIMENTAL:-0}}
         want="$want_mtu $want_privacy $want_experimental"
+        want_controllers=${opt_controllers:-${HANDOFF_VM_CONTROLLERS:-2}}
+        if [[ "$(cat "$state/controllers" 2>/dev/null || echo 2)" != "$want_controllers" ]]; then
+            # A scenario's @controllers: btvirt again with that many controllers (the kernel hands the freed
+            # indexes out again, so they are hci0.., with the same addresses), then bluetoothd on them.
+            say "btvirt: $(cat "$state/controllers" 2>/dev/null || echo 2) controllers running, $want_controllers wanted"
+            stop_proc bluetoothd TERM 5
+            stop_proc btvirt TERM 3
+            # The old controllers must be gone before new ones register, or those would get other indexes.
+            for ((i = 0; i < 100; i++)); do compgen -G '/sys/class/bluetooth/hci*' >/dev/null || break; sleep 0.1; done
+            start_btvirt "$want_controllers"
+        fi
         if ! pid_alive "$(pid_of bluetoothd)" || [[ "$(cat "$state/settings" 2>/dev/null)" != "$want" ]]; then
             stop_proc bluetoothd TERM 5
             opt_mtu=$want_mtu opt_privacy=$want_privacy opt_experimental=$want_experimental

@@ -5,7 +5,7 @@
 #
 # LIST has the format of scripts/vm/scenarios.list (already filtered by vm-test.sh). For each scenario:
 #   1. bluetoothd is (re)started if it is down or runs other settings than the scenario's
-#      @mtu/@privacy/@experimental,
+#      @mtu/@privacy/@experimental, and btvirt too when the scenario's @controllers differs from what runs,
 #      and both adapters must be powered — so a scenario that crashed or reconfigured bluetoothd does not
 #      leak into the next one;
 #   2. btmon is rotated to $HANDOFF_VM_LOGDIR/scenarios/NAME.btsnoop; a scenario may keep more files (daemon
@@ -35,21 +35,23 @@ while IFS= read -r -u 3 line || [[ -n "$line" ]]; do
     [[ "$line" =~ ^[[:space:]]*(#|$) ]] && continue
     read -r name rest <<<"$line"
     mtu=${HANDOFF_VM_MTU:-517} privacy=${HANDOFF_VM_PRIVACY:-off} limit=$default_timeout
-    experimental=${HANDOFF_VM_BLUETOOTHD_EXPERIMENTAL:-0}
+    experimental=${HANDOFF_VM_BLUETOOTHD_EXPERIMENTAL:-0} controllers=${HANDOFF_VM_CONTROLLERS:-2}
     while [[ "$rest" =~ ^@([a-z]+)=([^[:space:]]+)[[:space:]]*(.*)$ ]]; do
         case "${BASH_REMATCH[1]}" in
             mtu) mtu=${BASH_REMATCH[2]} ;;
             privacy) privacy=${BASH_REMATCH[2]} ;;
             experimental) experimental=${BASH_REMATCH[2]} ;;
             timeout) limit=${BASH_REMATCH[2]} ;;
+            controllers) controllers=${BASH_REMATCH[2]} ;;
             build) ;; # built on the host by vm-test.sh
         esac
         rest=${BASH_REMATCH[3]}
     done
     log=$logdir/scenarios/$name.log
-    echo "run-scenarios: --- $name (ExchangeMTU=$mtu Privacy=$privacy experimental=$experimental timeout=${limit}s): $rest"
+    echo "run-scenarios: --- $name (ExchangeMTU=$mtu Privacy=$privacy experimental=$experimental controllers=$controllers timeout=${limit}s): $rest"
     start=$(now_ms)
-    if ! "$guest" ensure-bluetoothd --mtu "$mtu" --privacy "$privacy" --experimental "$experimental" </dev/null >"$log" 2>&1; then
+    if ! "$guest" ensure-bluetoothd --mtu "$mtu" --privacy "$privacy" --experimental "$experimental" \
+        --controllers "$controllers" </dev/null >"$log" 2>&1; then
         echo "FAIL $name $(secs $(($(now_ms) - start))) bluetoothd-not-ready" >>"$logdir/results"
         echo "run-scenarios: FAIL $name: BlueZ not ready, see $log"
         continue

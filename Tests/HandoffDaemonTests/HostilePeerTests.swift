@@ -1,0 +1,35 @@
+import Foundation
+@testable import HandoffDaemon
+@testable import HandoffKit
+import HandoffClient
+import HandoffTesting
+import Testing
+
+/// What a stranger in radio range can do to a daemon with its own advertisements (issue 14 §3; the VM's
+/// hostile-* scenarios do the same over real BlueZ).
+@Suite(.serialized) struct HostilePeerTests {
+    /// A flood of pairing beacons, each under a new name (as a stranger's btmgmt flood in the VM sends them):
+    /// the daemon remembers at most `maximumRecentCandidates` of them, not one per name for as long as it lasts.
+    @Test func aFloodOfPairingBeaconsIsNotRememberedWithoutBound() async throws {
+        let machines = try await TwoMachines.make()
+        defer { Task { await machines.shutDown() } }
+        for index in 0..<1_000 {
+            await machines.ether.inject(beacon: PairingBeacon.encode(name: "stranger\(index)"),
+                                        from: PeerAddress("sim:stranger\(index)"))
+        }
+        await machines.ether.inject(beacon: PairingBeacon.encode(name: "last"), from: PeerAddress("sim:last"))
+        let daemon = machines.desktop.daemon
+        let remembered = try await eventually { () async -> Int? in
+            let candidates = await daemon.recentCandidates
+            return candidates["last"] == nil ? nil : candidates.count
+        }
+        #expect(remembered <= HandoffDaemon.maximumRecentCandidates)
+        // The flood took nothing else: the paired devices still continue each other.
+        let note = ActivityContent.note(name: "n", title: "N", content: "after the flood")
+        _ = try await machines.laptop.client().setCurrentActivity(note)
+        let desktop = try await machines.desktop.client()
+        let offered = try await eventually { try await desktop.availableActivities().first }
+        let continued = try await desktop.continueActivity(offered.id) { _ in }
+        #expect(continued.content == note)
+    }
+}

@@ -1,0 +1,749 @@
+#!/usr/bin/python3
+"""A hostile peer on the VM's third controller (issue 14 §3; Docs/reliability.md "Hostile peers"), built only from
+third-party parts: the system python3-dbus talking to bluetoothd for hci2, btmgmt for raw advertising, and kernel
+L2CAP sockets opened through ctypes. It never imports or runs handoff code. Each command prints what it did and
+one "FIGURE name value" line per figure; it exits non-zero when the daemon gave the hostile peer something it
+must not have (a payload byte, a pairing answer, an accepted share), or when the attack itself could not run.
+
+    hostile-peer.py gatt TARGET [--writes N]     garbage to every characteristic, out-of-bounds read offsets and
+                                                 long writes, garbage SDUs on the PSM the ABDD3056 characteristic
+                                                 gives; collects every notification and SDU the daemon sends back
+    hostile-peer.py hold TARGET SECONDS [--channels N]   one link and N L2CAP channels to the PSM, held open
+    hostile-peer.py pair-guess TARGET COUNT      COUNT pairing HELLOs, each with a fresh session, answer awaited
+    hostile-peer.py pair-session TARGET SECONDS  waits for pairing mode, runs the exchange up to the code (which it
+                                                 prints), then tries 50 more sessions while the user decides
+    hostile-peer.py flood SECONDS                btmgmt add-adv on hci2, as fast as the kernel acknowledges: 24-byte
+                                                 beacons under company 0xFFFF, version 1, random (1 in 5
+                                                 pairing-beacon shaped with a random name)
+    hostile-peer.py capture TARGET SECONDS [N]   prints every distinct beacon TARGET advertised (hex), from hci2's
+                                                 scan, until it has N of them
+    hostile-peer.py replay SECONDS HEX...        re-advertises captured beacons from hci2 (btmgmt), round robin
+
+TARGET is the victim adapter's address (the laptop, hci0), as a stranger would take it from the advertisement.
+"""
+
+import ctypes
+import hashlib
+import os
+import pty
+import random
+import select
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+import dbus
+
+ADAPTER = "hci2"
+HOSTILE_INDEX = 2
+REQUEST_UUID = "6c1a0001-6e6f-4c8f-9d5e-68616e646f66"
+DATA_UUID = "6c1a0002-6e6f-4c8f-9d5e-68616e646f66"
+PSM_UUID = "abdd3056-28fa-441d-a470-55a75a52553a"
+# Server frames that would mean the daemon gave an unpaired peer something: OPEN (the header of a transfer), DATA
+# (payload bytes), a pairing answer or rekey acknowledgement outside pairing, an accepted share.
+FORBIDDEN = {0x81: "OPEN", 0x82: "DATA", 0xA0: "PAIR answer", 0xA1: "REKEY applied", 0xB0: "SHARE accept"}
+KINDS = {0x83: "ERROR", 0xB2: "SHARE error", **FORBIDDEN}
+rng = random.Random(int.from_bytes(os.urandom(8), "big"))
+
+
+def say(*parts):
+    print("hostile:", *parts, flush=True)
+
+
+def figure(name, value):
+    print(f"FIGURE {name} {value}", flush=True)
+
+
+class Bluez:
+    def __init__(self):
+        self.bus = dbus.SystemBus()
+        self.adapter_path = f"/org/bluez/{ADAPTER}"
+        self.adapter = dbus.Interface(self.bus.get_object("org.bluez", self.adapter_path), "org.bluez.Adapter1")
+        self.manager = dbus.Interface(self.bus.get_object("org.bluez", "/"), "org.freedesktop.DBus.ObjectManager")
+
+    def objects(self):
+        return self.manager.GetManagedObjects()
+
+    def start_discovery(self):
+        self.adapter.SetDiscoveryFilter(dbus.Dictionary({"Transport": "le", "DuplicateData": True}, signature="sv"))
+        self.adapter.StartDiscovery()
+
+    def restart_discovery(self):
+        # btvirt reports an advertiser only when scanning is enabled (Docs/bluez.md).
+        try:
+            self.adapter.StopDiscovery()
+        except dbus.DBusException:
+            pass
+        for _ in range(5):
+            try:
+                self.start_discovery()
+                return
+            except dbus.DBusException:
+                time.sleep(0.3)
+
+    def stop_discovery(self):
+        try:
+            self.adapter.StopDiscovery()
+        except dbus.DBusException:
+            pass
+
+    def device(self, address, seconds=30):
+        """Finds TARGET from hci2's own scan (a stranger learns it from the advertisement)."""
+        path = f"{self.adapter_path}/dev_{address.upper().replace(':', '_')}"
+        if path in self.objects():
+            # Forget what an earlier run cached of TARGET (its GATT database above all: handles change when a
+            # daemon registers its application again), as a stranger meeting it for the first time would.
+            call("remove", self.adapter.RemoveDevice, dbus.ObjectPath(path), timeout=10)
+        self.start_discovery()
+        deadline = time.monotonic() + seconds
+        next_restart = time.monotonic() + 3
+        try:
+            while time.monotonic() < deadline:
+                if path in self.objects():
+                    return path
+                if time.monotonic() > next_restart:
+                    self.restart_discovery()
+                    next_restart = time.monotonic() + 3
+                time.sleep(0.2)
+        finally:
+            self.stop_discovery()
+        raise SystemExit(f"hostile: {address} never appeared in {ADAPTER}'s scan")
+
+    def connect(self, address):
+        path = self.device(address)
+        device = dbus.Interface(self.bus.get_object("org.bluez", path), "org.bluez.Device1")
+        props = dbus.Interface(self.bus.get_object("org.bluez", path), "org.freedesktop.DBus.Properties")
+        for attempt in range(4):
+            try:
+                device.Connect(timeout=30)
+                break
+            except dbus.DBusException as error:
+                say(f"Connect attempt {attempt + 1}: {error.get_dbus_name()} {error.get_dbus_message()}")
+                time.sleep(1)
+        deadline = time.monotonic() + 30
+        while not bool(props.Get("org.bluez.Device1", "ServicesResolved")):
+            if time.monotonic() > deadline:
+                raise SystemExit("hostile: services never resolved")
+            time.sleep(0.2)
+        address_type = str(props.Get("org.bluez.Device1", "AddressType"))
+        say(f"connected to {address} ({address_type}) from {ADAPTER}")
+        return path, device, address_type
+
+    def characteristics(self, device_path):
+        found = {}
+        for path, interfaces in self.objects().items():
+            if path.startswith(device_path + "/") and "org.bluez.GattCharacteristic1" in interfaces:
+                ch = interfaces["org.bluez.GattCharacteristic1"]
+                found[path] = (str(ch["UUID"]), [str(f) for f in ch["Flags"]])
+        return found
+
+    def char(self, path):
+        return dbus.Interface(self.bus.get_object("org.bluez", path), "org.bluez.GattCharacteristic1")
+
+
+def call(what, fn, *args, **kwargs):
+    """Runs one D-Bus call; returns (result, None) or (None, error name)."""
+    try:
+        return fn(*args, **kwargs), None
+    except dbus.DBusException as error:
+        return None, f"{error.get_dbus_name().split('.')[-1]}: {error.get_dbus_message()}"
+
+
+class Notifications:
+    """The data characteristic's notifications through AcquireNotify: a socket that delivers one value per read."""
+
+    def __init__(self, bluez, path):
+        self.frames = []
+        self.cursor = 0     # wait_pair's position: frames before it are consumed
+        self.fd = None
+        try:
+            fd, mtu = bluez.char(path).AcquireNotify(dbus.Dictionary({}, signature="sv"))
+            self.fd = fd.take()
+            os.set_blocking(self.fd, False)
+        except dbus.DBusException as error:
+            # Without AcquireNotify: StartNotify, and the cached Value read back (it keeps only the latest).
+            say(f"AcquireNotify refused ({error.get_dbus_message()}); polling Value instead (lossy)")
+            bluez.char(path).StartNotify()
+            self.props = dbus.Interface(bluez.bus.get_object("org.bluez", path), "org.freedesktop.DBus.Properties")
+            self.last = None
+
+    def drain(self, seconds=0.0):
+        if self.fd is None:
+            deadline = time.monotonic() + seconds
+            while True:
+                try:
+                    value = bytes(self.props.Get("org.bluez.GattCharacteristic1", "Value"))
+                except dbus.DBusException:
+                    value = None
+                if value and value != self.last:
+                    self.frames.append(value)
+                    self.last = value
+                if time.monotonic() >= deadline:
+                    return
+                time.sleep(0.05)
+        deadline = time.monotonic() + seconds
+        while True:
+            left = max(0.0, deadline - time.monotonic())
+            ready, _, _ = select.select([self.fd], [], [], left)
+            if not ready:
+                if time.monotonic() >= deadline:
+                    return
+                continue
+            try:
+                value = os.read(self.fd, 4096)
+            except BlockingIOError:
+                continue
+            if not value:
+                return
+            self.frames.append(bytes(value))
+
+    def close(self):
+        if self.fd is not None:
+            os.close(self.fd)
+
+
+def classify(frames, where):
+    """Counts server frames by kind; returns the forbidden ones."""
+    counts, codes, bad = {}, {}, []
+    for frame in frames:
+        kind = frame[1] if len(frame) > 1 else -1
+        name = KINDS.get(kind, f"0x{kind:02x}" if kind >= 0 else "short")
+        counts[name] = counts.get(name, 0) + 1
+        if kind == 0x83 and len(frame) >= 12:
+            code = int.from_bytes(frame[10:12], "big")
+            codes[code] = codes.get(code, 0) + 1
+        if kind in FORBIDDEN:
+            bad.append(frame)
+    say(f"{where}: {len(frames)} frames back: {counts}; ERROR codes {codes}")
+    for frame in bad[:5]:
+        say(f"{where}: FORBIDDEN {FORBIDDEN[frame[1]]}: {frame[:40].hex()}")
+    return bad, codes
+
+
+def garbage_frames(count):
+    """Values to write: every kind byte, both versions, every length class, and crafted nonsense."""
+    values = [b"", b"\x01", b"\x00", b"\xff" * 512]
+    for kind in range(256):
+        values.append(bytes([1, kind]) + rng.randbytes(rng.choice([0, 1, 8, 16, 17, 28, 40, 100])))
+    values += [
+        bytes([2, 0x01]) + rng.randbytes(28),                                  # another version's REQUEST
+        bytes([1, 0x01]) + rng.randbytes(28),                                  # REQUEST with a forged MAC
+        bytes([1, 0x02]) + rng.randbytes(8) + (0).to_bytes(4, "big") + (0xFFFFFFFF).to_bytes(4, "big"),
+        bytes([1, 0x02]) + rng.randbytes(8) + (0xFFFFFFF0).to_bytes(4, "big") + (16).to_bytes(4, "big"),
+        bytes([1, 0x03]) + rng.randbytes(24),                                  # DONE for nothing
+        bytes([1, 0x20]) + rng.randbytes(8) + bytes([254, 255]) + rng.randbytes(400),  # fragment 254 of 255
+        bytes([1, 0x20]) + rng.randbytes(8) + bytes([0, 0]) + rng.randbytes(10),        # count 0
+        bytes([1, 0x21]) + rng.randbytes(8) + bytes([0, 1]) + b"{\"not\": \"a rekey\"}",
+        bytes([1, 0x30]) + rng.randbytes(200),                                 # a share push from a stranger
+        bytes([1, 0x31]) + rng.randbytes(500),
+    ]
+    while len(values) < count:
+        values.append(rng.randbytes(rng.randrange(0, 513)))
+    return values[:count]
+
+
+def sockaddr_l2(address, psm, address_type):
+    class SockaddrL2(ctypes.Structure):
+        _fields_ = [("family", ctypes.c_ushort), ("psm", ctypes.c_ushort), ("bdaddr", ctypes.c_ubyte * 6),
+                    ("cid", ctypes.c_ushort), ("bdaddr_type", ctypes.c_ubyte)]
+    raw = bytes(reversed(bytes.fromhex(address.replace(":", ""))))
+    return SockaddrL2(socket.AF_BLUETOOTH, psm, (ctypes.c_ubyte * 6)(*raw), 0, address_type)
+
+
+libc = ctypes.CDLL(None, use_errno=True)
+
+
+def open_channel(own, target, target_type, psm):
+    """An LE credit-based channel from hci2 to TARGET's PSM, through the kernel (socket, bind, connect)."""
+    sock = socket.socket(socket.AF_BLUETOOTH, socket.SOCK_SEQPACKET, socket.BTPROTO_L2CAP)
+    local = sockaddr_l2(own, 0, 1)
+    if libc.bind(sock.fileno(), ctypes.byref(local), ctypes.sizeof(local)) != 0:
+        err = ctypes.get_errno()
+        sock.close()
+        raise OSError(err, f"bind: {os.strerror(err)}")
+    remote = sockaddr_l2(target, psm, 1 if target_type == "public" else 2)
+    if libc.connect(sock.fileno(), ctypes.byref(remote), ctypes.sizeof(remote)) != 0:
+        err = ctypes.get_errno()
+        sock.close()
+        raise OSError(err, f"connect: {os.strerror(err)}")
+    return sock
+
+
+def own_address(bluez):
+    props = dbus.Interface(bluez.bus.get_object("org.bluez", bluez.adapter_path), "org.freedesktop.DBus.Properties")
+    return str(props.Get("org.bluez.Adapter1", "Address"))
+
+
+def find(chars, uuid):
+    return next((path for path, (u, _) in chars.items() if u == uuid), None)
+
+
+def read_psm(bluez, chars):
+    path = find(chars, PSM_UUID)
+    if path is None:
+        return None
+    value, error = call("psm", bluez.char(path).ReadValue, dbus.Dictionary({}, signature="sv"), timeout=10)
+    if error:
+        say(f"PSM read refused: {error}")
+        return None
+    return int.from_bytes(bytes(value), "little")
+
+
+def cmd_gatt(target, writes):
+    bluez = Bluez()
+    device_path, device, target_type = bluez.connect(target)
+    chars = bluez.characteristics(device_path)
+    say(f"{len(chars)} characteristics: " + ", ".join(f"{u} {','.join(f)}" for u, f in chars.values()))
+    data = find(chars, DATA_UUID)
+    if data is None or find(chars, REQUEST_UUID) is None:
+        raise SystemExit("hostile: the transfer service is not there")
+    notes = Notifications(bluez, data)
+    started = time.monotonic()
+    outcomes = {}
+    sent = 0
+    for path, (uuid, flags) in sorted(chars.items()):
+        ch = bluez.char(path)
+        short = uuid.split("-")[0]
+        if any(f in flags for f in ("write", "write-without-response")):
+            kind = "request" if "write" in flags else "command"
+            budget = writes if uuid == REQUEST_UUID else 40
+            for value in garbage_frames(budget):
+                _, error = call("write", ch.WriteValue, dbus.Array(value, signature="y"),
+                                dbus.Dictionary({"type": kind}, signature="sv"), timeout=10)
+                outcomes[f"{short} write: {error or 'accepted'}"] = outcomes.get(f"{short} write: {error or 'accepted'}", 0) + 1
+                sent += 1
+                if sent % 50 == 0:
+                    notes.drain()
+            # Writes at offsets (prepared, long writes), in and out of bounds.
+            for offset in (1, 100, 511, 512, 513, 4096, 65535):
+                _, error = call("write", ch.WriteValue, dbus.Array(rng.randbytes(40), signature="y"),
+                                dbus.Dictionary({"offset": dbus.UInt16(offset), "type": "request"}, signature="sv"),
+                                timeout=10)
+                key = f"{short} write@{offset}: {error or 'accepted'}"
+                outcomes[key] = outcomes.get(key, 0) + 1
+                sent += 1
+        else:
+            # Not writable: the write must be refused (by bluetoothd or by the daemon), never crash anything.
+            _, error = call("write", ch.WriteValue, dbus.Array(rng.randbytes(20), signature="y"),
+                            dbus.Dictionary({}, signature="sv"), timeout=10)
+            outcomes[f"{short} write (not writable): {error or 'accepted'}"] = 1
+            sent += 1
+        if "read" in flags:
+            for offset in (0, 1, 2, 3, 100, 511, 512, 513, 600, 65535):
+                value, error = call("read", ch.ReadValue, dbus.Dictionary({"offset": dbus.UInt16(offset)},
+                                                                          signature="sv"), timeout=10)
+                key = f"{short} read@{offset}: {error or f'{len(value)} bytes'}"
+                outcomes[key] = outcomes.get(key, 0) + 1
+    notes.drain(3)
+    took = time.monotonic() - started
+    for key in sorted(outcomes):
+        say(f"  {outcomes[key]:4d} × {key}")
+    figure("gatt_operations", sent)
+    figure("gatt_seconds", f"{took:.1f}")
+    bad, codes = classify(notes.frames, "GATT")
+    figure("gatt_frames_back", len(notes.frames))
+    figure("gatt_forbidden_frames", len(bad))
+
+    # The L2CAP channel the PSM characteristic points to: garbage SDUs, then the same crafted frames.
+    psm = read_psm(bluez, chars)
+    channel_frames, channel_bad = [], []
+    if psm is None:
+        say("no PSM characteristic: the target offers no L2CAP channel")
+    else:
+        own = own_address(bluez)
+        say(f"PSM 0x{psm:04x}: opening channels from {own}")
+        sdus = [rng.randbytes(rng.choice([1, 2, 18, 30, 100, 1000, 4096, 8000])) for _ in range(150)]
+        sdus += garbage_frames(300)
+        sdus = [s for s in sdus if s]
+        sent_sdus = refused = channels = 0
+        for round_ in range(3):
+            try:
+                sock = open_channel(own, target, target_type, psm)
+            except OSError as error:
+                say(f"channel {round_ + 1}: {error}")
+                continue
+            channels += 1
+            sock.settimeout(5)
+            for sdu in sdus[round_::3]:
+                try:
+                    sock.send(sdu)
+                    sent_sdus += 1
+                except OSError as error:
+                    refused += 1
+                    if refused <= 3:
+                        say(f"send of {len(sdu)} bytes: {error}")
+                    if error.errno in (107, 104, 32):   # not connected, reset, broken pipe: the peer hung up
+                        break
+                sock.settimeout(0.05)
+                try:
+                    while True:
+                        got = sock.recv(65536)
+                        if not got:
+                            break
+                        channel_frames.append(got)
+                except (socket.timeout, BlockingIOError, OSError):
+                    pass
+            sock.settimeout(2)
+            try:
+                while True:
+                    got = sock.recv(65536)
+                    if not got:
+                        break
+                    channel_frames.append(got)
+            except (socket.timeout, OSError):
+                pass
+            sock.close()
+        figure("l2cap_channels", channels)
+        figure("l2cap_sdus_sent", sent_sdus)
+        figure("l2cap_sdus_refused_by_kernel", refused)
+        channel_bad, _ = classify(channel_frames, "L2CAP")
+        figure("l2cap_frames_back", len(channel_frames))
+        figure("l2cap_forbidden_frames", len(channel_bad))
+        if channels == 0:
+            notes.close()
+            raise SystemExit("hostile: no L2CAP channel could be opened to the PSM")
+    notes.close()
+    call("disconnect", device.Disconnect, timeout=10)
+    if bad or channel_bad:
+        say("the daemon sent an unpaired peer a frame it must never get")
+        return 1
+    return 0
+
+
+def cmd_hold(target, seconds, channels):
+    bluez = Bluez()
+    device_path, device, target_type = bluez.connect(target)
+    chars = bluez.characteristics(device_path)
+    data = find(chars, DATA_UUID)
+    notes = Notifications(bluez, data) if data else None
+    psm = read_psm(bluez, chars)
+    own = own_address(bluez)
+    held = []
+    errors = {}
+    if psm is not None:
+        for _ in range(channels):
+            try:
+                held.append(open_channel(own, target, target_type, psm))
+            except OSError as error:
+                errors[str(error)] = errors.get(str(error), 0) + 1
+                if len(errors) > 3 or sum(errors.values()) > 5:
+                    break
+    say(f"holding 1 LE link, the GATT subscription and {len(held)} L2CAP channels to PSM {psm}; refused: {errors}")
+    figure("held_channels", len(held))
+    print("holding", flush=True)
+    stop = []
+    signal.signal(signal.SIGTERM, lambda *_: stop.append(True))
+    deadline = time.monotonic() + seconds
+    received = 0
+    while not stop and time.monotonic() < deadline:
+        ready, _, _ = select.select(held, [], [], 0.5)
+        for sock in ready:
+            try:
+                got = sock.recv(65536)
+            except OSError:
+                got = b""
+            if not got:
+                held.remove(sock)
+                sock.close()
+                continue
+            received += 1
+            if len(got) > 1 and got[1] in FORBIDDEN:
+                say(f"FORBIDDEN on a held channel: {got[:40].hex()}")
+    alive = 0
+    for sock in held:
+        alive += 1
+        sock.close()
+    # Subscribed notifications may carry the real transfer's frames (server frames are sent to subscribers; they
+    # are sealed end to end): they are counted, and must not be readable; the channels must carry nothing.
+    if notes:
+        notes.drain(0.5)
+        say(f"GATT notifications seen while holding: {len(notes.frames)} (sealed, for the real receiver)")
+        notes.close()
+    figure("held_channels_at_end", alive)
+    figure("held_channel_frames", received)
+    call("disconnect", device.Disconnect, timeout=10)
+    return 0
+
+
+def pair_fragment(session, message):
+    return bytes([1, 0x20]) + session + bytes([0, 1]) + message
+
+
+def wait_pair(notes, session, seconds):
+    """Waits for the responder's fragment (kind 0xA0) or ERROR for this session."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        notes.drain(0.2)
+        while notes.cursor < len(notes.frames):
+            frame = notes.frames[notes.cursor]
+            notes.cursor += 1
+            if len(frame) >= 10 and frame[2:10] == session:
+                if frame[1] == 0xA0:
+                    return "answer", frame[12:]
+                if frame[1] == 0x83:
+                    return "error", frame
+    return "silence", None
+
+
+def cmd_pair_guess(target, count):
+    bluez = Bluez()
+    device_path, device, _ = bluez.connect(target)
+    chars = bluez.characteristics(device_path)
+    notes = Notifications(bluez, find(chars, DATA_UUID))
+    request = bluez.char(find(chars, REQUEST_UUID))
+    started = time.monotonic()
+    sessions = []
+    answers = write_errors = 0
+    for _ in range(count):
+        session = rng.randbytes(8)
+        sessions.append(session)
+        # HELLO: ver ‖ 0x10 ‖ an ephemeral public key (32 random bytes: a guess at nothing, as every try is).
+        _, error = call("write", request.WriteValue, dbus.Array(pair_fragment(session, bytes([1, 0x10]) + rng.randbytes(32)),
+                                                                 signature="y"),
+                        dbus.Dictionary({"type": "request"}, signature="sv"), timeout=10)
+        if error:
+            write_errors += 1
+        notes.drain()
+    notes.drain(3)
+    took = time.monotonic() - started
+    wanted = set(sessions)
+    refused = {}
+    for frame in notes.frames:
+        if len(frame) >= 12 and frame[2:10] in wanted:
+            if frame[1] == 0x83:
+                code = int.from_bytes(frame[10:12], "big")
+                message = frame[12:].decode("utf-8", "replace")
+                refused[(code, message)] = refused.get((code, message), 0) + 1
+            elif frame[1] == 0xA0:
+                answers += 1
+    for (code, message), n in refused.items():
+        say(f"  {n} × ERROR {code} '{message}'")
+    figure("pair_attempts", count)
+    figure("pair_seconds", f"{took:.1f}")
+    figure("pair_attempts_per_second", f"{count / took:.1f}")
+    figure("pair_refused", sum(refused.values()))
+    figure("pair_answered", answers)
+    figure("pair_write_errors", write_errors)
+    notes.close()
+    call("disconnect", device.Disconnect, timeout=10)
+    return 1 if answers else 0
+
+
+def cmd_pair_session(target, seconds):
+    """The best a stranger can do in pairing mode: run the exchange and hope the user confirms a code that no
+    device of theirs shows."""
+    bluez = Bluez()
+    device_path, device, _ = bluez.connect(target)
+    chars = bluez.characteristics(device_path)
+    notes = Notifications(bluez, find(chars, DATA_UUID))
+    request = bluez.char(find(chars, REQUEST_UUID))
+
+    def write(frame):
+        return call("write", request.WriteValue, dbus.Array(frame, signature="y"),
+                    dbus.Dictionary({"type": "request"}, signature="sv"), timeout=10)[1]
+
+    deadline = time.monotonic() + seconds
+    tries = 0
+    while time.monotonic() < deadline:
+        session = rng.randbytes(8)
+        pk_i = rng.randbytes(32)
+        write(pair_fragment(session, bytes([1, 0x10]) + pk_i))
+        tries += 1
+        state, body = wait_pair(notes, session, 3)
+        if state != "answer":
+            time.sleep(0.5)
+            continue
+        say(f"pairing mode found after {tries} HELLOs; the responder committed")
+        pk_r = body[2:34]
+        n_i = rng.randbytes(16)
+        write(pair_fragment(session, bytes([1, 0x11]) + n_i))
+        state, body = wait_pair(notes, session, 10)
+        if state != "answer":
+            say(f"no reveal: {state}")
+            return 1
+        n_r = body[2:18]
+        h = hashlib.blake2b(b"handoff.v1.pair" + pk_i + pk_r + n_i + n_r, digest_size=32).digest()
+        code = int.from_bytes(h[:4], "big") % 1_000_000
+        print(f"code {code:06d}", flush=True)
+        figure("pair_session_code", f"{code:06d}")
+        # While the user looks at a code none of their devices shows: more sessions, and a forged confirm.
+        others, refused_busy = [rng.randbytes(8) for _ in range(50)], 0
+        for other in others:
+            write(pair_fragment(other, bytes([1, 0x10]) + rng.randbytes(32)))
+        write(pair_fragment(session, bytes([1, 0x12]) + rng.randbytes(24) + rng.randbytes(120)))
+        state, frame = wait_pair(notes, session, seconds)
+        notes.drain(1)
+        for f in notes.frames:
+            if len(f) >= 12 and f[1] == 0x83 and f[2:10] in others:
+                refused_busy += 1
+        figure("pair_sessions_refused_while_busy", f"{refused_busy}/{len(others)}")
+        if state == "error":
+            code_back = int.from_bytes(frame[10:12], "big")
+            say(f"the session ended: ERROR {code_back} '{frame[12:].decode('utf-8', 'replace')}'")
+            figure("pair_session_outcome", f"ERROR-{code_back}")
+            notes.close()
+            call("disconnect", device.Disconnect, timeout=10)
+            return 0 if code_back == 4618 else 1
+        say(f"the session ended with {state}: a pairing answer to a stranger" if state == "answer" else "no answer")
+        return 1
+    say("the target never entered pairing mode")
+    return 1
+
+
+class Advertiser:
+    """One long-running btmgmt on hci2 (MGMT Add Advertising straight to the kernel), paced by its replies."""
+
+    def __init__(self, window=4):
+        # Its output goes to a pseudo-terminal, so that it is line-buffered and each reply is seen at once.
+        master, slave = pty.openpty()
+        self.proc = subprocess.Popen(["stdbuf", "-oL", "btmgmt", "--index", str(HOSTILE_INDEX)],
+                                     stdin=subprocess.PIPE, stdout=slave, stderr=slave, text=True, bufsize=1)
+        os.close(slave)
+        self.master = master
+        self.acks = 0
+        self.failures = 0
+        self.window = threading.Semaphore(window)
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self):
+        pending = b""
+        while True:
+            try:
+                chunk = os.read(self.master, 4096)
+            except OSError:
+                return
+            if not chunk:
+                return
+            pending += chunk
+            *lines, pending = pending.split(b"\n")
+            for line in lines:
+                if b"Instance added" in line:
+                    self.acks += 1
+                    self.window.release()
+                elif b"Add Advertising failed" in line:
+                    self.failures += 1
+                    if self.failures <= 3:
+                        say(line.decode("utf-8", "replace").strip())
+                    self.window.release()
+
+    def add(self, beacon, instance):
+        ad = bytes([3 + len(beacon), 0xFF, 0xFF, 0xFF]) + beacon
+        # A reply frees the slot; a lost one is given up on after 0.5 s, so the flood never stalls.
+        self.window.acquire(timeout=0.5)
+        self.proc.stdin.write(f"add-adv -d {ad.hex()} {instance}\n")
+        self.proc.stdin.flush()
+
+    def close(self):
+        try:
+            self.proc.stdin.write("clr-adv\nquit\n")
+            self.proc.stdin.close()
+            self.proc.wait(timeout=5)
+        except Exception:
+            self.proc.kill()
+
+
+def random_beacon():
+    if rng.random() < 0.2:
+        name = bytes(rng.choice(b"abcdefghijklmnopqrstuvwxyz0123456789") for _ in range(rng.randrange(1, 17)))
+        return b"\x01PAIRho!" + name.ljust(16, b"\x00")
+    return b"\x01" + rng.randbytes(23)
+
+
+def cmd_flood(seconds):
+    adv = Advertiser()
+    stop = []
+    signal.signal(signal.SIGTERM, lambda *_: stop.append(True))
+    started = time.monotonic()
+    sent = 0
+    print("flooding", flush=True)
+    while not stop and time.monotonic() - started < seconds:
+        adv.add(random_beacon(), 1 + sent % 3)
+        sent += 1
+    took = time.monotonic() - started
+    time.sleep(1)
+    adv.close()
+    say(f"{sent} beacons sent in {took:.1f} s, {adv.acks} acknowledged by the kernel, {adv.failures} refused")
+    figure("flood_seconds", f"{took:.1f}")
+    figure("flood_beacons", sent)
+    figure("flood_acknowledged", adv.acks)
+    figure("flood_per_second", f"{adv.acks / took:.1f}")
+    return 0 if adv.acks > 0 else 1
+
+
+def cmd_capture(target, seconds, want):
+    bluez = Bluez()
+    path = bluez.device(target, seconds=30)
+    props = dbus.Interface(bluez.bus.get_object("org.bluez", path), "org.freedesktop.DBus.Properties")
+    seen = []
+    bluez.start_discovery()
+    deadline = time.monotonic() + seconds
+    next_restart = time.monotonic() + 2
+    try:
+        while time.monotonic() < deadline:
+            try:
+                data = props.Get("org.bluez.Device1", "ManufacturerData")
+            except dbus.DBusException:
+                data = {}
+            value = bytes(data.get(dbus.UInt16(0xFFFF), b"")) if data else b""
+            if len(value) == 24 and value not in seen:
+                seen.append(value)
+                print(f"beacon {value.hex()}", flush=True)
+                if len(seen) >= want:
+                    break
+            if time.monotonic() > next_restart:
+                bluez.restart_discovery()
+                next_restart = time.monotonic() + 2
+            time.sleep(0.1)
+    finally:
+        bluez.stop_discovery()
+    return 0 if seen else 1
+
+
+def cmd_replay(seconds, beacons):
+    adv = Advertiser()
+    stop = []
+    signal.signal(signal.SIGTERM, lambda *_: stop.append(True))
+    started = time.monotonic()
+    sent = 0
+    print("replaying", flush=True)
+    while not stop and time.monotonic() - started < seconds:
+        adv.add(beacons[sent % len(beacons)], 1 + sent % 3)
+        sent += 1
+        time.sleep(0.02)
+    adv.close()
+    say(f"{sent} replays of {len(beacons)} captured beacons, {adv.acks} acknowledged")
+    figure("replay_sent", sent)
+    figure("replay_acknowledged", adv.acks)
+    return 0 if adv.acks > 0 else 1
+
+
+def main(argv):
+    if len(argv) < 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    cmd, args = argv[1], argv[2:]
+    option = lambda name, default: int(args[args.index(name) + 1]) if name in args else default
+    if cmd == "gatt":
+        return cmd_gatt(args[0], option("--writes", 300))
+    if cmd == "hold":
+        return cmd_hold(args[0], float(args[1]), option("--channels", 32))
+    if cmd == "pair-guess":
+        return cmd_pair_guess(args[0], int(args[1]))
+    if cmd == "pair-session":
+        return cmd_pair_session(args[0], float(args[1]))
+    if cmd == "flood":
+        return cmd_flood(float(args[0]))
+    if cmd == "capture":
+        return cmd_capture(args[0], float(args[1]), int(args[2]) if len(args) > 2 else 1_000_000)
+    if cmd == "replay":
+        return cmd_replay(float(args[0]), [bytes.fromhex(h) for h in args[1:]])
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
