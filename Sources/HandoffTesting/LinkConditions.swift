@@ -16,6 +16,9 @@ public struct LinkConditions: Sendable {
     /// While true, `connect` does not return, and ignores cancellation: a call hung on a peer that stopped
     /// answering (its process stopped, its bluetoothd stuck). Setting it back to false lets waiting connects on.
     public var connectHangs = false
+    /// While true, writes wait (and give up only when cancelled), as a channel whose peer's adapter went off
+    /// waits for credits that never come, with no disconnection reported.
+    public var writesHang = false
     /// Whether links are L2CAP-like channels (default nil: GATT only, no channel modelled, as before).
     /// `.open(maximumSDU:)` makes every new link a channel: reliable, ordered, frames up to that size both ways.
     /// The other cases make new links GATT links that report that fallback.

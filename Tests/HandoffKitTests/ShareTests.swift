@@ -35,6 +35,11 @@ final class ShareTests: XCTestCase {
         return (Array(all.dropLast()), receiver, inbox)
     }
 
+    /// A flag across tasks.
+    private final class Counter: Sendable {
+        let value = Atomic<Int>(0)
+    }
+
     private func pattern(_ count: Int) -> [UInt8] {
         (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ $0 >> 9) }
     }
@@ -266,6 +271,41 @@ final class ShareTests: XCTestCase {
         // Resumed, not restarted: far fewer writes than two whole streams of 233-byte frames.
         let frames = (blob.count + blob.count / 4096 * 16) / (244 - ShareFrame.dataOverhead) + 1
         XCTAssertLessThan(statistics.writesDelivered, frames * 3 / 2, "the push started again from zero")
+    }
+
+    func testAPushWhoseWritesStopReturningGivesUpInsteadOfHanging() async throws {
+        // Found in the VM (daemon-share): the receiver's adapter went off mid-push, the channel's sends waited for
+        // credits that never came and no disconnection arrived; the sender's loop waited in its PUSH write behind
+        // them and never counted a stall. Here no write ever returns: the push must give up all the same (the
+        // outbox then waits for the device).
+        let ether = InMemoryEther()
+        let (senders, receiver, _) = try await devices(ether: ether)
+        var conditions = await ether.conditions
+        conditions.writesHang = true
+        await ether.setConditions(conditions)
+        let engine = senders[0].engine
+        let target = receiver.store.identity.id
+        let blob = pattern(20_000)
+        let pushing = Task { () -> HandoffError? in
+            do throws(HandoffError) {
+                try await engine.push(OutgoingShare(
+                    metadata: ShareMetadata(kind: .file, name: "big.bin", mediaType: "application/octet-stream"),
+                    content: .bytes(blob)), to: target)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        let hung = Counter()
+        let guardTask = Task {
+            guard (try? await Task.sleep(for: .seconds(60))) != nil else { return }
+            hung.value.store(1, ordering: .relaxed)
+            pushing.cancel()
+        }
+        let error = await pushing.value
+        guardTask.cancel()
+        XCTAssertEqual(hung.value.load(ordering: .relaxed), 0, "the push hung until the test's guard cancelled it")
+        XCTAssertEqual(error?.code, .remoteApplicationTimedOut, "\(String(describing: error))")
     }
 
     func testAPushResumesAfterTheReceiverRestartsAndTheSenderRetries() async throws {

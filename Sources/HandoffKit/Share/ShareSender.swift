@@ -40,7 +40,10 @@ struct ShareSender: Sendable {
         defer { inbox.close() }
         let push = ShareFrame.push(transferID: id, sender: senderID.bytes, header: header,
                                    mac: keys.pushMAC(transferID: id, sender: senderID, header: header)).encoded()
-        try? await link.write(push)
+        // PUSH goes out beside the loop, never in it: on a link whose peer is gone a write can wait for credits
+        // for ever (behind the writer's DATA, in call order), and the loop must go on ticking to give up.
+        var announcer = Self.announce(push, on: link)
+        defer { announcer.cancel() }
         while true {
             for await event in inbox.events {
                 switch event {
@@ -81,7 +84,8 @@ struct ShareSender: Sendable {
                         throw HandoffError(.remoteApplicationTimedOut, "\(receiver.name) stopped answering (no "
                                                + "progress after \(stalls) waits of \(configuration.stallInterval))")
                     }
-                    try? await link.write(push)   // the receiver answers with where it stands
+                    announcer.cancel()
+                    announcer = Self.announce(push, on: link)   // the receiver answers with where it stands
                 case .closed:
                     break
                 }
@@ -102,8 +106,14 @@ struct ShareSender: Sendable {
             link = try await connect()
             inbox = LinkInbox(link: link, tick: configuration.stallInterval)
             stalls = 0
-            try? await link.write(push)
+            announcer.cancel()
+            announcer = Self.announce(push, on: link)
         }
+    }
+
+    /// Writes PUSH on `link` in a task of its own (see `run`).
+    private static func announce(_ push: [UInt8], on link: any RadioLink) -> Task<Void, Never> {
+        Task { try? await link.write(push) }
     }
 
     /// Writes `from..<end` of the stream as DATA frames, each filling one frame of the link.
