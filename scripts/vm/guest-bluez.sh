@@ -281,6 +281,17 @@ case "$cmd" in
             opt_mtu=$want_mtu opt_privacy=$want_privacy opt_experimental=$want_experimental
             start_bluetoothd
         fi
+        # A scenario that failed half-way may have left an adapter switched off (share-flow's power cycle did):
+        # switch it on again rather than fail every scenario after it.
+        if pid_alive "$(pid_of bluetoothd)"; then
+            for a in "${adapters[@]}"; do
+                if busctl --system get-property org.bluez "/org/bluez/$a" org.bluez.Adapter1 Powered 2>/dev/null \
+                    | grep -qx 'b false'; then
+                    say "$a was left switched off; switching it on"
+                    busctl --system set-property org.bluez "/org/bluez/$a" org.bluez.Adapter1 Powered b true || true
+                fi
+            done
+        fi
         wait_ready "${HANDOFF_VM_READY_TIMEOUT:-30}"
         ;;
     wait-ready)
