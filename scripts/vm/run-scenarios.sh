@@ -69,7 +69,10 @@ while IFS= read -r -u 3 line || [[ -n "$line" ]]; do
         # log is kept beside the second's, and the verdict says the scenario needed it.
         first="exit-$rc"
         mv "$log" "$logdir/scenarios/$name.try1.log"
-        echo "run-scenarios: $name failed ($first); one more try from a fresh bluetoothd"
+        echo "run-scenarios: $name failed ($first); one more try from a fresh bluetoothd and empty storage"
+        # Empty storage too (a guest tmpfs): bluetoothd reloads the peers' GATT caches of the first try, whose
+        # daemons are gone, and a pairing on those stale handles fails (issue 14 §2; Docs/reliability.md).
+        rm -rf /var/lib/bluetooth/*
         "$guest" restart-bluetoothd --mtu "$mtu" --privacy "$privacy" --experimental "$experimental" \
             </dev/null >"$log" 2>&1
         "$guest" btmon-rotate "$logdir/scenarios/$name.try2.btsnoop" </dev/null >>"$log" 2>&1
