@@ -122,9 +122,10 @@ first_leg=$(elapsed "$before")
 echo "(laptop outbox: sending, $sent of 8388608 bytes after $first_leg s, $(rate "$sent" "$first_leg"))"
 set_powered hci1 false
 off_at=$(now)
-# The laptop notices (the link drops, the reconnection fails): the item is pending again, waiting for the desktop.
+# The laptop notices (the link drops, the reconnection fails): the item waits for the desktop. Its reason says so
+# from then on, while the state goes between pending and a new attempt's "sending" as the outbox tries again.
 deadline=$((SECONDS + 90))
-until [[ $(outbox_state "$r_id") == pending*waiting* ]]; do
+until [[ $(outbox_state "$r_id") == *"waiting for desktop"* ]]; do
     [[ $(outbox_state "$r_id") == delivered* ]] && share_fail "delivered to a switched-off desktop"
     ((SECONDS < deadline)) || share_fail "the laptop did not give up the attempt within 90 s: $(outbox_state "$r_id")"
     sleep 0.5
