@@ -65,7 +65,10 @@ public struct NoteStore: Sendable {
     /// Reads a note.
     /// - Throws: ``NoteError`` `.notFound`, `.notText` (not UTF-8) or `.io`.
     public func read(_ name: NoteName) throws(NoteError) -> Note {
-        let (content, metadata) = try load(name, lenient: false)
+        // Without `unlessBeingWritten` a read always has a result; the throw is never reached.
+        guard let (content, metadata) = try load(name, lenient: false) else {
+            throw NoteError(.io, "cannot read \(path(of: name))")
+        }
         return Note(metadata: metadata, content: content)
     }
 
@@ -77,18 +80,9 @@ public struct NoteStore: Sendable {
     }
 
     /// Reads a note's text and metadata; `lenient` decodes invalid UTF-8 with replacement characters instead of
-    /// throwing `.notText`.
-    private func load(_ name: NoteName, lenient: Bool) throws(NoteError) -> (String, NoteMetadata) {
-        // Without `unlessBeingWritten` a read always has a result; the throw below is never reached.
-        guard let loaded = try load(name, lenient: lenient, unlessBeingWritten: false) else {
-            throw NoteError(.io, "cannot read \(path(of: name))")
-        }
-        return loaded
-    }
-
-    /// ``load(_:lenient:)``, or nil when `unlessBeingWritten` and the note is open for writing.
+    /// throwing `.notText`. nil only when `unlessBeingWritten` and the note is open for writing.
     private func load(
-        _ name: NoteName, lenient: Bool, unlessBeingWritten: Bool
+        _ name: NoteName, lenient: Bool, unlessBeingWritten: Bool = false
     ) throws(NoteError) -> (String, NoteMetadata)? {
         let path = path(of: name)
         let data: Data
