@@ -89,6 +89,10 @@ extension ConnectionCore {
             waiter.complete(.failure(DBusError(.outOfMemory, "cannot wait for the reply")))
             return
         }
+        // Once attached, the waiter owns the reference send_with_reply gave us, and the loop may complete the
+        // call and release it at any moment, freeing the pending call. The check below needs its own reference.
+        dbus_pending_call_ref(pending)
+        defer { dbus_pending_call_unref(pending) }
         waiter.attach(pending)
         if dbus_pending_call_get_completed(pending) != 0 {
             waiter.completeFromPending(pending)

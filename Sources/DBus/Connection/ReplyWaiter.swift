@@ -79,8 +79,12 @@ final class ReplyWaiter: @unchecked Sendable {
 
     /// Ends the wait with `error`, cancelling the pending call. Runs on the connection's loop.
     func cancelPending(with error: DBusError) {
-        let pending = state.withLock { $0.pending }
-        if let pending { dbus_pending_call_cancel(pending) }
+        // A reference of our own: the sender's thread may complete the call and release the waiter's meanwhile.
+        let pending = state.withLock { state in state.pending.map { dbus_pending_call_ref($0) } }
+        if let pending {
+            dbus_pending_call_cancel(pending)
+            dbus_pending_call_unref(pending)
+        }
         complete(.failure(error))
     }
 
