@@ -59,13 +59,13 @@ let package = Package(
         // bluezoo on a private bus for tier-1 tests (scripts/bluezoo-bus.sh), shared by the BlueZ and radio tests.
         .target(name: "BlueZTestSupport", dependencies: ["BlueZ", "DBus", "HandoffShared"]),
         // LE credit-based L2CAP channels over the kernel's Bluetooth sockets (Docs/l2cap.md).
-        .target(name: "L2CAP", dependencies: ["CBluetooth"]),
+        .target(name: "L2CAP", dependencies: ["CBluetooth", "HandoffShared"]),
         // HandoffKit's Radio over the BlueZ layer.
-        .target(name: "HandoffBlueZ", dependencies: ["HandoffKit", "BlueZ", "DBus", "L2CAP"]),
+        .target(name: "HandoffBlueZ", dependencies: ["HandoffKit", "BlueZ", "DBus", "L2CAP", "HandoffShared"]),
 
         // MARK: HandoffKit
         .target(name: "HandoffKit", dependencies: ["CSodium", "HandoffShared"]),
-        .target(name: "HandoffTesting", dependencies: ["HandoffKit"]),
+        .target(name: "HandoffTesting", dependencies: ["HandoffKit", "HandoffShared"]),
 
         // MARK: Executables
         // The CLI's own libraries: a declarative parser, the note store, the daemon-facing protocol.
@@ -74,7 +74,7 @@ let package = Package(
         .target(name: "HandoffClient"),
         // The desktop around the CLI, through its own programs found at run time (wl-clipboard, xclip, xdg-open,
         // git): the clipboard, web links, the terminal's place and local clones. No D-Bus.
-        .target(name: "HandoffDesktop", dependencies: ["HandoffClient"]),
+        .target(name: "HandoffDesktop", dependencies: ["HandoffClient", "HandoffShared"]),
         // `handoff doctor`'s checks: files, the kernel's management interface, an L2CAP probe; no D-Bus.
         .target(name: "HandoffDoctor"),
         .executableTarget(
@@ -103,7 +103,7 @@ let package = Package(
         // Tier 2 of HandoffBlueZ: two engines on hci0/hci1 over the VM's real bluetoothd (scripts/vm/scenarios.list).
         .executableTarget(
             name: "handoff-radio-scenarios",
-            dependencies: ["HandoffBlueZ", "HandoffKit", "HandoffTesting", "BlueZ", "DBus"],
+            dependencies: ["HandoffBlueZ", "HandoffKit", "HandoffTesting", "BlueZ", "DBus", "HandoffShared"],
             path: "Tools/handoff-radio-scenarios"
         ),
 
@@ -114,15 +114,15 @@ let package = Package(
         .testTarget(name: "HandoffBlueZTests",
                     dependencies: ["HandoffBlueZ", "HandoffKit", "HandoffTesting", "BlueZ", "BlueZTestSupport"]),
         .testTarget(name: "L2CAPTests", dependencies: ["L2CAP"]),
-        .testTarget(name: "HandoffKitTests", dependencies: ["HandoffKit", "HandoffTesting"]),
+        .testTarget(name: "HandoffKitTests", dependencies: ["HandoffKit", "HandoffTesting", "HandoffShared"]),
         .testTarget(name: "HandoffCommandLineTests", dependencies: ["HandoffCommandLine"]),
         .testTarget(name: "HandoffNotesTests", dependencies: ["HandoffNotes"]),
-        .testTarget(name: "HandoffDesktopTests", dependencies: ["HandoffDesktop", "HandoffClient"]),
+        .testTarget(name: "HandoffDesktopTests", dependencies: ["HandoffDesktop", "HandoffClient", "HandoffShared"]),
         .testTarget(name: "HandoffDoctorTests", dependencies: ["HandoffDoctor"]),
         .testTarget(
             name: "HandoffDaemonTests",
             dependencies: ["HandoffDaemon", "HandoffDBusClient", "HandoffClient", "HandoffTesting", "HandoffKit",
-                           "DBus", "DBusTestSupport", "HandoffDesktop"]
+                           "DBus", "DBusTestSupport", "HandoffDesktop", "HandoffShared"]
         ),
         .testTarget(name: "CLITests", dependencies: ["HandoffNotes", "handoff", "HandoffDoctor"], exclude: ["zsh-complete.zsh"]),
     ]

@@ -1,6 +1,6 @@
 import DBus
 import Foundation
-import Synchronization
+import HandoffShared
 
 extension Adapter1 {
     /// Watches for advertisements matching `monitor`, without a discovery: an `org.bluez.AdvertisementMonitor1`
@@ -235,9 +235,9 @@ final class MonitorSession: Sendable {
     let events: AsyncStream<DeviceEvent>
     private let eventSink: AsyncStream<DeviceEvent>.Continuation
     /// Whether RegisterMonitor succeeded (so stopping must unregister).
-    let registered = Mutex(false)
-    private let state = Mutex(State())
-    private let stopAction = Mutex<(@Sendable () async -> Void)?>(nil)
+    let registered = Locked(false)
+    private let state = Locked(State())
+    private let stopAction = Locked<(@Sendable () async -> Void)?>(nil)
 
     init(root: ObjectPath, monitor: ObjectPath, adapter: ObjectPath, filter: AdvertisementMonitor) {
         self.root = root

@@ -1,7 +1,7 @@
 import BlueZ
 import HandoffKit
 import L2CAP
-import Synchronization
+import HandoffShared
 
 /// A link whose frames travel as whole SDUs on an L2CAP LE credit-based channel to the peer's published PSM.
 ///
@@ -17,7 +17,7 @@ final class BlueZChannelLink: RadioLink {
     private let device: Device1
     private let lease: DeviceLease
     private let linger: Duration
-    private let closed = Mutex(false)
+    private let closed = Locked(false)
     private let pump: Task<Void, Never>
 
     /// The smaller of the two SDU sizes: what either side may send.

@@ -2,7 +2,7 @@ import BlueZ
 import DBus
 import Foundation
 import HandoffKit
-import Synchronization
+import HandoffShared
 
 /// A GATT client connection to a peer's transfer service: writes go to the request characteristic with response,
 /// notifications of the data characteristic arrive in `notifications`, which finishes when the device disconnects.
@@ -18,8 +18,8 @@ final class BlueZRadioLink: RadioLink {
     /// Where a write refused as if the cached attribute table were stale is noted, for the next connect.
     private let staleCaches: StaleCaches
     private let continuation: AsyncStream<[UInt8]>.Continuation
-    private let tasks = Mutex<[Task<Void, Never>]>([])
-    private let closed = Mutex(false)
+    private let tasks = Locked<[Task<Void, Never>]>([])
+    private let closed = Locked(false)
 
     private init(peer: PeerAddress, mtu: Int, device: Device1, request: GattCharacteristic1, lease: DeviceLease,
                  staleCaches: StaleCaches, transport: LinkTransport, setup: [LinkSetupPhase]) {
@@ -179,7 +179,7 @@ struct StaleAttributeCache: Error {
 
 /// Devices whose cached attribute table a refused write showed to be stale, for the radio's next connect to them.
 final class StaleCaches: Sendable {
-    private let paths = Mutex<Set<ObjectPath>>([])
+    private let paths = Locked<Set<ObjectPath>>([])
 
     func mark(_ path: ObjectPath) {
         paths.withLock { _ = $0.insert(path) }

@@ -3,7 +3,7 @@ import DBus
 import Foundation
 import HandoffKit
 import L2CAP
-import Synchronization
+import HandoffShared
 
 /// The source side of the transfer service: a GATT application with the request characteristic (`write`,
 /// `write-without-response`) and the data characteristic (`notify`), registered on the radio's adapter, and,
@@ -20,7 +20,7 @@ final class BlueZTransferService: TransferService {
     private let centrals: CentralTable
     private let bluez: BlueZ
     private let fallbackMTU: Int
-    private let closed = Mutex(false)
+    private let closed = Locked(false)
     private let onClose: @Sendable () async -> Void
     private let channels: ChannelTable
     private let listener: L2CAPListener?
@@ -238,7 +238,7 @@ final class BlueZTransferService: TransferService {
 
 /// The ATT MTU of each central, as bluetoothd last reported it in a WriteValue's options.
 final class CentralTable: Sendable {
-    private let mtus = Mutex<[PeerAddress: Int]>([:])
+    private let mtus = Locked<[PeerAddress: Int]>([:])
 
     /// Records `mtu` for `central` when given; returns the MTU to use for it.
     func note(_ central: PeerAddress, mtu: Int?, fallback: Int) -> Int {
@@ -256,7 +256,7 @@ final class CentralTable: Sendable {
 
 /// The open channels of the transfer service, by central name.
 final class ChannelTable: Sendable {
-    private let open = Mutex<[PeerAddress: L2CAPChannel]>([:])
+    private let open = Locked<[PeerAddress: L2CAPChannel]>([:])
 
     /// Adds `channel` unless `limit` are open already.
     func add(_ channel: L2CAPChannel, as central: PeerAddress, limit: Int) -> Bool {

@@ -1,5 +1,5 @@
 import DBus
-import Synchronization
+import HandoffShared
 
 /// One link per peer device at a time, and never one on a connection that is going away.
 ///
@@ -14,10 +14,10 @@ final class DeviceLeases: Sendable {
         var waiters: [CheckedContinuation<Void, Never>] = []
     }
 
-    private let table = Mutex<[ObjectPath: Entry]>([:])
+    private let table = Locked<[ObjectPath: Entry]>([:])
     /// Acquisitions per device, so a lingering disconnection knows whether a link came since.
-    private let generations = Mutex<[ObjectPath: Int]>([:])
-    private let lingering = Mutex<[ObjectPath: Task<Void, Never>]>([:])
+    private let generations = Locked<[ObjectPath: Int]>([:])
+    private let lingering = Locked<[ObjectPath: Task<Void, Never>]>([:])
 
     /// Waits until no other link holds `path`, then holds it. Cancellation does not interrupt the wait: a lease
     /// is always given back by a link's disconnection, which is bounded by its own timeout.
@@ -95,7 +95,7 @@ final class DeviceLeases: Sendable {
 final class DeviceLease: Sendable {
     let path: ObjectPath
     private let leases: DeviceLeases
-    private let returned = Mutex(false)
+    private let returned = Locked(false)
 
     init(path: ObjectPath, leases: DeviceLeases) {
         self.path = path

@@ -4,7 +4,6 @@ import HandoffClient
 import HandoffDBusClient
 import HandoffKit
 import HandoffShared
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -27,7 +26,7 @@ extension HandoffDaemon {
 
     /// Sealed-stream bytes written per outbox item in flight (updated from the push's progress callback).
     final class ProgressTable: Sendable {
-        let entries = Mutex<[String: (sent: Int, total: Int)]>([:])
+        let entries = Locked<[String: (sent: Int, total: Int)]>([:])
     }
 
     // MARK: - Lifecycle

@@ -1,5 +1,5 @@
 import HandoffKit
-import Synchronization
+import HandoffShared
 
 /// A `Radio` that passes everything through to another one and reports how far each incoming transfer has got,
 /// so the daemon can send Progress signals. It only reads the frames' public headers (protocol.md §3): OPEN
@@ -9,9 +9,9 @@ final class ProgressRadio: Radio {
     typealias Observer = @Sendable (_ received: Int, _ total: Int) -> Void
 
     let base: any Radio
-    private let observers = Mutex<[PeerAddress: Observer]>([:])
-    private let transports = Mutex<[PeerAddress: LinkTransport]>([:])
-    private let paths = Mutex<[String: LinkTransport]>([:])
+    private let observers = Locked<[PeerAddress: Observer]>([:])
+    private let transports = Locked<[PeerAddress: LinkTransport]>([:])
+    private let paths = Locked<[String: LinkTransport]>([:])
 
     /// The transport of the last link made to `peer`.
     func lastTransport(of peer: PeerAddress) -> LinkTransport? {

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import HandoffShared
 
 #if canImport(Glibc)
 import Glibc
@@ -193,7 +193,7 @@ public struct Tool: Sendable, Equatable {
 
 /// Everything a descriptor delivers until end of file, read on a thread of its own; the descriptor is closed.
 private final class Drained: Sendable {
-    private let received = Mutex(Data())
+    private let received = Locked(Data())
 
     init(_ fd: Int32?, group: DispatchGroup) {
         guard let fd else { return }

@@ -1,9 +1,9 @@
 import HandoffKit
-import Synchronization
+import HandoffShared
 
 /// A `UserActivityDelegate` that counts calls and can run a closure in `userActivityWillSave`.
 public final class RecordingActivityDelegate: UserActivityDelegate {
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private struct State {
         var willSaveCount = 0

@@ -1,5 +1,5 @@
 import HandoffKit
-import Synchronization
+import HandoffShared
 
 /// A `ContinuationDelegate` that records every call, for assertions.
 public final class RecordingContinuationDelegate: ContinuationDelegate {
@@ -15,7 +15,7 @@ public final class RecordingContinuationDelegate: ContinuationDelegate {
         case didUpdate(UserActivity)
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private struct State {
         var calls: [Call] = []

@@ -1,6 +1,6 @@
 import CBluetooth
 import Dispatch
-import Synchronization
+import HandoffShared
 
 #if canImport(Glibc)
 import Glibc
@@ -33,8 +33,8 @@ public final class L2CAPChannel: Sendable {
     public let receiveMTU: Int
 
     private let handle: SocketHandle
-    private let state = Mutex(State())
-    private let reader: Mutex<Reader>
+    private let state = Locked(State())
+    private let reader: Locked<Reader>
     private let what: String
 
     private struct State {
@@ -72,7 +72,7 @@ public final class L2CAPChannel: Sendable {
         self.receiveMTU = receiveMTU
         self.handle = handle
         self.what = "L2CAP channel \(local.address) to \(peer) psm \(Socket.hex(psm))"
-        reader = Mutex(Reader(buffer: [UInt8](repeating: 0, count: max(receiveMTU, 1))))
+        reader = Locked(Reader(buffer: [UInt8](repeating: 0, count: max(receiveMTU, 1))))
         handle.onReadable { [weak self] in self?.drain() }
         handle.onWritable { [weak self] in self?.flushSends() }
         handle.setReading(true)
@@ -373,7 +373,7 @@ enum Writability {
             case done
         }
 
-        private let state = Mutex(State.idle)
+        private let state = Locked(State.idle)
 
         func wait(_ continuation: CheckedContinuation<Result<Void, L2CAPError>, Never>) {
             let ready: Result<Void, L2CAPError>? = state.withLock { state in

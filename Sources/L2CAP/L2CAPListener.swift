@@ -1,6 +1,6 @@
 import CBluetooth
 import Dispatch
-import Synchronization
+import HandoffShared
 
 #if canImport(Glibc)
 import Glibc
@@ -22,7 +22,7 @@ public final class L2CAPListener: Sendable {
     private let handle: SocketHandle
     private let backlog: Int
     private let what: String
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private struct State {
         var closed = false

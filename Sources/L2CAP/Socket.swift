@@ -1,6 +1,6 @@
 import CBluetooth
 import Dispatch
-import Synchronization
+import HandoffShared
 
 #if canImport(Glibc)
 import Glibc
@@ -232,7 +232,7 @@ private final class SocketPoller: Sendable {
 
     private let fd: Int32
     private let queue: DispatchQueue
-    private let state = Mutex(State())
+    private let state = Locked(State())
     /// A pipe that wakes the thread when the state changes: it polls `wake`, others write to `wakeWriter`.
     private let wake: Int32
     private let wakeWriter: Int32

@@ -1,6 +1,6 @@
 import Foundation
 import HandoffDesktop
-import Synchronization
+import HandoffShared
 import Testing
 
 /// `handoff clipboard follow` on a real X server (Xvfb) with the real xclip, against two daemons: each new copy is
@@ -32,7 +32,7 @@ import Testing
         let follow = try #require(Tool.find("sh", in: environment)).start(
             ["-c", "exec \"$0\" clipboard follow 2>&1", laptop.executable], environment: environment, keepsOutput: true)
         defer { follow.terminate() }
-        let lines = Mutex<[String]>([])
+        let lines = Locked<[String]>([])
         let reader = Thread {
             while let data = follow.output?.availableData, !data.isEmpty {
                 lines.withLock { $0 += String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init) }

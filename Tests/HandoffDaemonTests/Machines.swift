@@ -6,11 +6,11 @@ import HandoffDBusClient
 import HandoffDaemon
 import HandoffKit
 import HandoffTesting
-import Synchronization
+import HandoffShared
 
 /// Who is calling, for tests: the real uid unless a connection was assigned another one (a second "user").
 final class FakeCallers: CallerIdentifying {
-    private let assigned = Mutex<[BusName: UInt32]>([:])
+    private let assigned = Locked<[BusName: UInt32]>([:])
 
     func assign(_ uid: UInt32, to connection: Connection) {
         assigned.withLock { $0[connection.uniqueName] = uid }

@@ -1,8 +1,8 @@
-import Synchronization
+import HandoffShared
 
 /// A list that concurrent callbacks append to.
 final class Recorder<Element: Sendable>: Sendable {
-    private let items = Mutex<[Element]>([])
+    private let items = Locked<[Element]>([])
 
     func append(_ item: Element) {
         items.withLock { $0.append(item) }

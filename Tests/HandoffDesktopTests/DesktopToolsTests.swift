@@ -1,7 +1,7 @@
 import Foundation
 import HandoffClient
 import HandoffDesktop
-import Synchronization
+import HandoffShared
 import Testing
 
 /// The clipboard through the real tools on real (headless) desktops: xclip on Xvfb, wl-clipboard on sway.
@@ -24,7 +24,7 @@ import Testing
     func watch(on desktop: HeadlessDesktop, copy: (String, String) async throws -> Void) async throws {
         let clipboard = try DesktopClipboard(environment: desktop.environment)
         let changes = ClipboardWatcher(clipboard: clipboard).changes()
-        let seen = Mutex<[[String]]>([])
+        let seen = Locked<[[String]]>([])
         let reader = Task {
             for try await _ in changes {
                 let types = try await clipboard.types()

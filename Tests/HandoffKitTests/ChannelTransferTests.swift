@@ -1,7 +1,7 @@
 import Foundation
 @testable import HandoffKit
 import HandoffTesting
-import Synchronization
+import HandoffShared
 import XCTest
 
 /// The transfer over an L2CAP-like channel of the in-memory radio (`LinkConditions.channel`): whole-SDU DATA
@@ -17,7 +17,7 @@ final class ChannelTransferTests: XCTestCase {
 
     /// Every DATA frame the source delivers, as (offset, byte count), read off the air without changing it.
     final class DataTap: Sendable {
-        private let frames = Mutex<[(offset: Int, count: Int)]>([])
+        private let frames = Locked<[(offset: Int, count: Int)]>([])
         var data: [(offset: Int, count: Int)] { frames.withLock { $0 } }
 
         func install(on ether: InMemoryEther) async {
@@ -198,7 +198,7 @@ final class ChannelTransferTests: XCTestCase {
 /// A radio that remembers the transport of every link it made.
 final class RecordingRadio: Radio {
     let base: any Radio
-    private let made = Mutex<[LinkTransport]>([])
+    private let made = Locked<[LinkTransport]>([])
     var transports: [LinkTransport] { made.withLock { $0 } }
 
     init(_ base: any Radio) { self.base = base }

@@ -1,13 +1,14 @@
 import Foundation
 @testable import HandoffKit
 import HandoffTesting
+import HandoffShared
 import Synchronization
 import XCTest
 
 final class EngineRoundTripTests: XCTestCase {
     /// A note editor on the receiving side, restored through the restoration handler.
     final class NoteEditor: UserActivityRestoring {
-        private let content = Mutex<String?>(nil)
+        private let content = Locked<String?>(nil)
         var text: String? { content.withLock { $0 } }
         func restoreUserActivityState(_ activity: UserActivity) {
             content.withLock { $0 = activity.userInfo["content"]?.stringValue }

@@ -1,13 +1,13 @@
 import Foundation
 import HandoffKit
 import HandoffTesting
-import Synchronization
+import HandoffShared
 import XCTest
 
 /// `pair` over the in-memory radio: discovery, the 6-digit code on both sides, then activities flow.
 final class PairingOverRadioTests: XCTestCase {
     final class Codes: Sendable {
-        private let codes = Mutex<[String]>([])
+        private let codes = Locked<[String]>([])
         var all: [String] { codes.withLock { $0 } }
         func add(_ code: String) { codes.withLock { $0.append(code) } }
     }

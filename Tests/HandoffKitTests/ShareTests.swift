@@ -1,6 +1,7 @@
 import Foundation
 @testable import HandoffKit
 import HandoffTesting
+import HandoffShared
 import Synchronization
 import XCTest
 
@@ -253,7 +254,7 @@ final class ShareTests: XCTestCase {
         let ether = InMemoryEther()
         let (senders, receiver, inbox) = try await devices(ether: ether)
         let blob = pattern(200_000)
-        let dropped = Mutex(false)
+        let dropped = Locked(false)
         try await senders[0].engine.push(OutgoingShare(
             metadata: ShareMetadata(kind: .file, name: "big.bin", mediaType: "application/octet-stream"),
             content: .bytes(blob)), to: receiver.store.identity.id) { sent, total in
@@ -319,7 +320,7 @@ final class ShareTests: XCTestCase {
         let item = OutgoingShare(metadata: ShareMetadata(kind: .file, name: "r.bin", mediaType: "application/octet-stream"),
                                  content: .bytes(blob))
         // The receiver goes away for good halfway (switched off): the push fails.
-        let gone = Mutex(false)
+        let gone = Locked(false)
         do {
             try await senders[0].engine.push(item, to: receiver.store.identity.id) { sent, total in
                 let now = gone.withLock { switchedOff in
@@ -439,7 +440,7 @@ final class ShareTests: XCTestCase {
         let ids = inbox.items().map(\.id)
         XCTAssertEqual(ids.count, 12)
         // Eight takers, each with its own store handle (as separate processes would have), race for every item.
-        let won = Mutex<[String: [Int]]>([:])
+        let won = Locked<[String: [Int]]>([:])
         DispatchQueue.concurrentPerform(iterations: 8) { taker in
             guard let handle = try? ShareInbox(directory: directory) else { return }
             for id in ids.shuffled() {

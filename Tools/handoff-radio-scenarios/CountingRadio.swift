@@ -1,13 +1,13 @@
 import HandoffKit
-import Synchronization
+import HandoffShared
 
 /// A `Radio` that forwards to another and counts `connect` calls (so a scenario can prove the engine reconnected),
 /// the writes and notifications of its links (so it can show what loss cost), and remembers each link's MTU,
 /// transport and setup phases, and when the frames of the last transfer passed (for the phase breakdown).
 final class CountingRadio: Radio {
     let base: any Radio
-    private let connects = Mutex(0)
-    private let links = Mutex<[(mtu: Int, transport: LinkTransport, setup: [LinkSetupPhase])]>([])
+    private let connects = Locked(0)
+    private let links = Locked<[(mtu: Int, transport: LinkTransport, setup: [LinkSetupPhase])]>([])
     let traffic = LinkTraffic()
 
     init(_ base: any Radio) { self.base = base }
@@ -48,7 +48,7 @@ final class LinkTraffic: Sendable {
         var done: ContinuousClock.Instant?
     }
 
-    private let counts = Mutex((writes: 0, notifications: 0, offsets: [Int](), timeline: Timeline()))
+    private let counts = Locked((writes: 0, notifications: 0, offsets: [Int](), timeline: Timeline()))
 
     var writes: Int { counts.withLock { $0.writes } }
     var notifications: Int { counts.withLock { $0.notifications } }

@@ -1,6 +1,6 @@
 import Foundation
 import HandoffKit
-import Synchronization
+import HandoffShared
 
 extension Scenarios {
     /// Two strangers pair over BLE (the responder advertises its pairing beacon, the initiator connects to the
@@ -11,7 +11,7 @@ extension Scenarios {
         let initiator = try await ScenarioDevice.make("desktop", adapter: "hci1",
                                                       store: try TrustStore.create(deviceName: "desktop"))
         defer { Task { for device in [responder, initiator] { await device.shutDown() } } }
-        let codes = Mutex<[String: String]>([:])
+        let codes = Locked<[String: String]>([:])
         let candidates = await initiator.engine.pairingCandidates()
         let accepting = Task {
             try await responder.engine.acceptPairing { code in

@@ -1,4 +1,4 @@
-import Synchronization
+import HandoffShared
 
 /// The first element of `stream` satisfying `predicate`, or a `ScenarioFailure` naming `what` after `limit`.
 func first<T: Sendable>(_ stream: AsyncStream<T>, _ what: String, limit: Duration = .seconds(30),
@@ -27,10 +27,10 @@ func within<T: Sendable>(_ limit: Duration, _ what: String, _ body: @escaping @S
 
 /// Resumes a continuation with the first result it is given and ignores the rest.
 final class Outcome<T: Sendable>: Sendable {
-    private let continuation: Mutex<CheckedContinuation<T, any Error>?>
+    private let continuation: Locked<CheckedContinuation<T, any Error>?>
 
     init(_ continuation: CheckedContinuation<T, any Error>) {
-        self.continuation = Mutex(continuation)
+        self.continuation = Locked(continuation)
     }
 
     func settle(_ result: Result<T, any Error>) {

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import HandoffShared
 
 /// A user activity, as NSUserActivity: the state of what the user is doing, offered to the user's other devices.
 ///
@@ -10,7 +10,7 @@ public final class UserActivity: Sendable {
     /// The activity type; must be one of the engine's declared types to become current or be continued.
     public let activityType: String
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     struct State {
         var snapshot: ActivitySnapshot
@@ -24,13 +24,13 @@ public final class UserActivity: Sendable {
     /// Creates an activity of `activityType`, eligible for Handoff, with empty userInfo.
     public init(activityType: String) {
         self.activityType = activityType
-        self.state = Mutex(State(snapshot: ActivitySnapshot(activityType: activityType)))
+        self.state = Locked(State(snapshot: ActivitySnapshot(activityType: activityType)))
     }
 
     /// Creates an activity from received state.
     init(snapshot: ActivitySnapshot) {
         self.activityType = snapshot.activityType
-        self.state = Mutex(State(snapshot: snapshot))
+        self.state = Locked(State(snapshot: snapshot))
     }
 
     /// A user-visible title.

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import HandoffShared
 
 /// The receiving side's queue of shared items, on disk, like an App Group container that a share extension appends
 /// to and the app drains:
@@ -24,7 +24,7 @@ public final class ShareInbox: Sendable {
     enum CommitStep: Sendable { case metadataWritten, renamed }
     private let crashAfter: (@Sendable (CommitStep) throws -> Void)?
     /// Serialises this process's bookkeeping (quota, ledger); claims rely on rename(2) alone.
-    private let lock = Mutex(())
+    private let lock = Locked(())
 
     /// Opens (or creates) the store at `directory` and finishes what a crash interrupted: a push whose metadata was
     /// written completes its rename, expired partial pushes and the trash are removed.

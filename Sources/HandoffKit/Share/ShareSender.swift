@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import HandoffShared
 
 /// The sending side of one push: connects to the receiver's transfer service, announces the stream (PUSH), writes
 /// it from wherever the receiver says it stands (ACCEPT), and returns when the receiver confirms the item is stored
@@ -15,8 +15,8 @@ struct ShareSender: Sendable {
 
     /// Bytes of the sealed stream the receiver has acknowledged or the sender has written, for progress.
     private final class Position: Sendable {
-        let sent = Mutex(0)
-        let moved = Mutex(false)
+        let sent = Locked(0)
+        let moved = Locked(false)
     }
 
     /// The largest frame this link takes. Everything the sender writes is cut to it, so the push uses the whole
