@@ -3,7 +3,7 @@ import HandoffKit
 
 /// The shared medium of simulated devices: adverts reach every scanner, connections reach open services.
 /// Create radios with `makeRadio(address:)`; inject faults with `setConditions(_:)`, `disconnectAll()`,
-/// `setReachable(_:_:)` and `setNotificationTamper(_:)`. Deterministic for a given seed.
+/// `setReachable(_:_:)` and `setNotificationTamper(_:)`; watch writes with `setWriteTap(_:)`. Deterministic for a given seed.
 public actor InMemoryEther {
     /// Current fault and limit settings.
     public private(set) var conditions = LinkConditions()
@@ -17,6 +17,7 @@ public actor InMemoryEther {
     private var unreachable: Set<PeerAddress> = []
     private var links: [UUID: Link] = [:]
     private var tamper: (@Sendable ([UInt8]) -> [UInt8]?)?
+    private var writeTap: (@Sendable ([UInt8]) -> Void)?
     private var advertTap: [UUID: AsyncStream<ScanEvent>.Continuation] = [:]
 
     struct Link {
@@ -65,6 +66,12 @@ public actor InMemoryEther {
     /// Rewrites (or, returning nil, drops) every later notification; pass nil to stop tampering.
     public func setNotificationTamper(_ tamper: (@Sendable ([UInt8]) -> [UInt8]?)?) {
         self.tamper = tamper
+    }
+
+    /// Hands every later write a central makes (as delivered) to `tap`, as a sniffer on the link would see it;
+    /// pass nil to stop.
+    public func setWriteTap(_ tap: (@Sendable ([UInt8]) -> Void)?) {
+        writeTap = tap
     }
 
     /// Delivers `beacon` to every scanner as if `address` advertised it (a fixture, an attacker, a replay).
@@ -167,6 +174,7 @@ public actor InMemoryEther {
         }
         guard let service = services[link.peripheral] else { throw RadioError(.disconnected, "the service is gone") }
         statistics.writesDelivered += 1
+        writeTap?(value)
         statistics.largestFrame = max(statistics.largestFrame, value.count)
         service.yield(IncomingWrite(central: link.writer, value: value, mtu: link.mtu,
                                     maximumFrameLength: link.frameLimit, transport: link.transport.kind))

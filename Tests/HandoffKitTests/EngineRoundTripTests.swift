@@ -134,6 +134,41 @@ final class EngineRoundTripTests: XCTestCase {
         XCTAssertEqual(sourceDelegate.wasContinuedCount, 1)
     }
 
+    func testARepeatedOrReplayedDoneTellsTheSourceOnlyOnce() async throws {
+        let (source, receiver, ether) = try await makePair()
+        let writes = Locked<[[UInt8]]>([])
+        await ether.setWriteTap { value in writes.withLock { $0.append(value) } }
+        let sourceDelegate = RecordingActivityDelegate()
+        let activity = UserActivity(activityType: noteType)
+        activity.delegate = sourceDelegate
+        activity.userInfo = ["content": "draft"]
+        let remote = try await offer(activity, from: source, to: receiver)
+        _ = await receiver.engine.continueActivity(remote)
+        for _ in 0..<1000 where sourceDelegate.wasContinuedCount == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        XCTAssertEqual(sourceDelegate.wasContinuedCount, 1)
+        let done = try XCTUnwrap(writes.withLock { $0 }.first { value in
+            if case .done = try? TransferFrame.decode(value) { return true }
+            return false
+        }, "the receiver wrote no DONE")
+        // The same frame again over the receiver's own radio, then from a third device that recorded it.
+        let again = try await receiver.radio.connect(to: source.radio.address)
+        try await again.write(done)
+        let eavesdropper = ether.makeRadio(address: "sim:mallory")
+        let replay = try await eavesdropper.connect(to: source.radio.address)
+        for _ in 0..<3 { try await replay.write(done) }
+        // A write the source handles after the DONEs: once it is answered, the DONEs were handled before it.
+        let probe = try TransferFrame.fetch(transferID: TransferFrame.noContext, from: 0, to: 1).encoded()
+        try await replay.write(probe)
+        var answered = false
+        for await notification in replay.notifications {
+            if case .error = try? TransferFrame.decode(notification) { answered = true; break }
+        }
+        XCTAssertTrue(answered)
+        XCTAssertEqual(sourceDelegate.wasContinuedCount, 1, "a repeated DONE told the source again")
+        await again.disconnect()
+        await replay.disconnect()
+    }
+
     func testWillSaveRunsJustBeforeSendingAndItsChangesTravel() async throws {
         let (source, receiver, _) = try await makePair()
         let sourceDelegate = RecordingActivityDelegate { activity in

@@ -43,6 +43,11 @@ extension HandoffEngine {
             startStream(transfer, from: Int(from), to: Int(to), open: nil, to: write)
         case .done(let id, let mac):
             guard let transfer = transfers[id], Sodium.constantTimeEqual(mac, transfer.sealer.doneMAC()) else { return }
+            // The receiver holds the whole activity: the transfer is finished, and a repeated or replayed DONE
+            // finds nothing, so the source hears of the continuation exactly once.
+            transfers[id] = nil
+            transferOrder.removeAll { $0 == id }
+            requestedTransfers = requestedTransfers.filter { $0.value != id }
             transfer.activity.delegate?.userActivityWasContinued(transfer.activity)
         case .pair(let session, let index, let count, let chunk, false):
             await handlePairingWrite(PairingWrite(central: write.central, session: session, index: index, count: count,
