@@ -258,9 +258,16 @@ extension BinaryPropertyList {
 
         /// A big-endian unsigned integer of `width` (1...8) bytes; the caller has checked the range.
         private static func uint(_ bytes: [UInt8], at start: Int, width: Int) -> UInt64 {
-            var value: UInt64 = 0
-            for index in start..<(start + width) { value = value << 8 | UInt64(bytes[index]) }
-            return value
+            switch width {
+            case 1:
+                return UInt64(bytes[start])
+            case 2:
+                return UInt64(bytes[start]) << 8 | UInt64(bytes[start + 1])
+            default:
+                var value: UInt64 = 0
+                for index in start..<(start + width) { value = value << 8 | UInt64(bytes[index]) }
+                return value
+            }
         }
     }
 }

@@ -24,8 +24,9 @@ extension BinaryPropertyList {
         }
 
         mutating func write(_ value: PlistValue) throws(BinaryPropertyListError) -> [UInt8] {
-            var bytes = 0
-            let objects = try Self.measure(value, depth: 0, maximumDepth: maximumDepth, bytes: &bytes)
+            var bytes = 0, keys = 0
+            let objects = try Self.measure(value, depth: 0, maximumDepth: maximumDepth, bytes: &bytes, keys: &keys)
+            shared.reserveCapacity(keys)
             refSize = Self.width(of: UInt64(objects - 1))
             offsets = [Int](repeating: 0, count: objects)
             output.reserveCapacity(magic.count + bytes + objects * (refSize + 4) + trailerLength)
@@ -42,10 +43,10 @@ extension BinaryPropertyList {
             return output
         }
 
-        /// Counts the objects `value` needs at most (before sharing) and roughly the bytes its leaves take;
-        /// refuses a nesting the reader would refuse.
-        private static func measure(_ value: PlistValue, depth: Int, maximumDepth: Int, bytes: inout Int)
-            throws(BinaryPropertyListError) -> Int {
+        /// Counts the objects `value` needs at most (before sharing), roughly the bytes its leaves take, and its
+        /// dictionary keys; refuses a nesting the reader would refuse.
+        private static func measure(_ value: PlistValue, depth: Int, maximumDepth: Int, bytes: inout Int,
+                                    keys: inout Int) throws(BinaryPropertyListError) -> Int {
             switch value {
             case .string(let s):
                 bytes += s.utf8.count + 3
@@ -63,14 +64,18 @@ extension BinaryPropertyList {
             case .array(let items):
                 guard depth <= maximumDepth else { throw .tooDeep(limit: maximumDepth) }
                 var count = 1
-                for item in items { count += try measure(item, depth: depth + 1, maximumDepth: maximumDepth, bytes: &bytes) }
+                for item in items {
+                    count += try measure(item, depth: depth + 1, maximumDepth: maximumDepth, bytes: &bytes, keys: &keys)
+                }
                 return count
             case .dictionary(let entries):
                 guard depth <= maximumDepth else { throw .tooDeep(limit: maximumDepth) }
                 var count = 1
+                keys += entries.count
                 for (key, item) in entries {
                     bytes += key.utf8.count + 2
-                    count += 1 + (try measure(item, depth: depth + 1, maximumDepth: maximumDepth, bytes: &bytes))
+                    count += 1 + (try measure(item, depth: depth + 1, maximumDepth: maximumDepth, bytes: &bytes,
+                                              keys: &keys))
                 }
                 return count
             }
@@ -106,22 +111,26 @@ extension BinaryPropertyList {
             case .string(let s):
                 string(s)
             case .array(let items):
-                container(0xA0, keys: [], values: items)
+                container(0xA0, children: items, keys: 0)
             case .dictionary(let entries):
                 let sorted = entries.sorted { $0.key < $1.key }
-                container(0xD0, keys: sorted.map { .string($0.key) }, values: sorted.map(\.value))
+                var children: [PlistValue] = []
+                children.reserveCapacity(2 * sorted.count)
+                for (key, _) in sorted { children.append(.string(key)) }
+                for (_, item) in sorted { children.append(item) }
+                container(0xD0, children: children, keys: sorted.count)
             case .url(let url):
-                container(0xD0, keys: [.string(urlMarkerKey)], values: [.string(url.absoluteString)])
+                container(0xD0, children: [.string(urlMarkerKey), .string(url.absoluteString)], keys: 1)
             }
         }
 
-        /// An array (keys empty) or a dictionary: the marker, the references, then every child not yet written.
-        private mutating func container(_ marker: UInt8, keys: [PlistValue], values: [PlistValue]) {
-            let children = keys + values
+        /// An array (`keys` 0) or a dictionary (its `keys` keys, then as many values): the marker, the references,
+        /// then every child not yet written.
+        private mutating func container(_ marker: UInt8, children: [PlistValue], keys: Int) {
             var numbers: [(object: Int, isNew: Bool)] = []
             numbers.reserveCapacity(children.count)
-            for (index, child) in children.enumerated() { numbers.append(number(child, isKey: index < keys.count)) }
-            header(marker, values.count)
+            for (index, child) in children.enumerated() { numbers.append(number(child, isKey: index < keys)) }
+            header(marker, children.count - keys)
             for (object, _) in numbers { append(UInt64(object), width: refSize) }
             for (child, (object, isNew)) in zip(children, numbers) where isNew { emit(child, as: object) }
         }
@@ -210,9 +219,16 @@ extension BinaryPropertyList {
             }
         }
 
+        /// `value`'s low `width` bytes (1, 2, 4 or 8), big-endian.
         private mutating func append(_ value: UInt64, width: Int) {
-            for shift in stride(from: (width - 1) * 8, through: 0, by: -8) {
-                output.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
+            switch width {
+            case 1:
+                output.append(UInt8(truncatingIfNeeded: value))
+            case 2:
+                output.append(UInt8(truncatingIfNeeded: value >> 8))
+                output.append(UInt8(truncatingIfNeeded: value))
+            default:
+                withUnsafeBytes(of: value.bigEndian) { output.append(contentsOf: $0[(8 - width)...]) }
             }
         }
 
