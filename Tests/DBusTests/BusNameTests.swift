@@ -55,42 +55,32 @@ final class BusNameTests: XCTestCase {
     }
 
     func testUnixUserOfSender() async throws {
-        let bus = try Self.bus.get()
-        let service = try bus.connect()
-        let client = try bus.connect()
-        defer {
-            service.close()
-            client.close()
-        }
-        let uid = try await service.unixUser(ofSender: client.uniqueName)
-        XCTAssertEqual(uid, getuid())
-        let pid = try await service.unixProcessID(ofSender: client.uniqueName)
-        XCTAssertEqual(pid, UInt32(getpid()))
-        do {
-            _ = try await service.unixUser(ofSender: ":1.999999")
-            XCTFail("expected an error for an absent sender")
-        } catch {
-            XCTAssertEqual(error.name, .nameHasNoOwner)
+        try await Self.bus.withServiceAndClient { service, client in
+            let uid = try await service.unixUser(ofSender: client.uniqueName)
+            XCTAssertEqual(uid, getuid())
+            let pid = try await service.unixProcessID(ofSender: client.uniqueName)
+            XCTAssertEqual(pid, UInt32(getpid()))
+            do throws(DBusError) {
+                _ = try await service.unixUser(ofSender: ":1.999999")
+                XCTFail("expected an error for an absent sender")
+            } catch {
+                XCTAssertEqual(error.name, .nameHasNoOwner)
+            }
         }
     }
 
     func testHandlerSeesCallerAndCanCheckItsUser() async throws {
-        let bus = try Self.bus.get()
-        let service = try bus.connect()
-        let client = try bus.connect()
-        defer {
-            service.close()
-            client.close()
+        try await Self.bus.withServiceAndClient { service, client in
+            var whoami = ExportedInterface("org.handoff.Test.WhoAmI")
+            whoami.method("Who", out: "su") { [service] call in
+                guard let sender = call.sender else { throw DBusError(name: .accessDenied, message: "no sender") }
+                return [.string(sender.rawValue), .uint32(try await service.unixUser(ofSender: sender))]
+            }
+            try await service.export([whoami], at: "/org/handoff/test/whoami")
+            let reply = try await client.call(
+                destination: service.uniqueName, path: "/org/handoff/test/whoami", interface: "org.handoff.Test.WhoAmI",
+                member: "Who")
+            XCTAssertEqual(reply, [.string(client.uniqueName.rawValue), .uint32(getuid())])
         }
-        var whoami = ExportedInterface("org.handoff.Test.WhoAmI")
-        whoami.method("Who", out: "su") { [service] call in
-            guard let sender = call.sender else { throw DBusError(name: .accessDenied, message: "no sender") }
-            return [.string(sender.rawValue), .uint32(try await service.unixUser(ofSender: sender))]
-        }
-        try await service.export([whoami], at: "/org/handoff/test/whoami")
-        let reply = try await client.call(
-            destination: service.uniqueName, path: "/org/handoff/test/whoami", interface: "org.handoff.Test.WhoAmI",
-            member: "Who")
-        XCTAssertEqual(reply, [.string(client.uniqueName.rawValue), .uint32(getuid())])
     }
 }

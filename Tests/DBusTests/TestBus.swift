@@ -22,6 +22,19 @@ final class SharedBus: @unchecked Sendable {
         return started
     }
 
+    /// A service connection and a client connection to the bus, both closed once `body` returns or throws.
+    func withServiceAndClient<R>(_ body: (_ service: Connection, _ client: Connection) async throws -> R)
+        async throws -> R {
+        let bus = try get()
+        let service = try bus.connect()
+        let client = try bus.connect()
+        defer {
+            service.close()
+            client.close()
+        }
+        return try await body(service, client)
+    }
+
     func stop() {
         lock.lock()
         defer { lock.unlock() }

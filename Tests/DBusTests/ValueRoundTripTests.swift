@@ -9,18 +9,13 @@ final class ValueRoundTripTests: XCTestCase {
     override class func tearDown() { bus.stop() }
 
     private func echo(_ values: [Value], file: StaticString = #filePath, line: UInt = #line) async throws -> [Value] {
-        let bus = try Self.bus.get()
-        let service = try bus.connect()
-        let client = try bus.connect()
-        defer {
-            service.close()
-            client.close()
+        try await Self.bus.withServiceAndClient { service, client in
+            let signature = Signature(types: values.map(\.type))
+            try await service.export([Echo.make(signatures: [signature.rawValue])], at: Echo.path)
+            return try await client.call(
+                destination: service.uniqueName, path: Echo.path, interface: Echo.interface, member: "Echo0",
+                arguments: values)
         }
-        let signature = Signature(types: values.map(\.type))
-        try await service.export([Echo.make(signatures: [signature.rawValue])], at: Echo.path)
-        return try await client.call(
-            destination: service.uniqueName, path: Echo.path, interface: Echo.interface, member: "Echo0",
-            arguments: values)
     }
 
     func testEveryBasicTypeRoundTrips() async throws {
@@ -79,47 +74,42 @@ final class ValueRoundTripTests: XCTestCase {
     }
 
     func testFileDescriptorIsPassedAndStaysUsable() async throws {
-        let bus = try Self.bus.get()
-        let service = try bus.connect()
-        let client = try bus.connect()
-        defer {
-            service.close()
-            client.close()
-        }
-        var writer = ExportedInterface("org.handoff.Test.Writer")
-        writer.method("Write", in: "hs") { call in
-            let descriptor = try call.argument(0, as: UnixFileDescriptor.self)
-            let text = try call.argument(1, as: String.self)
-            let written = text.utf8CString.withUnsafeBufferPointer {
-                write(descriptor.rawValue, $0.baseAddress, $0.count - 1)
+        try await Self.bus.withServiceAndClient { service, client in
+            var writer = ExportedInterface("org.handoff.Test.Writer")
+            writer.method("Write", in: "hs") { call in
+                let descriptor = try call.argument(0, as: UnixFileDescriptor.self)
+                let text = try call.argument(1, as: String.self)
+                let written = text.utf8CString.withUnsafeBufferPointer {
+                    write(descriptor.rawValue, $0.baseAddress, $0.count - 1)
+                }
+                guard written == text.utf8.count else { throw DBusError(name: .ioError, message: "short write") }
+                return []
             }
-            guard written == text.utf8.count else { throw DBusError(name: .ioError, message: "short write") }
-            return []
-        }
-        writer.method("Open", out: "h") { _ in
+            writer.method("Open", out: "h") { _ in
+                var ends: [Int32] = [0, 0]
+                guard pipe(&ends) == 0 else { throw DBusError(name: .ioError, message: "pipe failed") }
+                _ = "from the service".withCString { write(ends[1], $0, 16) }
+                close(ends[1])
+                return [.unixFD(UnixFileDescriptor(takingOwnershipOf: ends[0]))]
+            }
+            try await service.export([writer], at: "/org/handoff/test/writer")
+            let proxy = Proxy(
+                connection: client, destination: service.uniqueName, path: "/org/handoff/test/writer",
+                interface: "org.handoff.Test.Writer")
+
             var ends: [Int32] = [0, 0]
-            guard pipe(&ends) == 0 else { throw DBusError(name: .ioError, message: "pipe failed") }
-            _ = "from the service".withCString { write(ends[1], $0, 16) }
-            close(ends[1])
-            return [.unixFD(UnixFileDescriptor(takingOwnershipOf: ends[0]))]
+            XCTAssertEqual(pipe(&ends), 0)
+            let writeEnd = UnixFileDescriptor(takingOwnershipOf: ends[1])
+            try await proxy.call("Write", .unixFD(writeEnd), .string("through the pipe"))
+            var buffer = [UInt8](repeating: 0, count: 64)
+            let count = read(ends[0], &buffer, buffer.count)
+            close(ends[0])
+            XCTAssertEqual(String(decoding: buffer.prefix(max(count, 0)), as: UTF8.self), "through the pipe")
+
+            let received = try await proxy.call("Open", returning: UnixFileDescriptor.self)
+            let got = read(received.rawValue, &buffer, buffer.count)
+            XCTAssertEqual(String(decoding: buffer.prefix(max(got, 0)), as: UTF8.self), "from the service")
         }
-        try await service.export([writer], at: "/org/handoff/test/writer")
-        let proxy = Proxy(
-            connection: client, destination: service.uniqueName, path: "/org/handoff/test/writer",
-            interface: "org.handoff.Test.Writer")
-
-        var ends: [Int32] = [0, 0]
-        XCTAssertEqual(pipe(&ends), 0)
-        let writeEnd = UnixFileDescriptor(takingOwnershipOf: ends[1])
-        try await proxy.call("Write", .unixFD(writeEnd), .string("through the pipe"))
-        var buffer = [UInt8](repeating: 0, count: 64)
-        let count = read(ends[0], &buffer, buffer.count)
-        close(ends[0])
-        XCTAssertEqual(String(decoding: buffer.prefix(max(count, 0)), as: UTF8.self), "through the pipe")
-
-        let received = try await proxy.call("Open", returning: UnixFileDescriptor.self)
-        let got = read(received.rawValue, &buffer, buffer.count)
-        XCTAssertEqual(String(decoding: buffer.prefix(max(got, 0)), as: UTF8.self), "from the service")
     }
 
     func testTypedConversionsReadNaturally() throws {
