@@ -124,6 +124,22 @@ public final class BluezooFixture: @unchecked Sendable {
         state.withLock { $0.replacement = process }
     }
 
+    /// Runs `body` with a BlueZ connection to a fresh bluezoo, then closes the connection and stops bluezoo,
+    /// whether `body` returns or throws.
+    public static func withBlueZ<R>(_ body: (BlueZ) async throws -> R) async throws -> R {
+        let zoo = try BluezooFixture()
+        defer { zoo.stop() }
+        let bluez = try await zoo.connect()
+        do {
+            let result = try await body(bluez)
+            await bluez.close()
+            return result
+        } catch {
+            await bluez.close()
+            throw error
+        }
+    }
+
     /// Stops the replacement bluezoo (if any), then ends the launcher's command so it tears the bus down.
     public func stop() {
         let (first, replacement) = state.withLock { state -> (Bool, Process?) in
