@@ -158,26 +158,22 @@ public struct AdvertisementRegistration: Sendable {
 
 extension BlueZ {
     func reregisterAdvertisement(_ path: ObjectPath, adapterName: String) async throws(BlueZError) {
-        guard let id = registrations.first(where: { $0.value.path == path })?.key,
-              let registration = registrations[id] else {
-            throw BlueZError(.doesNotExist, "advertisement \(path) is not registered")
-        }
-        if registration.active, let adapter = try? adapterPath(adapterName, needing: BlueZNames.leAdvertisingManager1) {
-            _ = try? await call(
-                adapter, BlueZNames.leAdvertisingManager1, "UnregisterAdvertisement", [.objectPath(path)])
-        }
-        registrations[id]?.active = false
-        do {
-            try await registerWithBlueZ(registration)
-        } catch {
-            throw Self.explainAdvertisingError(error)
-        }
-        registrations[id]?.active = true
-        registrations[id]?.registeredAt = .now
+        let (id, registration) = try await withdrawAdvertisement(path, adapterName: adapterName)
+        try await registerAgain(id, registration)
     }
 
     func reexportAdvertisement(_ path: ObjectPath, box: Locked<LEAdvertisement>, adapterName: String)
         async throws(BlueZError)
+    {
+        let (id, registration) = try await withdrawAdvertisement(path, adapterName: adapterName)
+        _ = try? connection.unexport(path)
+        try await exportAdvertisement(box, at: path)
+        try await registerAgain(id, registration)
+    }
+
+    /// The registration of `path`, unregistered from bluetoothd if it was active (best effort) and marked inactive.
+    private func withdrawAdvertisement(_ path: ObjectPath, adapterName: String)
+        async throws(BlueZError) -> (UInt64, Registration)
     {
         guard let id = registrations.first(where: { $0.value.path == path })?.key,
               let registration = registrations[id] else {
@@ -188,8 +184,11 @@ extension BlueZ {
                 adapter, BlueZNames.leAdvertisingManager1, "UnregisterAdvertisement", [.objectPath(path)])
         }
         registrations[id]?.active = false
-        _ = try? connection.unexport(path)
-        try await exportAdvertisement(box, at: path)
+        return (id, registration)
+    }
+
+    /// Registers a withdrawn advertisement with bluetoothd again and marks it active.
+    private func registerAgain(_ id: UInt64, _ registration: Registration) async throws(BlueZError) {
         do {
             try await registerWithBlueZ(registration)
         } catch {

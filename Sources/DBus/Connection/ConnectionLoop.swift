@@ -134,14 +134,9 @@ final class ConnectionLoop: @unchecked Sendable {
         wakeUnlessCurrent()
     }
 
+    /// A new timeout starts its interval now if enabled.
     func addTimeout(_ timeout: OpaquePointer) {
-        let interval = UInt64(max(dbus_timeout_get_interval(timeout), 0)) * 1_000_000
-        let enabled = dbus_timeout_get_enabled(timeout) != 0
-        let now = DispatchTime.now().uptimeNanoseconds
-        state.withLock {
-            $0.timeouts[UInt(bitPattern: timeout)] = Timeout(interval: interval, deadline: enabled ? now + interval : nil)
-        }
-        wakeUnlessCurrent()
+        restartTimeout(timeout)
     }
 
     func removeTimeout(_ timeout: OpaquePointer) {
@@ -151,6 +146,11 @@ final class ConnectionLoop: @unchecked Sendable {
 
     /// libdbus re-enabling a timeout restarts its interval; the interval itself may have changed.
     func toggleTimeout(_ timeout: OpaquePointer) {
+        restartTimeout(timeout)
+    }
+
+    /// Records `timeout` with its current interval, due one interval from now when enabled, else disarmed.
+    private func restartTimeout(_ timeout: OpaquePointer) {
         let interval = UInt64(max(dbus_timeout_get_interval(timeout), 0)) * 1_000_000
         let enabled = dbus_timeout_get_enabled(timeout) != 0
         let now = DispatchTime.now().uptimeNanoseconds
