@@ -15,6 +15,6 @@ final class DaemonContinuationDelegate: ContinuationDelegate {
     }
 
     func didFailToContinue(activityType: String, error: HandoffError) {
-        logger.log("could not continue \(activityType): \(error)")
+        logger.warning("could not continue \(activityType): \(error)")
     }
 }

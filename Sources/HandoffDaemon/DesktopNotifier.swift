@@ -19,7 +19,7 @@ public final class DesktopNotifier: Sendable {
             connection = try Connection(bus)
             logger.log("desktop notifications: through org.freedesktop.Notifications on \(bus)")
         } catch {
-            logger.log("desktop notifications: off, no session bus (\(error.message))")
+            logger.notice("desktop notifications: off, no session bus (\(error.message))")
             connection = nil
         }
     }
@@ -35,7 +35,7 @@ public final class DesktopNotifier: Sendable {
                             .array(.string, []), .dictionary(key: .string, value: .variant, []), .int32(-1)],
                 timeout: .seconds(5))
         } catch {
-            logger.log("desktop notification not shown: \(error.message)")
+            logger.warning("desktop notification not shown: \(error.message)")
         }
     }
 

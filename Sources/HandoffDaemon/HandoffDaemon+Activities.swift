@@ -94,7 +94,7 @@ extension HandoffDaemon {
             try await becomeCurrent(activity)
             return activity
         } catch {
-            logger.log("user \(uid)'s \(what) (\(userInfo.count) bytes of userInfo) refused: \(error)")
+            logger.warning("user \(uid)'s \(what) (\(userInfo.count) bytes of userInfo) refused: \(error)")
             throw error
         }
     }

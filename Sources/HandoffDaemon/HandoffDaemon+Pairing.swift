@@ -38,14 +38,14 @@ extension HandoffDaemon {
         do {
             store = try await runPairing(role: role, timeout: timeout, sender: sender, uid: uid)
         } catch let error as HandoffError {
-            logger.log("pairing failed: \(error)")
+            logger.warning("pairing failed: \(error)")
             throw DaemonError.pairingFailed(error.message)
         }
         recentCandidates = [:]
         do {
             try state.saveTrust(store)
         } catch {
-            logger.log("paired, but the trust store could not be saved: \(error)")
+            logger.error("paired, but the trust store could not be saved: \(error)")
         }
         if persisted.ownerUID == nil {
             persisted.ownerUID = uid
@@ -124,7 +124,7 @@ extension HandoffDaemon {
             guard let error = error as? HandoffError, attemptsLeft > 0,
                 [.connectionUnavailable, .remoteApplicationTimedOut].contains(error.code) else { return false }
             attemptsLeft -= 1
-            logger.log("pairing attempt failed (\(error)); trying again")
+            logger.notice("pairing attempt failed (\(error)); trying again")
             return true
         }
         for await event in events {
@@ -223,7 +223,7 @@ extension HandoffDaemon {
                     member: HandoffBusAPI.Signal.pairingCode, arguments: [.string(deviceName), .string(code)],
                     destination: sender)
             } catch {
-                logger.log("cannot send the pairing code to \(sender): \(error)")
+                logger.warning("cannot send the pairing code to \(sender): \(error)")
                 answer(code: code, accept: false)
             }
         }

@@ -66,7 +66,7 @@ extension HandoffDaemon {
                 try connection.emitSignal(path: HandoffBusAPI.objectPath, interface: HandoffBusAPI.interface,
                                           member: member, arguments: [BusCoding.value(summary)], destination: name)
             } catch {
-                logger.log("cannot signal \(name): \(error.message)")
+                logger.warning("cannot signal \(name): \(error.message)")
             }
         }
     }

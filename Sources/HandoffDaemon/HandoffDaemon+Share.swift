@@ -229,7 +229,7 @@ extension HandoffDaemon {
             pushing.cancel()
             record.reason = "waiting for \(record.deviceName): no byte moved for \(limit); trying again later"
             try? sharing.outbox.save(record)
-            logger.log("outbox: \(id) waits: the attempt moved no byte for \(limit); abandoned")
+            logger.warning("outbox: \(id) waits: the attempt moved no byte for \(limit); abandoned")
             return false
         }
         if let error = failure {
@@ -237,11 +237,11 @@ extension HandoffDaemon {
             case .connectionUnavailable, .remoteApplicationTimedOut, .radioFailure:
                 record.reason = "waiting for \(record.deviceName): \(error.message)"
                 try? sharing.outbox.save(record)
-                logger.log("outbox: \(id) waits: \(error)")
+                logger.notice("outbox: \(id) waits: \(error)")
                 return false
             default:
                 finish(&record, .failed, error.description)
-                logger.log("outbox: \(id) failed: \(error)")
+                logger.error("outbox: \(id) failed: \(error)")
                 return true
             }
         }
@@ -295,7 +295,7 @@ extension HandoffDaemon {
         record.state = state
         record.reason = reason
         record.finishedAt = Date()
-        do { try sharing?.outbox.save(record) } catch { logger.log("outbox: cannot save \(record.id): \(error)") }
+        do { try sharing?.outbox.save(record) } catch { logger.error("outbox: cannot save \(record.id): \(error)") }
     }
 
     // MARK: - Receiving
@@ -343,7 +343,7 @@ extension HandoffDaemon {
             }
             claimed = try inbox.reclaim(id, claimant: sender.rawValue)
             previous = claim.destination
-            logger.log("inbox: \(id) was claimed by a take that is gone; handed to \(sender)")
+            logger.notice("inbox: \(id) was claimed by a take that is gone; handed to \(sender)")
         } catch let error as InboxError {
             throw DaemonError(HandoffBusError.noItem, error.description)
         }

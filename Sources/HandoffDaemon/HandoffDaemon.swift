@@ -156,7 +156,7 @@ public actor HandoffDaemon {
                 do {
                     try state.saveTrust(store)
                 } catch {
-                    logger.log("cannot save the trust store: \(error)")
+                    logger.error("cannot save the trust store: \(error)")
                 }
             }
         }
@@ -183,7 +183,7 @@ public actor HandoffDaemon {
         do {
             try state.saveState(persisted)
         } catch {
-            logger.log("cannot save state: \(error)")
+            logger.error("cannot save state: \(error)")
         }
     }
 }

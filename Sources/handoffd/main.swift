@@ -5,7 +5,6 @@ import HandoffBlueZ
 import HandoffDaemon
 
 /// handoffd: the radio over BlueZ, the daemon over it, the API on a bus; runs until SIGTERM or SIGINT.
-let logger = DaemonLogger.standardError
 let options: DaemonOptions
 do {
     switch try DaemonOptions.parse(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment) {
@@ -21,15 +20,16 @@ do {
     FileHandle.standardError.write(Data("handoffd: \(error.message)\n\(DaemonOptions.usage)\n".utf8))
     exit(64)
 }
+let logger = DaemonLogger.standardError(threshold: options.debug ? .debug : .info)
 
 func fail(_ message: String) -> Never {
-    logger.log("error: \(message)")
+    logger.error(message)
     exit(1)
 }
 
 var radioOptions = BlueZRadioOptions()
 radioOptions.discoverable = options.discoverable
-radioOptions.notice = { logger.log("radio: \($0)") }
+radioOptions.notice = { logger.notice("radio: \($0)") }
 // Measuring and test knobs (bench/, the VM scenarios): HANDOFF_SCANNING=discovery forces a discovery instead of the
 // advertisement monitor; HANDOFF_DISCOVERY_REFRESH=SECONDS restarts a discovery that often (btvirt needs it).
 let environment = ProcessInfo.processInfo.environment
@@ -37,7 +37,7 @@ if environment["HANDOFF_SCANNING"] == "discovery" { radioOptions.scanning = .dis
 if let refresh = environment["HANDOFF_DISCOVERY_REFRESH"].flatMap(Double.init), refresh > 0 {
     radioOptions.discoveryRefresh = .milliseconds(Int(refresh * 1000))
 }
-if options.debug { radioOptions.log = { logger.log("radio: \($0)") } }
+if options.debug { radioOptions.log = { logger.debug("radio: \($0)") } }
 // HANDOFF_TRANSPORT=auto|gatt|l2cap: the path for transfer frames (benches compare both in one boot).
 do {
     if let transport = try BlueZRadioOptions.Transport.fromEnvironment(ProcessInfo.processInfo.environment) {
