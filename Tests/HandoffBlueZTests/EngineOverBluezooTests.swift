@@ -110,7 +110,7 @@ final class EngineOverBluezooTests: XCTestCase {
         let last = await source.engine.lastSequence
         let sequence = try XCTUnwrap(last)
         let link = try await stranger.radio.connect(to: heard.peer)
-        let forged = TransferFrame.request(sequence: sequence, nonce: [1, 2, 3, 4, 5, 6, 7, 8],
+        let forged = TransferFrame.request(sequence: sequence, nonce: Nonce(bytes: [1, 2, 3, 4, 5, 6, 7, 8])!,
                                            mac: [UInt8](repeating: 0xAA, count: 16))
         try await link.write(forged.encoded())
         let reply = try await first(link.notifications, "the source's answer")

@@ -173,11 +173,11 @@ final class ChannelTransferTests: XCTestCase {
         let sequence = try XCTUnwrap(last)
         let link = try await ether.makeRadio(address: "sim:eve").connect(to: source.radio.address)
         XCTAssertEqual(link.transport.kind, .l2cap)
-        let nonce: [UInt8] = [1, 2, 3, 4, 5, 6, 7, 8]
+        let nonce = Nonce(bytes: [1, 2, 3, 4, 5, 6, 7, 8])!
         let forged = TransferFrame.request(sequence: sequence, nonce: nonce, mac: [UInt8](repeating: 0xAA, count: 16))
         try await link.write(forged.encoded())
         // A FETCH for a guessed transfer id gets nothing either.
-        try await link.write(TransferFrame.fetch(transferID: [UInt8](repeating: 0, count: 8), from: 0, to: 4096).encoded())
+        try await link.write(TransferFrame.fetch(transferID: .zero, from: 0, to: 4096).encoded())
         var iterator = link.notifications.makeAsyncIterator()
         var replies: [TransferFrame] = []
         for _ in 0..<2 {
@@ -185,7 +185,7 @@ final class ChannelTransferTests: XCTestCase {
             replies.append(try TransferFrame.decode(try XCTUnwrap(next)))
         }
         guard case .error(let context, let code, _) = replies[0] else { return XCTFail("the stranger got \(replies)") }
-        XCTAssertEqual(context, nonce)
+        XCTAssertEqual(context, ErrorContext(nonce))
         XCTAssertEqual(code, HandoffError.Code.untrustedPeer.rawValue)
         guard case .error(_, let fetchCode, _) = replies[1] else { return XCTFail("the stranger got \(replies)") }
         XCTAssertEqual(fetchCode, HandoffError.Code.handoffFailed.rawValue)

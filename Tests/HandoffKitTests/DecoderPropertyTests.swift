@@ -40,15 +40,17 @@ final class DecoderPropertyTests: XCTestCase {
     }
 
     func testTransferFrameDecoderSurvivesArbitraryBytes() {
+        let id = TransferID(bytes: [UInt8](repeating: 3, count: 8))!
+        let nonce = Nonce(bytes: [UInt8](repeating: 1, count: 8))!
         let seeds: [[UInt8]] = [
-            TransferFrame.request(sequence: 5, nonce: Array(repeating: 1, count: 8), mac: Array(repeating: 2, count: 16)).encoded(),
-            TransferFrame.fetch(transferID: Array(repeating: 3, count: 8), from: 0, to: 100).encoded(),
-            TransferFrame.done(transferID: Array(repeating: 3, count: 8), mac: Array(repeating: 4, count: 16)).encoded(),
-            TransferFrame.open(TransferHeader(transferID: Array(repeating: 3, count: 8), sequence: 1, metadataLength: 40,
+            TransferFrame.request(sequence: 5, nonce: nonce, mac: Array(repeating: 2, count: 16)).encoded(),
+            TransferFrame.fetch(transferID: id, from: 0, to: 100).encoded(),
+            TransferFrame.done(transferID: id, mac: Array(repeating: 4, count: 16)).encoded(),
+            TransferFrame.open(TransferHeader(transferID: id, sequence: 1, metadataLength: 40,
                                               payloadLength: 9000, recordSize: 4096),
-                               requestNonce: Array(repeating: 1, count: 8)).encoded(),
-            TransferFrame.data(transferID: Array(repeating: 3, count: 8), offset: 77, bytes: [1, 2, 3]).encoded(),
-            TransferFrame.error(context: Array(repeating: 0, count: 8), code: 4612, message: "no").encoded(),
+                               requestNonce: nonce).encoded(),
+            TransferFrame.data(transferID: id, offset: 77, bytes: [1, 2, 3]).encoded(),
+            TransferFrame.error(context: .zero, code: 4612, message: "no").encoded(),
         ]
         var accepted = 0
         for round in 0..<(6000 * scale) {
@@ -134,7 +136,7 @@ final class DecoderPropertyTests: XCTestCase {
         let activity = UserActivity(activityType: noteType)
         _ = try await offer(activity, from: source, to: receiver)
         let link = try await ether.makeRadio(address: "sim:fuzzer").connect(to: source.radio.address)
-        let request = TransferFrame.request(sequence: 1, nonce: Array(repeating: 1, count: 8),
+        let request = TransferFrame.request(sequence: 1, nonce: Nonce(bytes: [UInt8](repeating: 1, count: 8))!,
                                             mac: Array(repeating: 2, count: 16)).encoded()
         for round in 0..<(500 * scale) {
             try await link.write(round.isMultiple(of: 2) ? random(maxLength: 60) : mutate(request))

@@ -157,7 +157,7 @@ final class EngineRoundTripTests: XCTestCase {
         let replay = try await eavesdropper.connect(to: source.radio.address)
         for _ in 0..<3 { try await replay.write(done) }
         // A write the source handles after the DONEs: once it is answered, the DONEs were handled before it.
-        let probe = try TransferFrame.fetch(transferID: TransferFrame.noContext, from: 0, to: 1).encoded()
+        let probe = try TransferFrame.fetch(transferID: .zero, from: 0, to: 1).encoded()
         try await replay.write(probe)
         var answered = false
         for await notification in replay.notifications {

@@ -410,7 +410,8 @@ final class ShareTests: XCTestCase {
         let directory = temporaryDirectory()
         let inbox = try ShareInbox(directory: directory)
         let sender = TrustedDevice(id: UUID(), name: "laptop", publicKey: Data(count: 32), pairedAt: Date())
-        let header = TransferHeader(transferID: Array(repeating: 7, count: 8), sequence: 0, metadataLength: 40,
+        let id = try XCTUnwrap(TransferID(bytes: [UInt8](repeating: 7, count: 8)))
+        let header = TransferHeader(transferID: id, sequence: 0, metadataLength: 40,
                                     payloadLength: 10_000, recordSize: 4096)
         XCTAssertEqual(try inbox.begin(header, from: sender), .resume(record: 0, metadata: nil))
         let metadata = ShareMetadata(kind: .file, name: "a.bin", mediaType: "application/octet-stream")

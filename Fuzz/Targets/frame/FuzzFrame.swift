@@ -33,21 +33,22 @@ public func fuzzFrame(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 
 @_cdecl("LLVMFuzzerInitialize")
 public func initialize(_ argc: UnsafeMutableRawPointer, _ argv: UnsafeMutableRawPointer) -> CInt {
-    let id = [UInt8](repeating: 3, count: TransferFrame.transferIDLength)
-    let session = [UInt8](repeating: 5, count: 8)
+    guard let id = TransferID(bytes: [UInt8](repeating: 3, count: TransferID.byteCount)),
+          let session = Nonce(bytes: [UInt8](repeating: 5, count: Nonce.byteCount)),
+          let nonce = Nonce(bytes: [UInt8](repeating: 1, count: Nonce.byteCount)) else { return 0 }
     Fuzz.writeSeedsIfAsked(try {
         let pair = try PairingFragments.split([UInt8](repeating: 7, count: 300), session: session, maximumValue: 180,
                                               fromServer: false).map { $0.encoded() }
         return [
-            Fuzz.joined([TransferFrame.request(sequence: 5, nonce: Array(repeating: 1, count: 8),
+            Fuzz.joined([TransferFrame.request(sequence: 5, nonce: nonce,
                                                mac: Array(repeating: 2, count: 16)).encoded(),
                          TransferFrame.fetch(transferID: id, from: 0, to: 100).encoded(),
                          TransferFrame.done(transferID: id, mac: Array(repeating: 4, count: 16)).encoded()]),
             Fuzz.joined([TransferFrame.open(TransferHeader(transferID: id, sequence: 1, metadataLength: 40,
                                                            payloadLength: 9000, recordSize: 4096),
-                                            requestNonce: Array(repeating: 1, count: 8)).encoded(),
+                                            requestNonce: nonce).encoded(),
                          TransferFrame.data(transferID: id, offset: 77, bytes: [1, 2, 3]).encoded(),
-                         TransferFrame.error(context: id, code: 4612, message: "no").encoded()]),
+                         TransferFrame.error(context: ErrorContext(id), code: 4612, message: "no").encoded()]),
             Fuzz.joined(pair),
             Fuzz.joined([TransferFrame.rekey(session: session, index: 0, count: 1,
                                              chunk: Array(#"{"epoch":2}"#.utf8)).encoded(),

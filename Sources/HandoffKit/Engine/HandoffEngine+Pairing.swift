@@ -5,7 +5,7 @@ extension HandoffEngine {
     /// A pairing fragment written by a central, routed to `acceptPairing`.
     struct PairingWrite: Sendable {
         let central: PeerAddress
-        let session: [UInt8]
+        let session: Nonce
         let index: UInt8
         let count: UInt8
         let chunk: [UInt8]
@@ -116,9 +116,9 @@ extension HandoffEngine {
         }
     }
 
-    private func sendPairingError(_ error: HandoffError, session: [UInt8], to central: PeerAddress, mtu: Int) async {
+    private func sendPairingError(_ error: HandoffError, session: Nonce, to central: PeerAddress, mtu: Int) async {
         let room = WireProtocol.valueLength(forMTU: mtu) - 12
-        let frame = TransferFrame.error(context: session, code: error.code.rawValue,
+        let frame = TransferFrame.error(context: ErrorContext(session), code: error.code.rawValue,
                                         message: String(decoding: Array(error.message.utf8.prefix(max(room, 0))), as: UTF8.self))
         try? await service?.notify(frame.encoded(), to: central)
     }
@@ -152,7 +152,7 @@ extension HandoffEngine {
 
     private nonisolated func runPairing(on link: any RadioLink, inbox: LinkInbox, timeout: Duration,
                                         confirm: @Sendable (String) async -> Bool) async throws -> TrustStore {
-        let session = Sodium.randomBytes(TransferFrame.nonceLength)
+        let session = Nonce.random()
         var initiator = try PairingInitiator(store: await trust)
         var fragments = PairingFragments()
         var events = inbox.events.makeAsyncIterator()
@@ -183,7 +183,7 @@ extension HandoffEngine {
         return try initiator.receiveFinish(message)
     }
 
-    private static func receivePairing(_ events: inout AsyncStream<LinkInbox.Event>.Iterator, session: [UInt8],
+    private static func receivePairing(_ events: inout AsyncStream<LinkInbox.Event>.Iterator, session: Nonce,
                                        fragments: inout PairingFragments, ticks maximumTicks: Int) async throws -> [UInt8] {
         var ticks = 0
         while let event = await events.next() {
@@ -192,7 +192,7 @@ extension HandoffEngine {
                 switch try TransferFrame.decode(bytes) {
                 case .pair(session, let index, let count, let chunk, true):
                     if let message = try fragments.add(index: index, count: count, chunk: chunk) { return message }
-                case .error(session, let code, let message):
+                case .error(ErrorContext(session), let code, let message):
                     throw HandoffError(HandoffError.Code(rawValue: code), "the other device refused: \(message)")
                 default:
                     continue

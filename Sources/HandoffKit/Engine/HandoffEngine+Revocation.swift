@@ -60,7 +60,7 @@ extension HandoffEngine {
         }
         let inbox = LinkInbox(link: link, tick: configuration.stallInterval)
         defer { inbox.close() }
-        let session = Sodium.randomBytes(TransferFrame.nonceLength)
+        let session = Nonce.random()
         do {
             for frame in try PairingFragments.split([UInt8](json), session: session,
                                                     maximumValue: WireProtocol.valueLength(forMTU: link.mtu),
@@ -79,7 +79,7 @@ extension HandoffEngine {
                 case .rekeyApplied(session)?:
                     await link.disconnect()
                     return true
-                case .error(session, _, _)?:
+                case .error(ErrorContext(session), _, _)?:
                     break waiting
                 default:
                     continue
@@ -96,7 +96,8 @@ extension HandoffEngine {
     }
 
     /// Handles a rekey fragment written by a peer: once complete, applies it and acknowledges.
-    func handleRekeyFragment(session: [UInt8], index: UInt8, count: UInt8, chunk: [UInt8], from write: IncomingWrite) async {
+    func handleRekeyFragment(session: Nonce, index: UInt8, count: UInt8, chunk: [UInt8],
+                             from write: IncomingWrite) async {
         if rekeyFragments[write.central] == nil, rekeyFragments.count >= 8 {
             rekeyFragments = [:]   // bound the memory unfinished messages from many addresses can take
         }
@@ -119,7 +120,8 @@ extension HandoffEngine {
             try await updateTrust(store)
             try? await service?.notify(TransferFrame.rekeyApplied(session: session).encoded(), to: write.central)
         } catch let error as HandoffError {
-            let frame = TransferFrame.error(context: session, code: error.code.rawValue, message: "rekey refused")
+            let frame = TransferFrame.error(context: ErrorContext(session), code: error.code.rawValue,
+                                            message: "rekey refused")
             try? await service?.notify(frame.encoded(), to: write.central)
         } catch {}
     }

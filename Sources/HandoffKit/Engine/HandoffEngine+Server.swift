@@ -11,7 +11,7 @@ extension HandoffEngine {
         do {
             frame = try TransferFrame.decode(write.value)
         } catch let error as HandoffError {
-            await reply(error, context: TransferFrame.noContext, to: write)
+            await reply(error, context: .zero, to: write)
             return
         } catch {
             return
@@ -19,8 +19,8 @@ extension HandoffEngine {
         switch frame {
         case .request(let sequence, let nonce, let mac):
             guard Sodium.constantTimeEqual(keys.requestMAC(sequence: sequence, nonce: nonce), mac) else {
-                await reply(HandoffError(.untrustedPeer, "this device does not trust the requester"), context: nonce,
-                            to: write)
+                await reply(HandoffError(.untrustedPeer, "this device does not trust the requester"),
+                            context: ErrorContext(nonce), to: write)
                 return
             }
             do {
@@ -30,14 +30,14 @@ extension HandoffEngine {
                 startStream(transfer, from: 0, to: Int(transfer.header.metadataLength),
                             open: .open(transfer.header, requestNonce: nonce), to: write)
             } catch let error as HandoffError {
-                await reply(error, context: nonce, to: write)
+                await reply(error, context: ErrorContext(nonce), to: write)
             } catch {
-                await reply(HandoffError(.handoffFailed, "\(error)"), context: nonce, to: write)
+                await reply(HandoffError(.handoffFailed, "\(error)"), context: ErrorContext(nonce), to: write)
             }
         case .fetch(let id, let from, let to):
             guard let transfer = transfers[id], Int(to) <= transfer.stream.count else {
                 await reply(HandoffError(.handoffFailed, "unknown or expired transfer; request the activity again"),
-                            context: id, to: write)
+                            context: ErrorContext(id), to: write)
                 return
             }
             startStream(transfer, from: Int(from), to: Int(to), open: nil, to: write)
@@ -118,7 +118,7 @@ extension HandoffEngine {
     }
 
     /// Sends an error frame (its message cut to fit what the central takes).
-    private func reply(_ error: HandoffError, context: [UInt8], to write: IncomingWrite) async {
+    private func reply(_ error: HandoffError, context: ErrorContext, to write: IncomingWrite) async {
         guard let service else { return }
         let room = min(write.maximumFrameLength, WireProtocol.maximumValueLength) - 12
         var message = ""

@@ -15,7 +15,7 @@ extension HandoffEngine {
         var inbox: ShareInbox?
         var presence = false
         var presenceTask: Task<Void, Never>?
-        var sessions: [[UInt8]: IncomingPush] = [:]
+        var sessions: [TransferID: IncomingPush] = [:]
         var sightings: [UUID: Sighting] = [:]
         let sightingBroadcast = Broadcaster<UUID>()
         let arrivalBroadcast = Broadcaster<InboxItem>()
@@ -161,7 +161,7 @@ extension HandoffEngine {
         do throws(HandoffError) {
             frame = try ShareFrame.decode(write.value)
         } catch {
-            await shareReply(.error(transferID: zeroID, code: error.code.rawValue, message: error.message), to: write)
+            await shareReply(.error(transferID: .zero, code: error.code.rawValue, message: error.message), to: write)
             return
         }
         switch frame {
@@ -174,9 +174,7 @@ extension HandoffEngine {
         }
     }
 
-    private var zeroID: [UInt8] { [UInt8](repeating: 0, count: TransferFrame.transferIDLength) }
-
-    private func handlePush(id: [UInt8], senderBytes: [UInt8], header: TransferHeader, mac: [UInt8],
+    private func handlePush(id: TransferID, senderBytes: [UInt8], header: TransferHeader, mac: [UInt8],
                             from write: IncomingWrite) async {
         // Authenticate before anything else: a stranger, a revoked device or a forger gets no state at all.
         guard let senderID = UUID(bytes: senderBytes), let sender = trust.device(senderID),
@@ -228,7 +226,7 @@ extension HandoffEngine {
         }
     }
 
-    private func handlePushData(id: [UInt8], offset: Int, bytes: [UInt8], from write: IncomingWrite) async {
+    private func handlePushData(id: TransferID, offset: Int, bytes: [UInt8], from write: IncomingWrite) async {
         // Data of a push this side does not know (evicted, or from before a restart) is ignored: the sender sees no
         // progress, announces again and learns where to resume.
         guard var session = share.sessions[id], session.central == write.central, let inbox = share.inbox else { return }
@@ -276,7 +274,7 @@ extension HandoffEngine {
         }
     }
 
-    private func completePush(_ id: [UInt8], inbox: ShareInbox, to write: IncomingWrite) async {
+    private func completePush(_ id: TransferID, inbox: ShareInbox, to write: IncomingWrite) async {
         guard let session = share.sessions.removeValue(forKey: id) else { return }
         do throws(HandoffError) {
             let item = try inbox.commit(transferID: id)
@@ -287,7 +285,7 @@ extension HandoffEngine {
         }
     }
 
-    private func shareRefuse(_ error: HandoffError, id: [UInt8], to write: IncomingWrite) async {
+    private func shareRefuse(_ error: HandoffError, id: TransferID, to write: IncomingWrite) async {
         let room = write.maximumFrameLength - ShareFrame.errorOverhead
         var message = ""
         for character in error.message {

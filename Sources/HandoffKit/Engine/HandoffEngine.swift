@@ -27,9 +27,9 @@ public actor HandoffEngine {
     /// The last sequence number advertised; persist it and start the next run above it.
     public internal(set) var lastSequence: UInt32?
     var rotationTask: Task<Void, Never>?
-    var transfers: [[UInt8]: CachedTransfer] = [:]
-    var transferOrder: [[UInt8]] = []
-    var requestedTransfers: [[UInt8]: [UInt8]] = [:]
+    var transfers: [TransferID: CachedTransfer] = [:]
+    var transferOrder: [TransferID] = []
+    var requestedTransfers: [Nonce: TransferID] = [:]
     var streams: [PeerAddress: Task<Void, Never>] = [:]
     var service: (any TransferService)?
     var serviceTask: Task<Void, Never>?

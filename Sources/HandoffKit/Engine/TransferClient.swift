@@ -27,7 +27,7 @@ struct TransferClient: Sendable {
         defer { Task { [link] in await link.disconnect() } }
         var inbox = LinkInbox(link: link, tick: configuration.stallInterval)
         defer { inbox.close() }
-        let requestNonce = Sodium.randomBytes(TransferFrame.nonceLength)
+        let requestNonce = Nonce.random()
         try await sendRequest(on: link, nonce: requestNonce)
 
         while true {
@@ -97,7 +97,7 @@ struct TransferClient: Sendable {
     }
 
     struct Completion {
-        let transferID: [UInt8]
+        let transferID: TransferID
         let mac: [UInt8]
         let activityType: String
     }
@@ -121,7 +121,7 @@ struct TransferClient: Sendable {
         return link
     }
 
-    private func sendRequest(on link: any RadioLink, nonce: [UInt8]) async throws {
+    private func sendRequest(on link: any RadioLink, nonce: Nonce) async throws {
         let mac = keys.requestMAC(sequence: remote.sequence, nonce: nonce)
         try await write(.request(sequence: remote.sequence, nonce: nonce, mac: mac), on: link)
     }
@@ -134,7 +134,7 @@ struct TransferClient: Sendable {
         }
     }
 
-    private func askAgain(on link: any RadioLink, state: inout State, requestNonce: [UInt8]) async throws {
+    private func askAgain(on link: any RadioLink, state: inout State, requestNonce: Nonce) async throws {
         guard let header = state.header else {
             try await sendRequest(on: link, nonce: requestNonce)
             return
@@ -157,7 +157,7 @@ struct TransferClient: Sendable {
         try await write(.fetch(transferID: header.transferID, from: UInt32(from), to: UInt32(end)), on: link)
     }
 
-    private func handle(_ frame: TransferFrame, state: inout State, link: any RadioLink, requestNonce: [UInt8],
+    private func handle(_ frame: TransferFrame, state: inout State, link: any RadioLink, requestNonce: Nonce,
                         approve: @Sendable (String, TransferHeader) throws -> Void) async throws -> Completion? {
         switch frame {
         case .open(let header, let nonce):
@@ -171,8 +171,8 @@ struct TransferClient: Sendable {
             state.stalls = 0
             return nil
         case .error(let context, let code, let message):
-            guard context == requestNonce || context == state.header?.transferID
-                    || context == TransferFrame.noContext else { return nil }
+            let transfer = state.header.map { ErrorContext($0.transferID) }
+            guard context == ErrorContext(requestNonce) || context == transfer || context == .zero else { return nil }
             throw HandoffError(HandoffError.Code(rawValue: code), "the source device refused: \(message)")
         case .data(let id, let offset, let bytes):
             guard let header = state.header, id == header.transferID else { return nil }

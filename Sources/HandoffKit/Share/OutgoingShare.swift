@@ -35,7 +35,7 @@ public struct OutgoingShare: Sendable, Equatable {
 
     /// A fresh random transfer id.
     public static func newTransferID() -> String {
-        ShareInbox.hexString(Sodium.randomBytes(TransferFrame.transferIDLength))
+        TransferID.random().description
     }
 
     /// The item's length in bytes.
@@ -50,18 +50,8 @@ public struct OutgoingShare: Sendable, Equatable {
         }
     }
 
-    var transferIDBytes: [UInt8]? {
-        let digits = Array(transferID.utf8)
-        guard digits.count == 2 * TransferFrame.transferIDLength else { return nil }
-        var bytes: [UInt8] = []
-        for index in stride(from: 0, to: digits.count, by: 2) {
-            guard let byte = UInt8(String(decoding: digits[index..<index + 2], as: UTF8.self), radix: 16) else {
-                return nil
-            }
-            bytes.append(byte)
-        }
-        return bytes
-    }
+    /// The wire id `transferID` spells, or nil unless it is 16 hex digits.
+    var wireTransferID: TransferID? { TransferID(hex: transferID) }
 }
 
 /// The sealed stream of one push, produced record by record as the sender needs it (never all in memory): the
@@ -76,7 +66,7 @@ final class ShareStream: @unchecked Sendable {
     private var cached: (index: Int, sealed: [UInt8])?
 
     init(_ share: OutgoingShare, keys: ShareKeys) throws(HandoffError) {
-        guard let id = share.transferIDBytes else {
+        guard let id = share.wireTransferID else {
             throw HandoffError(.handoffFailed, "the transfer id \(share.transferID) is not 16 hex digits")
         }
         let size = try share.size()

@@ -6,15 +6,15 @@
 enum ShareFrame: Sendable, Equatable {
     /// Sender → receiver: "I am `sender`, here is the header of the stream I want to push". `mac` is keyed with the
     /// pairwise push key of the two devices, so only that sender can make it and only that receiver can check it.
-    case push(transferID: [UInt8], sender: [UInt8], header: TransferHeader, mac: [UInt8])
+    case push(transferID: TransferID, sender: [UInt8], header: TransferHeader, mac: [UInt8])
     /// Sender → receiver: bytes of the sealed stream starting at `offset`.
-    case data(transferID: [UInt8], offset: UInt32, bytes: [UInt8])
+    case data(transferID: TransferID, offset: UInt32, bytes: [UInt8])
     /// Receiver → sender: send from `offset` on (0 for a new push; the last byte held when resuming or after a gap).
-    case accept(transferID: [UInt8], offset: UInt32)
+    case accept(transferID: TransferID, offset: UInt32)
     /// Receiver → sender: the item is stored in the inbox; `mac` proves the receiver opened the stream.
-    case done(transferID: [UInt8], mac: [UInt8])
+    case done(transferID: TransferID, mac: [UInt8])
     /// Receiver → sender: the push was refused or failed (`HandoffError.Code`, a short UTF-8 reason).
-    case error(transferID: [UInt8], code: Int, message: String)
+    case error(transferID: TransferID, code: Int, message: String)
 
     /// Bytes a DATA frame spends before its payload bytes.
     static let dataOverhead = 14
@@ -37,23 +37,24 @@ enum ShareFrame: Sendable, Equatable {
         w.u8(WireProtocol.version)
         switch self {
         case .push(let id, let sender, let header, let mac):
-            w.u8(Kind.push.rawValue); w.raw(id); w.raw(sender); w.raw(header.encoded); w.raw(mac)
+            w.u8(Kind.push.rawValue); w.raw(id.bytes); w.raw(sender); w.raw(header.encoded); w.raw(mac)
         case .data(let id, let offset, let bytes):
-            w.u8(Kind.data.rawValue); w.raw(id); w.u32(offset); w.raw(bytes)
+            w.u8(Kind.data.rawValue); w.raw(id.bytes); w.u32(offset); w.raw(bytes)
         case .accept(let id, let offset):
-            w.u8(Kind.accept.rawValue); w.raw(id); w.u32(offset)
+            w.u8(Kind.accept.rawValue); w.raw(id.bytes); w.u32(offset)
         case .done(let id, let mac):
-            w.u8(Kind.done.rawValue); w.raw(id); w.raw(mac)
+            w.u8(Kind.done.rawValue); w.raw(id.bytes); w.raw(mac)
         case .error(let id, let code, let message):
-            w.u8(Kind.error.rawValue); w.raw(id); w.u16(UInt16(clamping: code)); w.raw(message.utf8)
+            w.u8(Kind.error.rawValue); w.raw(id.bytes); w.u16(UInt16(clamping: code)); w.raw(message.utf8)
         }
         return w.bytes
     }
 
     /// The part of a PUSH its MAC covers (everything before the MAC).
-    static func pushSignedPart(transferID: [UInt8], sender: [UInt8], header: TransferHeader) -> [UInt8] {
+    static func pushSignedPart(transferID: TransferID, sender: [UInt8], header: TransferHeader) -> [UInt8] {
         var w = ByteWriter()
-        w.u8(WireProtocol.version); w.u8(Kind.push.rawValue); w.raw(transferID); w.raw(sender); w.raw(header.encoded)
+        w.u8(WireProtocol.version); w.u8(Kind.push.rawValue)
+        w.raw(transferID.bytes); w.raw(sender); w.raw(header.encoded)
         return w.bytes
     }
 
@@ -66,29 +67,28 @@ enum ShareFrame: Sendable, Equatable {
                                "the peer speaks wire protocol version \(version); this build speaks \(WireProtocol.version)")
         }
         guard let raw = r.u8(), let kind = Kind(rawValue: raw) else { throw malformed("not a share frame") }
-        let idLength = TransferFrame.transferIDLength
         switch kind {
         case .push:
-            guard let id = r.take(idLength), let sender = r.take(16), let header = TransferHeader(reading: &r),
+            guard let id = r.transferID(), let sender = r.take(16), let header = TransferHeader(reading: &r),
                   let mac = r.take(TransferFrame.macLength), r.remaining == 0, header.transferID == id else {
                 throw malformed("bad push frame")
             }
             return .push(transferID: id, sender: sender, header: header, mac: mac)
         case .data:
-            guard let id = r.take(idLength), let offset = r.u32() else { throw malformed("bad data frame") }
+            guard let id = r.transferID(), let offset = r.u32() else { throw malformed("bad data frame") }
             return .data(transferID: id, offset: offset, bytes: r.rest())
         case .accept:
-            guard let id = r.take(idLength), let offset = r.u32(), r.remaining == 0 else {
+            guard let id = r.transferID(), let offset = r.u32(), r.remaining == 0 else {
                 throw malformed("bad accept frame")
             }
             return .accept(transferID: id, offset: offset)
         case .done:
-            guard let id = r.take(idLength), let mac = r.take(TransferFrame.macLength), r.remaining == 0 else {
+            guard let id = r.transferID(), let mac = r.take(TransferFrame.macLength), r.remaining == 0 else {
                 throw malformed("bad done frame")
             }
             return .done(transferID: id, mac: mac)
         case .error:
-            guard let id = r.take(idLength), let code = r.u16() else { throw malformed("bad error frame") }
+            guard let id = r.transferID(), let code = r.u16() else { throw malformed("bad error frame") }
             return .error(transferID: id, code: Int(code), message: String(decoding: r.rest(), as: UTF8.self))
         }
     }

@@ -148,7 +148,7 @@ public final class ShareInbox: Sendable {
     /// creates (or finds, for a resumption) its partial entry. Nothing of the payload is stored here.
     func begin(_ header: TransferHeader, from sender: TrustedDevice) throws(HandoffError) -> Start {
         try lock.withLock { _ throws(HandoffError) -> Start in
-            let key = hex(header.transferID)
+            let key = header.transferID.description
             if isDelivered(key) { return .delivered }
             let folder = partialFolder.appendingPathComponent(key)
             if let state = partialState(folder), state.senderID == sender.id, state.header == PartialState.Header(header) {
@@ -181,28 +181,29 @@ public final class ShareInbox: Sendable {
     }
 
     /// Records the (authenticated) metadata record of a push.
-    func setMetadata(_ metadata: ShareMetadata, transferID: [UInt8]) throws(HandoffError) {
-        let folder = partialFolder.appendingPathComponent(hex(transferID))
+    func setMetadata(_ metadata: ShareMetadata, transferID: TransferID) throws(HandoffError) {
+        let folder = partialFolder.appendingPathComponent(transferID.description)
         guard var state = partialState(folder) else { throw unknownPush() }
         state.metadata = metadata
         try savePartial(state, in: folder)
     }
 
     /// Appends one opened payload record.
-    func append(_ plaintext: [UInt8], transferID: [UInt8]) throws(HandoffError) {
-        try ShareFiles.append(plaintext, to: partialFolder.appendingPathComponent(hex(transferID))
+    func append(_ plaintext: [UInt8], transferID: TransferID) throws(HandoffError) {
+        try ShareFiles.append(plaintext, to: partialFolder.appendingPathComponent(transferID.description)
             .appendingPathComponent("data"))
     }
 
     /// Flushes what a push stored so far (when its link drops), so a resumption starts from bytes on disk.
-    func flush(transferID: [UInt8]) {
-        try? ShareFiles.sync(partialFolder.appendingPathComponent(hex(transferID)).appendingPathComponent("data"))
+    func flush(transferID: TransferID) {
+        try? ShareFiles.sync(partialFolder.appendingPathComponent(transferID.description)
+            .appendingPathComponent("data"))
     }
 
     /// Makes a complete push an inbox item: data flushed, `meta.json` written and flushed, then one rename.
-    func commit(transferID: [UInt8], at date: Date = Date()) throws(HandoffError) -> InboxItem {
+    func commit(transferID: TransferID, at date: Date = Date()) throws(HandoffError) -> InboxItem {
         try lock.withLock { _ throws(HandoffError) -> InboxItem in
-            let key = hex(transferID)
+            let key = transferID.description
             let folder = partialFolder.appendingPathComponent(key)
             guard let state = partialState(folder), let metadata = state.metadata else { throw unknownPush() }
             let data = folder.appendingPathComponent("data")
@@ -224,8 +225,8 @@ public final class ShareInbox: Sendable {
     }
 
     /// Forgets a push that failed (a corrupt record).
-    func discard(transferID: [UInt8]) {
-        ShareFiles.remove(partialFolder.appendingPathComponent(hex(transferID)))
+    func discard(transferID: TransferID) {
+        ShareFiles.remove(partialFolder.appendingPathComponent(transferID.description))
     }
 
     // MARK: - Internals
@@ -234,7 +235,7 @@ public final class ShareInbox: Sendable {
         struct Header: Codable, Equatable {
             var transferID: String, metadataLength: UInt16, payloadLength: UInt32, recordSize: UInt16
             init(_ h: TransferHeader) {
-                transferID = ShareInbox.hexString(h.transferID)
+                transferID = h.transferID.description
                 metadataLength = h.metadataLength
                 payloadLength = h.payloadLength
                 recordSize = h.recordSize

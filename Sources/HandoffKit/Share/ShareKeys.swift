@@ -25,19 +25,19 @@ struct ShareKeys: Sendable {
     var pushKey: [UInt8] { Sodium.genericHash(Array("handoff.v1.push".utf8), key: pairwise, length: 32) }
 
     /// Seals one push's records.
-    func transferKey(_ transferID: [UInt8]) -> [UInt8] {
-        Sodium.genericHash(Array("handoff.v1.share".utf8) + [0] + transferID, key: pairwise, length: 32)
+    func transferKey(_ transferID: TransferID) -> [UInt8] {
+        Sodium.genericHash(Array("handoff.v1.share".utf8) + [0] + transferID.bytes, key: pairwise, length: 32)
     }
 
     /// The MAC of a PUSH.
-    func pushMAC(transferID: [UInt8], sender: UUID, header: TransferHeader) -> [UInt8] {
+    func pushMAC(transferID: TransferID, sender: UUID, header: TransferHeader) -> [UInt8] {
         Sodium.genericHash(ShareFrame.pushSignedPart(transferID: transferID, sender: sender.bytes, header: header),
                            key: pushKey, length: TransferFrame.macLength)
     }
 
     /// The MAC of the receiver's DONE: it shows the sender that the receiver could open the whole stream.
-    func doneMAC(_ transferID: [UInt8]) -> [UInt8] {
-        Sodium.genericHash(Array("handoff.v1.share.done".utf8) + transferID, key: transferKey(transferID),
+    func doneMAC(_ transferID: TransferID) -> [UInt8] {
+        Sodium.genericHash(Array("handoff.v1.share.done".utf8) + transferID.bytes, key: transferKey(transferID),
                            length: TransferFrame.macLength)
     }
 }

@@ -161,6 +161,6 @@ struct ShareSender: Sendable {
     /// An ERROR of the activity protocol with no context: a receiver that does not know the share frames.
     private static func isRefusalOfUnknownFrame(_ bytes: [UInt8]) -> Bool {
         guard case .error(let context, _, let message)? = try? TransferFrame.decode(bytes) else { return false }
-        return context.allSatisfy { $0 == 0 } && message.contains("unknown frame kind")
+        return context == .zero && message.contains("unknown frame kind")
     }
 }

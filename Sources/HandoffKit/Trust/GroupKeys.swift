@@ -27,13 +27,13 @@ struct GroupKeys: Sendable {
 
     /// The MAC of a transfer request for `sequence` with `nonce`, over the request's signed part: the client sends
     /// it and the source checks it (Docs/protocol.md, REQUEST).
-    func requestMAC(sequence: UInt32, nonce: [UInt8]) -> [UInt8] {
+    func requestMAC(sequence: UInt32, nonce: Nonce) -> [UInt8] {
         Sodium.genericHash(TransferFrame.requestSignedPart(sequence: sequence, nonce: nonce), key: requestKey,
                            length: TransferFrame.macLength)
     }
 
     /// Key that seals one transfer's records.
-    func transferKey(source: UUID, transferID: [UInt8]) -> [UInt8] {
-        derive("transfer", source.bytes + transferID)
+    func transferKey(source: UUID, transferID: TransferID) -> [UInt8] {
+        derive("transfer", source.bytes + transferID.bytes)
     }
 }

@@ -2,7 +2,7 @@
 struct PairingFragments {
     /// Frames carrying `message`, each at most `maximumValue` bytes; `rekey` frames instead of pairing frames
     /// when `asRekey` is true.
-    static func split(_ message: [UInt8], session: [UInt8], maximumValue: Int, fromServer: Bool,
+    static func split(_ message: [UInt8], session: Nonce, maximumValue: Int, fromServer: Bool,
                       asRekey: Bool = false) throws -> [TransferFrame] {
         let room = maximumValue - TransferFrame.pairOverhead
         let count = max(1, (message.count + room - 1) / room)

@@ -2,28 +2,24 @@
 /// Every frame starts with the wire version and a kind byte; layouts are in Docs/protocol.md.
 enum TransferFrame: Sendable, Equatable {
     /// Client → source: send me the activity advertised at `sequence`. `mac` authenticates it with the group key.
-    case request(sequence: UInt32, nonce: [UInt8], mac: [UInt8])
+    case request(sequence: UInt32, nonce: Nonce, mac: [UInt8])
     /// Client → source: stream bytes `from..<to` of transfer `transferID`'s sealed stream.
-    case fetch(transferID: [UInt8], from: UInt32, to: UInt32)
+    case fetch(transferID: TransferID, from: UInt32, to: UInt32)
     /// Client → source: transfer complete and accepted; `mac` proves knowledge of the transfer key.
-    case done(transferID: [UInt8], mac: [UInt8])
+    case done(transferID: TransferID, mac: [UInt8])
     /// Source → client: the transfer's header, answering the request with `requestNonce`.
-    case open(TransferHeader, requestNonce: [UInt8])
+    case open(TransferHeader, requestNonce: Nonce)
     /// Source → client: bytes of the sealed stream starting at `offset`.
-    case data(transferID: [UInt8], offset: UInt32, bytes: [UInt8])
-    /// Source → client: the request or transfer identified by `context` failed with `code`.
-    case error(context: [UInt8], code: Int, message: String)
+    case data(transferID: TransferID, offset: UInt32, bytes: [UInt8])
+    /// Source → client: the request, transfer or session identified by `context` failed with `code`.
+    case error(context: ErrorContext, code: Int, message: String)
     /// Either way: fragment `index` of `count` of a pairing message of session `session`.
-    case pair(session: [UInt8], index: UInt8, count: UInt8, chunk: [UInt8], fromServer: Bool)
+    case pair(session: Nonce, index: UInt8, count: UInt8, chunk: [UInt8], fromServer: Bool)
     /// Client → source: fragment `index` of `count` of a JSON `RekeyMessage` (delivery after a revocation).
-    case rekey(session: [UInt8], index: UInt8, count: UInt8, chunk: [UInt8])
+    case rekey(session: Nonce, index: UInt8, count: UInt8, chunk: [UInt8])
     /// Source → client: the rekey of `session` was applied.
-    case rekeyApplied(session: [UInt8])
+    case rekeyApplied(session: Nonce)
 
-    static let nonceLength = 8
-    static let transferIDLength = 8
-    /// The context of an ERROR that answers no request or transfer (a frame the source could not read): zeros.
-    static let noContext = [UInt8](repeating: 0, count: transferIDLength)
     static let macLength = 16
     /// Bytes a data frame spends before its payload bytes.
     static let dataOverhead = 14
@@ -41,32 +37,32 @@ enum TransferFrame: Sendable, Equatable {
         w.u8(version)
         switch self {
         case .request(let sequence, let nonce, let mac):
-            w.u8(Kind.request.rawValue); w.u32(sequence); w.raw(nonce); w.raw(mac)
+            w.u8(Kind.request.rawValue); w.u32(sequence); w.raw(nonce.bytes); w.raw(mac)
         case .fetch(let id, let from, let to):
-            w.u8(Kind.fetch.rawValue); w.raw(id); w.u32(from); w.u32(to)
+            w.u8(Kind.fetch.rawValue); w.raw(id.bytes); w.u32(from); w.u32(to)
         case .done(let id, let mac):
-            w.u8(Kind.done.rawValue); w.raw(id); w.raw(mac)
+            w.u8(Kind.done.rawValue); w.raw(id.bytes); w.raw(mac)
         case .open(let header, let nonce):
-            w.u8(Kind.open.rawValue); w.raw(nonce); w.raw(header.encoded)
+            w.u8(Kind.open.rawValue); w.raw(nonce.bytes); w.raw(header.encoded)
         case .data(let id, let offset, let bytes):
-            w.u8(Kind.data.rawValue); w.raw(id); w.u32(offset); w.raw(bytes)
+            w.u8(Kind.data.rawValue); w.raw(id.bytes); w.u32(offset); w.raw(bytes)
         case .error(let context, let code, let message):
-            w.u8(Kind.error.rawValue); w.raw(context); w.u16(UInt16(clamping: code)); w.raw(message.utf8)
+            w.u8(Kind.error.rawValue); w.raw(context.bytes); w.u16(UInt16(clamping: code)); w.raw(message.utf8)
         case .pair(let session, let index, let count, let chunk, let fromServer):
             w.u8(fromServer ? Kind.pairFromServer.rawValue : Kind.pairFromClient.rawValue)
-            w.raw(session); w.u8(index); w.u8(count); w.raw(chunk)
+            w.raw(session.bytes); w.u8(index); w.u8(count); w.raw(chunk)
         case .rekey(let session, let index, let count, let chunk):
-            w.u8(Kind.rekey.rawValue); w.raw(session); w.u8(index); w.u8(count); w.raw(chunk)
+            w.u8(Kind.rekey.rawValue); w.raw(session.bytes); w.u8(index); w.u8(count); w.raw(chunk)
         case .rekeyApplied(let session):
-            w.u8(Kind.rekeyApplied.rawValue); w.raw(session)
+            w.u8(Kind.rekeyApplied.rawValue); w.raw(session.bytes)
         }
         return w.bytes
     }
 
     /// The signed part of a request (everything before its MAC).
-    static func requestSignedPart(sequence: UInt32, nonce: [UInt8]) -> [UInt8] {
+    static func requestSignedPart(sequence: UInt32, nonce: Nonce) -> [UInt8] {
         var w = ByteWriter()
-        w.u8(WireProtocol.version); w.u8(Kind.request.rawValue); w.u32(sequence); w.raw(nonce)
+        w.u8(WireProtocol.version); w.u8(Kind.request.rawValue); w.u32(sequence); w.raw(nonce.bytes)
         return w.bytes
     }
 
@@ -82,42 +78,42 @@ enum TransferFrame: Sendable, Equatable {
         guard let rawKind = r.u8(), let kind = Kind(rawValue: rawKind) else { throw malformed("unknown frame kind") }
         switch kind {
         case .request:
-            guard let s = r.u32(), let n = r.take(nonceLength), let m = r.take(macLength), r.remaining == 0 else {
+            guard let s = r.u32(), let n = r.nonce(), let m = r.take(macLength), r.remaining == 0 else {
                 throw malformed("bad request frame")
             }
             return .request(sequence: s, nonce: n, mac: m)
         case .fetch:
-            guard let id = r.take(transferIDLength), let from = r.u32(), let to = r.u32(), r.remaining == 0, from <= to
+            guard let id = r.transferID(), let from = r.u32(), let to = r.u32(), r.remaining == 0, from <= to
             else { throw malformed("bad fetch frame") }
             return .fetch(transferID: id, from: from, to: to)
         case .done:
-            guard let id = r.take(transferIDLength), let m = r.take(macLength), r.remaining == 0 else {
+            guard let id = r.transferID(), let m = r.take(macLength), r.remaining == 0 else {
                 throw malformed("bad done frame")
             }
             return .done(transferID: id, mac: m)
         case .open:
-            guard let n = r.take(nonceLength), let header = TransferHeader(reading: &r), r.remaining == 0 else {
+            guard let n = r.nonce(), let header = TransferHeader(reading: &r), r.remaining == 0 else {
                 throw malformed("bad open frame")
             }
             return .open(header, requestNonce: n)
         case .data:
-            guard let id = r.take(transferIDLength), let offset = r.u32() else { throw malformed("bad data frame") }
+            guard let id = r.transferID(), let offset = r.u32() else { throw malformed("bad data frame") }
             return .data(transferID: id, offset: offset, bytes: r.rest())
         case .error:
-            guard let context = r.take(transferIDLength), let code = r.u16() else { throw malformed("bad error frame") }
+            guard let context = r.errorContext(), let code = r.u16() else { throw malformed("bad error frame") }
             return .error(context: context, code: Int(code), message: String(decoding: r.rest(), as: UTF8.self))
         case .pairFromClient, .pairFromServer:
-            guard let session = r.take(nonceLength), let index = r.u8(), let count = r.u8(), index < count else {
+            guard let session = r.nonce(), let index = r.u8(), let count = r.u8(), index < count else {
                 throw malformed("bad pairing frame")
             }
             return .pair(session: session, index: index, count: count, chunk: r.rest(), fromServer: kind == .pairFromServer)
         case .rekey:
-            guard let session = r.take(nonceLength), let index = r.u8(), let count = r.u8(), index < count else {
+            guard let session = r.nonce(), let index = r.u8(), let count = r.u8(), index < count else {
                 throw malformed("bad rekey frame")
             }
             return .rekey(session: session, index: index, count: count, chunk: r.rest())
         case .rekeyApplied:
-            guard let session = r.take(nonceLength), r.remaining == 0 else { throw malformed("bad rekey-applied frame") }
+            guard let session = r.nonce(), r.remaining == 0 else { throw malformed("bad rekey-applied frame") }
             return .rekeyApplied(session: session)
         }
     }

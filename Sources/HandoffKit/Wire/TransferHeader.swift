@@ -1,7 +1,7 @@
 /// Describes one transfer's sealed stream: a metadata record (the activity type) followed by payload records.
 struct TransferHeader: Sendable, Equatable {
-    /// Random id of this transfer (8 bytes); the transfer key is derived from it.
-    var transferID: [UInt8]
+    /// Random id of this transfer; the transfer key is derived from it.
+    var transferID: TransferID
     /// The sequence the source is serving (the newest of the activity the client asked for).
     var sequence: UInt32
     /// Sealed length of the metadata record.
@@ -15,11 +15,11 @@ struct TransferHeader: Sendable, Equatable {
 
     var encoded: [UInt8] {
         var w = ByteWriter()
-        w.raw(transferID); w.u32(sequence); w.u16(metadataLength); w.u32(payloadLength); w.u16(recordSize)
+        w.raw(transferID.bytes); w.u32(sequence); w.u16(metadataLength); w.u32(payloadLength); w.u16(recordSize)
         return w.bytes
     }
 
-    init(transferID: [UInt8], sequence: UInt32, metadataLength: UInt16, payloadLength: UInt32, recordSize: UInt16) {
+    init(transferID: TransferID, sequence: UInt32, metadataLength: UInt16, payloadLength: UInt32, recordSize: UInt16) {
         self.transferID = transferID
         self.sequence = sequence
         self.metadataLength = metadataLength
@@ -28,7 +28,7 @@ struct TransferHeader: Sendable, Equatable {
     }
 
     init?(reading r: inout ByteReader) {
-        guard let id = r.take(TransferFrame.transferIDLength), let s = r.u32(), let m = r.u16(), let p = r.u32(),
+        guard let id = r.transferID(), let s = r.u32(), let m = r.u16(), let p = r.u32(),
               let size = r.u16(), size > 0, m >= UInt16(Sodium.aeadTagLength) else { return nil }
         self.init(transferID: id, sequence: s, metadataLength: m, payloadLength: p, recordSize: size)
     }

@@ -22,7 +22,7 @@ struct TransferSealer: Sendable {
     static func seal(activityType: String, payload: Data, sequence: UInt32, recordSize: Int, keys: GroupKeys,
                      source: UUID) -> (TransferHeader, [UInt8]) {
         let typeBytes = Array(activityType.utf8)
-        let header = TransferHeader(transferID: Sodium.randomBytes(TransferFrame.transferIDLength), sequence: sequence,
+        let header = TransferHeader(transferID: .random(), sequence: sequence,
                                     metadataLength: UInt16(1 + typeBytes.count + Sodium.aeadTagLength),
                                     payloadLength: UInt32(payload.count), recordSize: UInt16(recordSize))
         let sealer = TransferSealer(header: header, keys: keys, source: source)
@@ -55,7 +55,8 @@ struct TransferSealer: Sendable {
 
     /// MAC the client sends in `done` to prove it could open the transfer.
     func doneMAC() -> [UInt8] {
-        Sodium.genericHash(Array("handoff.v1.done".utf8) + header.transferID, key: key, length: TransferFrame.macLength)
+        Sodium.genericHash(Array("handoff.v1.done".utf8) + header.transferID.bytes, key: key,
+                           length: TransferFrame.macLength)
     }
 
     private func nonce(_ index: Int) -> [UInt8] {
