@@ -3,7 +3,6 @@ import Foundation
 import HandoffBlueZ
 import HandoffKit
 import HandoffTesting
-import Synchronization
 import XCTest
 
 /// Thrown when an awaited event never comes (a guard against hangs, not a timing assertion).
