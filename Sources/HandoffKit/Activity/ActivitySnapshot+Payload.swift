@@ -5,7 +5,7 @@ extension ActivitySnapshot {
     static let payloadFormat: Int64 = 1
 
     /// The payload: a binary property list whose root dictionary holds the activity's properties.
-    package func encodedPayload() throws -> Data {
+    package func encodedPayload() throws(HandoffError) -> Data {
         var root: [String: PlistValue] = [
             "format": .integer(ActivitySnapshot.payloadFormat),
             "activityType": .string(activityType),
@@ -23,17 +23,17 @@ extension ActivitySnapshot {
     }
 
     /// Decodes a payload; throws `corruptPayload` for anything that is not a well-formed payload.
-    package init(payload: Data) throws {
+    package init(payload: Data) throws(HandoffError) {
         let root = try PlistValue.dictionary(fromPropertyList: payload)
-        func string(_ key: String) throws -> String? {
+        func string(_ key: String) throws(HandoffError) -> String? {
             guard let value = root[key] else { return nil }
             guard case .string(let s) = value else { throw ActivitySnapshot.bad("\(key) is not a string") }
             return s
         }
-        func strings(_ key: String) throws -> Set<String>? {
+        func strings(_ key: String) throws(HandoffError) -> Set<String>? {
             guard let value = root[key] else { return nil }
             guard case .array(let items) = value else { throw ActivitySnapshot.bad("\(key) is not an array") }
-            return Set(try items.map { item in
+            return Set(try items.map { item throws(HandoffError) in
                 guard case .string(let s) = item else { throw ActivitySnapshot.bad("\(key) holds a non-string") }
                 return s
             })

@@ -9,7 +9,7 @@ extension PlistValue {
 
     /// Serialises a dictionary as a binary property list (`bplist00`) with ``BinaryPropertyList``.
     /// Throws `invalidActivity` for a value nested deeper than a reader accepts.
-    public static func binaryPropertyList(from dictionary: [String: PlistValue]) throws -> Data {
+    public static func binaryPropertyList(from dictionary: [String: PlistValue]) throws(HandoffError) -> Data {
         do {
             return Data(try BinaryPropertyList.encode(.dictionary(dictionary)))
         } catch {
@@ -19,7 +19,7 @@ extension PlistValue {
 
     /// Parses a binary property list whose root is a dictionary, with the strict ``BinaryPropertyList`` reader.
     /// Throws `corruptPayload`, saying why, for anything else (XML and other formats included).
-    public static func dictionary(fromPropertyList data: Data) throws -> [String: PlistValue] {
+    public static func dictionary(fromPropertyList data: Data) throws(HandoffError) -> [String: PlistValue] {
         do {
             return try BinaryPropertyList.decodeDictionary([UInt8](data))
         } catch {

@@ -28,9 +28,9 @@ extension HandoffEngine {
                 }
             }
             let snapshot: ActivitySnapshot
-            do {
+            do throws(HandoffError) {
                 snapshot = try ActivitySnapshot(payload: result.payload)
-            } catch let error as HandoffError {
+            } catch {
                 throw error.about(result.activityType)
             }
             guard snapshot.activityType == result.activityType else {
