@@ -8,12 +8,10 @@ extension HandoffEngine {
             return
         }
         let frame: TransferFrame
-        do {
+        do throws(HandoffError) {
             frame = try TransferFrame.decode(write.value)
-        } catch let error as HandoffError {
-            await reply(error, context: .zero, to: write)
-            return
         } catch {
+            await reply(error, context: .zero, to: write)
             return
         }
         switch frame {

@@ -68,7 +68,7 @@ enum TransferFrame: Sendable, Equatable {
 
     /// Parses a frame. Throws `protocolVersionMismatch` for another version and `corruptPayload` for anything
     /// malformed; never traps.
-    static func decode(_ bytes: [UInt8]) throws -> TransferFrame {
+    static func decode(_ bytes: [UInt8]) throws(HandoffError) -> TransferFrame {
         var r = ByteReader(bytes)
         guard let version = r.u8() else { throw malformed("empty frame") }
         guard version == WireProtocol.version else {
