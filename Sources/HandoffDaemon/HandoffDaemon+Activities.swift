@@ -141,7 +141,7 @@ extension HandoffDaemon {
     private func becomeCurrent(_ activity: UserActivity) async throws {
         do {
             try await activity.becomeCurrent(in: engine)
-        } catch let error as HandoffError {
+        } catch {
             throw DaemonError(error)
         }
         if let sequence = await engine.lastSequence, sequence != persisted.lastSequence {

@@ -109,7 +109,7 @@ final class EngineRoundTripTests: XCTestCase {
         do {
             try await activity.becomeCurrent(in: source.engine)
             XCTFail("an oversize activity became current")
-        } catch let error as HandoffError {
+        } catch {
             XCTAssertEqual(error.code, .userInfoTooLarge)
             XCTAssertEqual(error.code.rawValue, 4611)
             XCTAssertEqual(error.activityType, noteType)
@@ -324,7 +324,7 @@ final class EngineRoundTripTests: XCTestCase {
         do {
             try await activity.becomeCurrent(in: source.engine)
             XCTFail("an invalidated activity became current")
-        } catch let error as HandoffError {
+        } catch {
             XCTAssertEqual(error.code, .invalidActivity)
         }
     }

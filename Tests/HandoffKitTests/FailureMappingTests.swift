@@ -193,7 +193,7 @@ final class FailureMappingTests: XCTestCase {
         do {
             try await activity.becomeCurrent(in: source.engine)
             XCTFail("an undeclared type became current")
-        } catch let error as HandoffError {
+        } catch {
             XCTAssertEqual(error.code, .undeclaredActivityType)
             XCTAssertEqual(error.activityType, "org.example.undeclared")
             XCTAssertTrue(error.description.contains("4613"), error.description)

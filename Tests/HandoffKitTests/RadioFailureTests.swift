@@ -30,7 +30,7 @@ final class RadioFailureTests: XCTestCase {
         do {
             try await UserActivity(activityType: noteType).becomeCurrent(in: engine)
             XCTFail("advertising succeeded on a refusing radio")
-        } catch let error as HandoffError {
+        } catch {
             XCTAssertEqual(error.code, .radioFailure)
             XCTAssertEqual(error.activityType, noteType)
         }

@@ -8,7 +8,7 @@ public struct DeclaredActivityTypes: Sendable, Hashable, Codable {
     public let types: Set<String>
 
     /// Declares `types`; each must be non-empty, at most `maximumTypeLength` UTF-8 bytes, without control characters.
-    public init(_ types: some Sequence<String>) throws {
+    public init(_ types: some Sequence<String>) throws(HandoffError) {
         var set = Set<String>()
         for type in types {
             try DeclaredActivityTypes.validate(type)
@@ -21,7 +21,7 @@ public struct DeclaredActivityTypes: Sendable, Hashable, Codable {
     public func contains(_ type: String) -> Bool { types.contains(type) }
 
     /// Throws `undeclaredActivityType` unless `type` is declared.
-    public func require(_ type: String) throws {
+    public func require(_ type: String) throws(HandoffError) {
         guard contains(type) else {
             throw HandoffError(.undeclaredActivityType,
                                "the activity type is not declared; add it to the app's declared activity types "
@@ -30,7 +30,7 @@ public struct DeclaredActivityTypes: Sendable, Hashable, Codable {
     }
 
     /// Checks that `type` is usable as an activity type.
-    public static func validate(_ type: String) throws {
+    public static func validate(_ type: String) throws(HandoffError) {
         if type.isEmpty {
             throw HandoffError(.invalidActivity, "an activity type must not be empty")
         }

@@ -2,7 +2,7 @@ extension UserActivity {
     /// Makes this the engine's current activity and advertises it to trusted peers.
     /// - Throws: `undeclaredActivityType`, `userInfoTooLarge` (checked before anything is advertised),
     ///   `invalidActivity` after `invalidate()`.
-    public func becomeCurrent(in engine: HandoffEngine) async throws {
+    public func becomeCurrent(in engine: HandoffEngine) async throws(HandoffError) {
         try await engine.makeCurrent(self)
     }
 

@@ -21,16 +21,20 @@ extension HandoffEngine {
                             context: ErrorContext(nonce), to: write)
                 return
             }
-            do {
+            do throws(HandoffError) {
                 // A repeated request (the client saw no answer yet) reuses the transfer instead of saving again.
-                let transfer = try requestedTransfers[nonce].flatMap { transfers[$0] } ?? prepareTransfer(sequence: sequence)
+                let transfer: CachedTransfer
+                if let repeated = requestedTransfers[nonce].flatMap({ transfers[$0] }) {
+                    transfer = repeated
+                } else {
+                    // Not `??`: its autoclosure is `rethrows`, which erases the error type.
+                    transfer = try prepareTransfer(sequence: sequence)
+                }
                 requestedTransfers[nonce] = transfer.header.transferID
                 startStream(transfer, from: 0, to: Int(transfer.header.metadataLength),
                             open: .open(transfer.header, requestNonce: nonce), to: write)
-            } catch let error as HandoffError {
-                await reply(error, context: ErrorContext(nonce), to: write)
             } catch {
-                await reply(HandoffError(.handoffFailed, "\(error)"), context: ErrorContext(nonce), to: write)
+                await reply(error, context: ErrorContext(nonce), to: write)
             }
         case .fetch(let id, let from, let to):
             guard let transfer = transfers[id], Int(to) <= transfer.stream.count else {
@@ -58,7 +62,7 @@ extension HandoffEngine {
     }
 
     /// Saves and seals the current activity for a request naming `sequence`.
-    private func prepareTransfer(sequence: UInt32) throws -> CachedTransfer {
+    private func prepareTransfer(sequence: UInt32) throws(HandoffError) -> CachedTransfer {
         guard let activity = current, servedSequences.contains(sequence) else {
             throw HandoffError(.handoffFailed, "the activity is no longer offered by this device")
         }

@@ -2,7 +2,7 @@ import Foundation
 
 extension HandoffEngine {
     /// Makes `activity` current: validates it, checks the payload limit, then advertises its beacon.
-    func makeCurrent(_ activity: UserActivity) async throws {
+    func makeCurrent(_ activity: UserActivity) async throws(HandoffError) {
         let type = activity.activityType
         guard activity.isValid else {
             throw HandoffError(.invalidActivity, "the activity was invalidated and cannot become current again",
@@ -39,28 +39,24 @@ extension HandoffEngine {
     func activityDidChange(_ activity: UserActivity) async {
         guard current === activity else { return }
         let snapshot = activity.snapshot
-        do {
+        do throws(HandoffError) {
             try checkAdvertisable(snapshot)
             try await advertiseCurrent()
-        } catch let error as HandoffError {
-            await radio.stopAdvertising()
-            activity.delegate?.userActivity(activity, didFailToAdvertise: error.about(activity.activityType))
         } catch {
             await radio.stopAdvertising()
-            activity.delegate?.userActivity(activity, didFailToAdvertise:
-                HandoffError(.radioFailure, "advertising failed: \(error)", activityType: activity.activityType))
+            activity.delegate?.userActivity(activity, didFailToAdvertise: error.about(activity.activityType))
         }
     }
 
     /// Re-seals the current beacon with a fresh nonce (same sequence), so it looks new to strangers.
-    public func rotateBeacon() async throws {
+    public func rotateBeacon() async throws(HandoffError) {
         guard let current, let sequence = lastSequence else { return }
         try checkAdvertisable(current.snapshot)
         try await send(sequence: sequence)
     }
 
     /// Throws unless the activity may be advertised now: eligible, not expired, payload within the limit.
-    func checkAdvertisable(_ snapshot: ActivitySnapshot) throws {
+    func checkAdvertisable(_ snapshot: ActivitySnapshot) throws(HandoffError) {
         let type = snapshot.activityType
         guard snapshot.isEligibleForHandoff else {
             throw HandoffError(.handoffFailed, "the activity is not eligible for Handoff (isEligibleForHandoff is false)",
@@ -78,7 +74,7 @@ extension HandoffEngine {
     }
 
     /// Advertises the current activity under a new sequence number.
-    func advertiseCurrent() async throws {
+    func advertiseCurrent() async throws(HandoffError) {
         let sequence = nextSequence
         nextSequence &+= 1
         lastSequence = sequence
@@ -87,7 +83,7 @@ extension HandoffEngine {
         try await send(sequence: sequence)
     }
 
-    private func send(sequence: UInt32) async throws {
+    private func send(sequence: UInt32) async throws(HandoffError) {
         // In pairing mode the pairing beacon owns the advertisement; leaving pairing mode re-advertises.
         guard pairingInbox == nil else { return }
         let beacon = beaconCodec.seal(device: trust.identity.id, typeTag: currentTag, sequence: sequence)
