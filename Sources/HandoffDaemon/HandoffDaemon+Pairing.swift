@@ -256,7 +256,7 @@ extension HandoffDaemon {
             // The engine rotates the group key and delivers it to the remaining devices over the radio when it
             // next sees them; trustUpdates() saves every step.
             store = try await engine.revoke(target.id)
-        } catch let error as HandoffError {
+        } catch {
             throw DaemonError(error)
         }
         try state.saveTrust(store)

@@ -5,7 +5,7 @@ extension HandoffEngine {
     /// Revokes `deviceID`: removes it, rotates the group key and adopts the result at once. The new key is then
     /// delivered to every remaining device the next time this engine sees one of its beacons (still sealed under
     /// the old key), over the transfer service, sealed to that device's long-term key. Save the returned store.
-    public func revoke(_ deviceID: UUID) async throws -> TrustStore {
+    public func revoke(_ deviceID: UUID) async throws(HandoffError) -> TrustStore {
         var store = trust
         let previous = trust.group
         let messages = try store.revoke(deviceID)
@@ -111,7 +111,7 @@ extension HandoffEngine {
         }
         rekeyFragments[write.central] = message == nil ? fragments : nil
         guard let message else { return }
-        do {
+        do throws(HandoffError) {
             guard let rekey = try? JSONDecoder().decode(RekeyMessage.self, from: Data(message)) else {
                 throw HandoffError(.corruptPayload, "the rekey message does not parse")
             }
@@ -119,10 +119,10 @@ extension HandoffEngine {
             try store.applyRekey(rekey)
             try await updateTrust(store)
             try? await service?.notify(TransferFrame.rekeyApplied(session: session).encoded(), to: write.central)
-        } catch let error as HandoffError {
+        } catch {
             let frame = TransferFrame.error(context: ErrorContext(session), code: error.code.rawValue,
                                             message: "rekey refused")
             try? await service?.notify(frame.encoded(), to: write.central)
-        } catch {}
+        }
     }
 }

@@ -140,7 +140,7 @@ public actor HandoffEngine {
 
     /// Installs new trust state (after pairing or revocation). Beacons and requests under the old group key stop
     /// being accepted at once.
-    public func updateTrust(_ store: TrustStore) async throws {
+    public func updateTrust(_ store: TrustStore) async throws(HandoffError) {
         try store.validate()
         trust = store
         keys = GroupKeys(store.group)

@@ -13,7 +13,7 @@ public struct DeviceIdentity: Codable, Sendable, Equatable {
     public let secretKey: Data
 
     /// A fresh identity with a random id and key pair.
-    public static func generate(name: String) throws -> DeviceIdentity {
+    public static func generate(name: String) throws(HandoffError) -> DeviceIdentity {
         try Sodium.ensureInitialized()
         let pair = Sodium.keyExchangeKeyPair()
         return DeviceIdentity(id: UUID(), name: name, publicKey: Data(pair.publicKey), secretKey: Data(pair.secretKey))

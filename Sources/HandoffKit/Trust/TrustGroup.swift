@@ -8,7 +8,7 @@ public struct TrustGroup: Codable, Sendable, Equatable {
     public let epoch: UInt32
 
     /// A group with a fresh random key.
-    public static func generate(epoch: UInt32 = 1) throws -> TrustGroup {
+    public static func generate(epoch: UInt32 = 1) throws(HandoffError) -> TrustGroup {
         try Sodium.ensureInitialized()
         return TrustGroup(key: Data(Sodium.randomBytes(Sodium.keyLength)), epoch: epoch)
     }

@@ -4,14 +4,14 @@ extension TrustStore {
     /// Revokes `deviceID`: removes it and replaces the group key (epoch + 1), so the revoked device can no longer
     /// read beacons or payloads, request transfers or inject activities. Returns one `RekeyMessage` per remaining
     /// device; deliver each (any channel will do: it is sealed and authenticated) and call `applyRekey(_:)` there.
-    public mutating func revoke(_ deviceID: UUID) throws -> [RekeyMessage] {
+    public mutating func revoke(_ deviceID: UUID) throws(HandoffError) -> [RekeyMessage] {
         guard device(deviceID) != nil else {
             throw HandoffError(.invalidTrustState, "device \(deviceID) is not in the trust list")
         }
         devices.removeAll { $0.id == deviceID }
         let newGroup = try TrustGroup.generate(epoch: group.epoch &+ 1)
         group = newGroup
-        return try devices.map { peer in
+        return try devices.map { peer throws(HandoffError) in
             guard let key = pairwiseKey(with: peer, sending: true) else {
                 throw HandoffError(.invalidTrustState, "device \(peer.name) has an unusable public key")
             }
@@ -26,7 +26,7 @@ extension TrustStore {
 
     /// Applies a rekey sent by a trusted device: adopts the new group key and drops the revoked device.
     /// Throws `untrustedPeer` for an unknown sender and `corruptPayload` when the message fails authentication.
-    public mutating func applyRekey(_ message: RekeyMessage) throws {
+    public mutating func applyRekey(_ message: RekeyMessage) throws(HandoffError) {
         guard message.to == identity.id else {
             throw HandoffError(.invalidTrustState, "the rekey message is addressed to another device")
         }

@@ -13,7 +13,7 @@ public struct TrustStore: Codable, Sendable, Equatable {
     public private(set) var format = 1
 
     /// A fresh store for a new device named `deviceName`: new identity, new group of one.
-    public static func create(deviceName: String) throws -> TrustStore {
+    public static func create(deviceName: String) throws(HandoffError) -> TrustStore {
         TrustStore(identity: try DeviceIdentity.generate(name: deviceName), group: try TrustGroup.generate(), devices: [])
     }
 
@@ -25,7 +25,7 @@ public struct TrustStore: Codable, Sendable, Equatable {
     }
 
     /// Throws `invalidTrustState` when keys have the wrong length or devices repeat.
-    public func validate() throws {
+    public func validate() throws(HandoffError) {
         func bad(_ what: String) -> HandoffError { HandoffError(.invalidTrustState, "the trust store is invalid: \(what)") }
         guard format == 1 else { throw bad("unsupported format \(format)") }
         guard identity.publicKey.count == 32, identity.secretKey.count == 32 else { throw bad("identity keys must be 32 bytes") }
@@ -36,7 +36,7 @@ public struct TrustStore: Codable, Sendable, Equatable {
     }
 
     /// Loads a store from JSON, validating it.
-    public static func load(from data: Data) throws -> TrustStore {
+    public static func load(from data: Data) throws(HandoffError) -> TrustStore {
         let store: TrustStore
         do {
             store = try JSONDecoder().decode(TrustStore.self, from: data)
