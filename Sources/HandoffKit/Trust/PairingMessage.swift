@@ -13,7 +13,7 @@ enum PairingMessage {
 
     static func make(_ kind: UInt8, _ body: [UInt8]) -> [UInt8] { [WireProtocol.version, kind] + body }
 
-    static func body(_ message: [UInt8], kind: UInt8, length: Int? = nil) throws -> [UInt8] {
+    static func body(_ message: [UInt8], kind: UInt8, length: Int? = nil) throws(HandoffError) -> [UInt8] {
         guard message.count >= 2 else { throw failure("the pairing message is empty") }
         guard message[0] == WireProtocol.version else {
             throw HandoffError(.protocolVersionMismatch, "the other device pairs with protocol version \(message[0]); "
@@ -31,7 +31,7 @@ enum PairingMessage {
         return make(kind, nonce + Sodium.seal(plain, additionalData: transcript.hash + [kind], nonce: nonce, key: key))
     }
 
-    static func open(_ message: [UInt8], key: [UInt8], transcript: PairingTranscript, kind: UInt8) throws -> PairingOffer {
+    static func open(_ message: [UInt8], key: [UInt8], transcript: PairingTranscript, kind: UInt8) throws(HandoffError) -> PairingOffer {
         let body = try body(message, kind: kind)
         guard body.count > Sodium.aeadNonceLength,
               let plain = Sodium.open(Array(body.dropFirst(Sodium.aeadNonceLength)), additionalData: transcript.hash + [kind],

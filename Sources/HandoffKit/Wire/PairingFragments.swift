@@ -3,7 +3,7 @@ struct PairingFragments {
     /// Frames carrying `message`, each at most `maximumValue` bytes; `rekey` frames instead of pairing frames
     /// when `asRekey` is true.
     static func split(_ message: [UInt8], session: Nonce, maximumValue: Int, fromServer: Bool,
-                      asRekey: Bool = false) throws -> [TransferFrame] {
+                      asRekey: Bool = false) throws(HandoffError) -> [TransferFrame] {
         let room = maximumValue - TransferFrame.pairOverhead
         let count = max(1, (message.count + room - 1) / room)
         guard room > 0, count <= Int(UInt8.max) else {
@@ -21,7 +21,7 @@ struct PairingFragments {
 
     /// Adds a fragment; returns the whole message once its last fragment arrived in order, nil before.
     /// Throws when fragments arrive out of order (a lost notification): pairing then fails and is retried by the user.
-    mutating func add(index: UInt8, count: UInt8, chunk: [UInt8]) throws -> [UInt8]? {
+    mutating func add(index: UInt8, count: UInt8, chunk: [UInt8]) throws(HandoffError) -> [UInt8]? {
         if index == 0 {
             chunks = []
             expected = Int(count)
