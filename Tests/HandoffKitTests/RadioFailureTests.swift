@@ -23,7 +23,7 @@ final class RadioFailureTests: XCTestCase {
         do {
             try await engine.start()
             XCTFail("start succeeded on a refusing radio")
-        } catch let error as HandoffError {
+        } catch {
             XCTAssertEqual(error.code, .radioFailure)
             XCTAssertTrue(error.message.contains("RegisterApplication refused"), error.message)
         }

@@ -76,7 +76,7 @@ public actor HandoffEngine {
     ///   - radio: the BLE implementation (HandoffBlueZ in the daemon, `InMemoryRadio` in tests).
     ///   - delegate: the receiving side's delegate (weak).
     public init(configuration: HandoffConfiguration, trust: TrustStore, radio: any Radio,
-                delegate: (any ContinuationDelegate)? = nil) throws {
+                delegate: (any ContinuationDelegate)? = nil) throws(HandoffError) {
         try Sodium.ensureInitialized()
         self.configuration = configuration
         self.radio = radio
@@ -94,7 +94,7 @@ public actor HandoffEngine {
     }
 
     /// Publishes the transfer service and starts scanning. Throws `radioFailure` when the radio refuses either.
-    public func start() async throws {
+    public func start() async throws(HandoffError) {
         guard service == nil else { return }
         let service: any TransferService
         let events: AsyncStream<ScanEvent>
