@@ -103,8 +103,10 @@ extension BlueZRadio {
             return try await resolvedLink(to: peer, device: device, lease: lease, changes: again, setup: setup,
                                           say: say)
         } catch let stale as StaleAttributeCache {
-            throw RadioError(stale.underlying, while: "\(peer)'s attribute table is still refused after discovering "
-                                 + "its services afresh", fallback: .disconnected)
+            // bluetoothd before 5.87 keeps the cached table of a peer that advertises no name through RemoveDevice
+            // (Docs/reliability.md), so this is what a stale cache looks like there.
+            throw RadioError(stale.underlying, while: "\(peer)'s cached attribute table is still refused after the "
+                                 + "device was forgotten (bluetoothd before 5.87 keeps it)", fallback: .disconnected)
         }
     }
 
