@@ -1,5 +1,6 @@
 import BlueZ
 import DBus
+import Foundation
 import HandoffKit
 import L2CAP
 
@@ -37,9 +38,9 @@ extension BlueZRadio {
     /// makes the LE connection itself, with no GATT connection, discovery or subscription to wait for; a refused
     /// or failed channel forgets it and reads it again over GATT.
     ///
-    /// When the subscription fails because bluetoothd's cached attribute table of the peer is stale (see
-    /// `StaleAttributeCache`), the device is disconnected and removed, which drops the cache, and the connection
-    /// is made once more from the peer's next advertisement, with a fresh service discovery.
+    /// When the PSM read or the subscription is refused because bluetoothd's cached attribute table of the peer is
+    /// stale (see `StaleAttributeCache`), the device is disconnected and removed, which drops the cache, and the
+    /// connection is made once more from the peer's next advertisement, with a fresh service discovery.
     public func connect(to peer: PeerAddress) async throws -> any RadioLink {
         let path = try devicePath(of: peer)
         let device = await bluez.device(at: path)
@@ -87,10 +88,44 @@ extension BlueZRadio {
         }
         let changes = try await BlueZRadioLink.watch(device, peer: peer, bluez: bluez)
         setup += try await establish(peer, device: device, say: say)
+        do {
+            return try await resolvedLink(to: peer, device: device, lease: lease, changes: changes, setup: setup,
+                                          say: say)
+        } catch let stale as StaleAttributeCache {
+            say("\(peer): the cached attribute table looks stale (\(stale.underlying)); forgetting the device and "
+                + "connecting afresh")
+            try? await device.disconnect(timeout: .seconds(5))
+            try? await adapter.removeDevice(device)
+        }
+        let again = try await BlueZRadioLink.watch(device, peer: peer, bluez: bluez)
+        setup += try await establish(peer, device: device, say: say)
+        do {
+            return try await resolvedLink(to: peer, device: device, lease: lease, changes: again, setup: setup,
+                                          say: say)
+        } catch let stale as StaleAttributeCache {
+            // bluetoothd before 5.87 keeps the cached table of a peer that advertises no name through RemoveDevice
+            // (Docs/reliability.md), so this is what a stale cache looks like there.
+            throw RadioError(stale.underlying, while: "\(peer)'s cached attribute table is still refused after the "
+                                 + "device was forgotten (bluetoothd before 5.87 keeps it)", fallback: .disconnected)
+        }
+    }
+
+    /// On a connection whose services resolved: the channel to the PSM the peer publishes, else the GATT link.
+    /// - Throws: `StaleAttributeCache` when the PSM read or the subscription is refused in a way that says
+    ///   bluetoothd's cached attribute table of the peer is out of date. The PSM read is the first use of a
+    ///   handle that a stale table gets wrong: bluetoothd 5.66 skips the discovery when the peer's Database Hash
+    ///   matches the cached one, and the hash it keeps can be newer than the services it kept (a rediscovery cut
+    ///   short stores the hash first), so the request characteristic's handle may name another attribute. Found
+    ///   here, before the link is handed out, the engine's first write goes to the right handle (issue 14 §2).
+    private func resolvedLink(to peer: PeerAddress, device: Device1, lease: DeviceLease, changes: AsyncStream<Message>,
+                              setup: [LinkSetupPhase], say: @escaping @Sendable (String) -> Void) async throws
+        -> any RadioLink {
+        var setup = setup
+        let wantChannel = options.transport != .gatt
         var transport = LinkTransport.gatt
         if wantChannel {
             let started = ContinuousClock.now
-            let psm = await readPSM(of: device)
+            let psm = try await readPSM(of: device)
             setup.append(LinkSetupPhase("psm", ContinuousClock.now - started))
             if let psm {
                 let opening = ContinuousClock.now
@@ -117,28 +152,9 @@ extension BlueZRadio {
             }
             say("\(peer): falling back to GATT (\(transport.fallback?.rawValue ?? "?"): \(transport.detail))")
         }
-        do {
-            return try await BlueZRadioLink.subscribe(to: peer, device: device, bluez: bluez, options: options,
-                                                      changes: changes, lease: lease, staleCaches: staleCaches,
-                                                      transport: transport,
-                                                      setup: setup, log: say)
-        } catch let stale as StaleAttributeCache {
-            say("\(peer): the cached attribute table looks stale (\(stale.underlying)); forgetting the device and "
-                + "connecting afresh")
-            try? await device.disconnect(timeout: .seconds(5))
-            try? await adapter.removeDevice(device)
-        }
-        let again = try await BlueZRadioLink.watch(device, peer: peer, bluez: bluez)
-        setup += try await establish(peer, device: device, say: say)
-        do {
-            return try await BlueZRadioLink.subscribe(to: peer, device: device, bluez: bluez, options: options,
-                                                      changes: again, lease: lease, staleCaches: staleCaches,
-                                                      transport: transport,
-                                                      setup: setup, log: say)
-        } catch let stale as StaleAttributeCache {
-            throw RadioError(stale.underlying, while: "cannot subscribe to \(peer)'s data characteristic, even after "
-                                 + "discovering its services afresh", fallback: .disconnected)
-        }
+        return try await BlueZRadioLink.subscribe(to: peer, device: device, bluez: bluez, options: options,
+                                                  changes: changes, lease: lease, staleCaches: staleCaches,
+                                                  transport: transport, setup: setup, log: say)
     }
 
     /// ``BlueZRadioLink/establish(_:device:bluez:options:nudge:log:)``, scanning meanwhile for a peer bluetoothd
@@ -189,7 +205,8 @@ extension BlueZRadio {
     /// `establish` saw the other two. The mirror applies bluetoothd's signals in order, and bluetoothd exports
     /// every attribute before it sets `ServicesResolved`, so once the mirror shows that flag a missing PSM
     /// characteristic is really missing; either is waited for up to half a second.
-    private func readPSM(of device: Device1) async -> UInt16? {
+    /// - Throws: `StaleAttributeCache` when the read is refused with an ATT error a stale cache explains.
+    private func readPSM(of device: Device1) async throws(StaleAttributeCache) -> UInt16? {
         let path = device.path
         let wanted = BlueZTransferService.psmUUID.string
         try? await bluez.wait(timeout: .milliseconds(500), "the PSM characteristic of \(path)") { tree in
@@ -203,8 +220,18 @@ extension BlueZRadio {
             }
         }
         guard let characteristic = try? await device.characteristic(BlueZTransferService.psmUUID,
-                                                                    service: BlueZTransferService.serviceUUID),
-              let value = try? await characteristic.read(), value.count == 2 else { return nil }
+                                                                    service: BlueZTransferService.serviceUUID)
+        else { return nil }
+        let value: Data
+        do {
+            value = try await characteristic.read()
+        } catch {
+            // The characteristic is readable by every build that publishes it: a refusal means the cached handle
+            // names another attribute.
+            if StaleAttributeCache.explains(error) { throw StaleAttributeCache(underlying: error) }
+            return nil
+        }
+        guard value.count == 2 else { return nil }
         let psm = UInt16(value[value.startIndex]) | UInt16(value[value.startIndex + 1]) << 8
         return psm == 0 ? nil : psm
     }

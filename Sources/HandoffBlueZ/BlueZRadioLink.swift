@@ -178,6 +178,8 @@ struct StaleAttributeCache: Error {
 }
 
 /// Devices whose cached attribute table a refused write showed to be stale, for the radio's next connect to them.
+/// Forgetting the device drops the table on bluetoothd 5.87 and later; 5.66 keeps the table of a peer that
+/// advertises no name (Docs/reliability.md).
 final class StaleCaches: Sendable {
     private let paths = Locked<Set<ObjectPath>>([])
 

@@ -17,6 +17,12 @@ struct Scenario: Sendable {
         Scenario(name: "radio-resume", limit: .seconds(240), run: Scenarios.resumeAfterDisconnect),
         Scenario(name: "radio-vanish", limit: .seconds(240), run: Scenarios.sourceVanishes),
         Scenario(name: "radio-restart", limit: .seconds(180), run: Scenarios.bluetoothdRestart),
+        // Issue 14 §2: pairing right after bluetoothd restarts on the caches of the last pairing.
+        Scenario(name: "radio-pair-after-restart", limit: .seconds(300),
+                 run: { try await Scenarios.pairAfterRestart(shifted: false) }),
+        Scenario(name: "radio-pair-after-restart-shifted", limit: .seconds(300),
+                 run: { try await Scenarios.pairAfterRestart(shifted: true) }),
+        Scenario(name: "radio-pair-stale-cache", limit: .seconds(300), run: Scenarios.pairOnStaleCache),
         // Issue 9: the L2CAP channel, its fallbacks, and back-to-back continues.
         Scenario(name: "radio-l2cap-0", limit: .seconds(90),
                  run: { try await Scenarios.roundTrip(bytes: 0, path: .l2cap) }),

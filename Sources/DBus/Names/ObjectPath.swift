@@ -34,6 +34,23 @@ public struct ObjectPath: RawRepresentable, Hashable, Sendable, Comparable, Cust
 
     /// Orders by the text.
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    /// Element by element, a parent before its children, and runs of digits compared by value, so that
+    /// `app/service0/char2` comes before `app/service0/char10` (the order `export` numbers objects in).
+    static func inExportOrder(_ lhs: Self, _ rhs: Self) -> Bool {
+        let left = lhs.rawValue.split(separator: "/"), right = rhs.rawValue.split(separator: "/")
+        for (a, b) in zip(left, right) where a != b { return naturalLess(a, b) }
+        return left.count < right.count
+    }
+
+    private static func naturalLess(_ a: Substring, _ b: Substring) -> Bool {
+        let aPrefix = a.prefix { !$0.isASCII || !$0.isNumber }, bPrefix = b.prefix { !$0.isASCII || !$0.isNumber }
+        if aPrefix == bPrefix, let x = UInt64(a.dropFirst(aPrefix.count)), let y = UInt64(b.dropFirst(bPrefix.count)),
+           x != y {
+            return x < y
+        }
+        return a < b
+    }
 }
 
 extension ObjectPath: ExpressibleByStringLiteral {

@@ -70,7 +70,7 @@ extension ConnectionCore {
         case StandardInterfaces.objectManager? where object.isObjectManager:
             guard member == "GetManagedObjects" else { throw unknownMethod(member, StandardInterfaces.objectManager) }
             try checkSignature(message, "", member)
-            return ([try await managedObjects(below: path).dbusValue], false)
+            return ([try await managedObjects(below: path)], false)
         case nil:
             for interface in object.interfaces {
                 if let method = interface.method(named: member) { return try await invoke(method, message) }
@@ -79,7 +79,7 @@ extension ConnectionCore {
                 return (try await serveProperties(message, member: member, path: path, object: object), false)
             }
             if object.isObjectManager, member == "GetManagedObjects" {
-                return ([try await managedObjects(below: path).dbusValue], false)
+                return ([try await managedObjects(below: path)], false)
             }
             throw DBusError(name: .unknownMethod, message: "no method '\(member)' on object \(path)")
         case let name?:
@@ -184,13 +184,21 @@ extension ConnectionCore {
 
     // MARK: org.freedesktop.DBus.ObjectManager
 
-    func managedObjects(below root: ObjectPath) async throws -> [ObjectPath: [String: [String: Variant]]] {
+    /// `a{oa{sa{sv}}}` with the objects in path order, numbers compared as numbers (`char2` before `char10`).
+    ///
+    /// The order is part of the answer for bluetoothd: it gives a GATT application's attributes their handles in
+    /// the order it reads them. In a Swift dictionary's order (seeded afresh in every process) each daemon start
+    /// laid the transfer service out differently, so a peer's cached attribute table went stale whenever our
+    /// daemon restarted (issue 14 §2).
+    func managedObjects(below root: ObjectPath) async throws -> Value {
         let descendants = state.withLock { $0.objects.descendants(of: root) }
-        var result: [ObjectPath: [String: [String: Variant]]] = [:]
+            .sorted { ObjectPath.inExportOrder($0.0, $1.0) }
+        var entries: [DictionaryEntry] = []
+        entries.reserveCapacity(descendants.count)
         for (path, object) in descendants {
-            result[path] = try await interfacesAndProperties(object)
+            entries.append(DictionaryEntry(key: path.dbusValue, value: try await interfacesAndProperties(object).dbusValue))
         }
-        return result
+        return .dictionary(key: ObjectPath.dbusType, value: [String: [String: Variant]].dbusType, entries)
     }
 
     func interfacesAndProperties(_ object: ExportedObject) async throws -> [String: [String: Variant]] {
