@@ -9,11 +9,6 @@ extension HandoffEngine {
     /// The activity type whose keyed tag marks a presence beacon: "this device is here and takes shares". It is
     /// never declared, so it never surfaces as an activity.
     static let presenceType = "org.handoff.presence"
-    /// A beacon after this long without one counts as the device coming back (10 s). Once a device's Bluetooth is
-    /// on again its outbox items are retried at its first beacon rather than at the next 60 s retry: in the VM a
-    /// power cycle of 50 s went unnoticed under the former minute, and the push waited up to 42 s more. A
-    /// sighting costs nothing when nothing waits for the device.
-    static let sightingSilence: TimeInterval = 10
 
     /// Share state of the engine.
     struct ShareState {
@@ -102,8 +97,8 @@ extension HandoffEngine {
         share.sightings.mapValues(\.seenAt)
     }
 
-    /// The id of a trusted device each time it comes into range (first beacon, a new address, or a beacon after
-    /// `sightingSilence` without one). The daemon retries its outbox then. Ends when the engine stops.
+    /// The id of a trusted device each time it comes into range (first beacon, a new address, or a beacon after a
+    /// minute of silence). The daemon retries its outbox then. Ends when the engine stops.
     public func sightings() -> AsyncStream<UUID> {
         share.sightingBroadcast.subscribe()
     }
@@ -146,7 +141,7 @@ extension HandoffEngine {
         if let previous, beacon.sequence < previous.sequence { return isPresence }
         let now = Date()
         share.sightings[beacon.device] = Sighting(peer: event.peer, seenAt: now, sequence: beacon.sequence)
-        if previous == nil || previous?.peer != event.peer || now.timeIntervalSince(previous?.seenAt ?? now) > Self.sightingSilence {
+        if previous == nil || previous?.peer != event.peer || now.timeIntervalSince(previous?.seenAt ?? now) > 60 {
             share.sightingBroadcast.publish(beacon.device)
         }
         return isPresence
