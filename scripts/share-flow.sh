@@ -211,9 +211,10 @@ say "an unpaired device's push is refused"
 # device can read its beacons); the stranger here is the laptop once the desktop has unpaired it, while the laptop
 # still trusts the desktop. The desktop first offers a note: with no paired device left it would advertise no
 # presence beacon and so not be connectable at all; its activity's beacon keeps it on the air, and its push
-# service must refuse the laptop itself.
-show desktop "printf 'mine' | handoff note edit scratch --stdin --grace 0"
-printf 'mine' | on desktop note edit scratch --stdin --grace 0 >/dev/null || share_fail "note edit on the desktop failed"
+# service must refuse the laptop itself. The offer must outlast the wait below: with --grace 0 the daemon withdrew
+# it at once (run of 2026-12-02 06:04Z), the desktop went off the air and the laptop could not even connect.
+show desktop "printf 'mine' | handoff note edit scratch --stdin --grace 300"
+printf 'mine' | on desktop note edit scratch --stdin --grace 300 >/dev/null || share_fail "note edit on the desktop failed"
 show desktop "handoff unpair laptop"; on desktop unpair laptop || share_fail "unpair failed"
 s_id=$(on laptop share --to desktop --text "not any more" --json | share_id) || share_fail "share after unpair"
 wait_final 120 "$s_id" || share_fail "the refused push never finished: $(outbox_state "$s_id")"
