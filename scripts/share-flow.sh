@@ -68,7 +68,7 @@ printf '(share returned after %.2f s with the desktop stopped; the file is %s)\n
 [[ $state != delivered* ]] || share_fail "the 1 MiB file was delivered to a stopped desktop: the outbox lies"
 show laptop handoff outbox; on laptop outbox
 step "share x3 (CLI returned)"
-# After SIGCONT the laptop retries at its next sighting of the desktop or within its 60 s retry interval.
+# After SIGCONT the laptop retries within its 60 s retry interval (the desktop's beacons never stopped).
 wait_final 180 "$t_id" "$u_id" "$f_id" || share_fail "not delivered within 180 s of the desktop running again: " \
     "text $(outbox_state "$t_id"); link $(outbox_state "$u_id"); file $(outbox_state "$f_id")"
 show laptop handoff outbox; on laptop outbox
@@ -124,8 +124,10 @@ set_powered hci1 false
 off_at=$(now)
 # The laptop notices (the link drops, the reconnection fails): the item waits for the desktop. Its reason says so
 # from then on, while the state goes between pending and a new attempt's "sending" as the outbox tries again.
-# The sender's link does not always report the loss (the channel then waits for credits), and the outbox's
-# watchdog ends such an attempt 90 s after its last byte (ShareSettings.attemptStallLimit): allow for that.
+# The laptop's channel reports the loss at once (ECONNRESET); the attempt ends once the reconnection fails (the
+# channel's 10 s, then 20 s for services over GATT: 39-46 s in the runs of 2026-12-02 05:35-06:00Z). Should a link
+# not report it (a channel then waits for credits), the outbox's watchdog ends the attempt 90 s after its last
+# byte (ShareSettings.attemptStallLimit): the bound allows for that.
 deadline=$((SECONDS + 150))
 until [[ $(outbox_state "$r_id") == *"waiting for desktop"* ]]; do
     [[ $(outbox_state "$r_id") == delivered* ]] && share_fail "delivered to a switched-off desktop"
@@ -177,11 +179,16 @@ say "hostile names, through the API: they land inside the inbox, made safe"
 # control character), and ShareTests pushes a real "a\0b" over the in-memory radio.
 long=$(printf 'x%.0s' $(seq 300)).txt
 hostile=('../../etc/passwd' '/abs/path' "$(printf 'a\001b')" "$long" '.hidden' "$(printf 'esc\033[31mred')" $'line\nbreak')
+outbox_ids() { on laptop outbox --json | python3 -c 'import json,sys; print(" ".join(e["id"] for e in json.load(sys.stdin)))'; }
+# The new items are those the outbox did not list before: each 3-byte push takes well under a second, so by the
+# last Share call the first ones are already delivered, and "not yet final" would miss them.
+read -r -a earlier <<<"$(outbox_ids)"
 for name in "${hostile[@]}"; do
     busctl --address="${bus[laptop]}" call org.handoff.Handoff1 /org/handoff/Handoff1 org.handoff.Handoff1 \
         Share ssssay desktop file "$name" application/octet-stream 3 1 2 3 >/dev/null || share_fail "Share $name"
 done
-ids=($(on laptop outbox --json | python3 -c 'import json,sys; print(" ".join(e["id"] for e in json.load(sys.stdin) if e["state"] not in ("delivered","failed","cancelled")))'))
+ids=()
+for id in $(outbox_ids); do [[ " ${earlier[*]} " == *" $id "* ]] || ids+=("$id"); done
 ((${#ids[@]} == ${#hostile[@]})) || share_fail "${#ids[@]} hostile items in the outbox, expected ${#hostile[@]}"
 wait_final 120 "${ids[@]}" || share_fail "hostile names not delivered within 120 s"
 for id in "${ids[@]}"; do [[ $(outbox_state "$id") == delivered* ]] || share_fail "$id: $(outbox_state "$id")"; done
@@ -204,9 +211,10 @@ say "an unpaired device's push is refused"
 # device can read its beacons); the stranger here is the laptop once the desktop has unpaired it, while the laptop
 # still trusts the desktop. The desktop first offers a note: with no paired device left it would advertise no
 # presence beacon and so not be connectable at all; its activity's beacon keeps it on the air, and its push
-# service must refuse the laptop itself.
-show desktop "printf 'mine' | handoff note edit scratch --stdin --grace 0"
-printf 'mine' | on desktop note edit scratch --stdin --grace 0 >/dev/null || share_fail "note edit on the desktop failed"
+# service must refuse the laptop itself. The offer must outlast the wait below: with --grace 0 the daemon withdrew
+# it at once (run of 2026-12-02 06:04Z), the desktop went off the air and the laptop could not even connect.
+show desktop "printf 'mine' | handoff note edit scratch --stdin --grace 300"
+printf 'mine' | on desktop note edit scratch --stdin --grace 300 >/dev/null || share_fail "note edit on the desktop failed"
 show desktop "handoff unpair laptop"; on desktop unpair laptop || share_fail "unpair failed"
 s_id=$(on laptop share --to desktop --text "not any more" --json | share_id) || share_fail "share after unpair"
 wait_final 120 "$s_id" || share_fail "the refused push never finished: $(outbox_state "$s_id")"

@@ -91,7 +91,8 @@ final class DeviceLeases: Sendable {
     }
 }
 
-/// A lease on one device, given back exactly once (by `disconnect()` or by the link ending on its own).
+/// A lease on one device, given back exactly once, by the link's `disconnect()` (also after the link dropped by
+/// itself: its owner must still disconnect it) or by a connect that failed.
 final class DeviceLease: Sendable {
     let path: ObjectPath
     private let leases: DeviceLeases

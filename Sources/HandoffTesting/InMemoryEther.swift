@@ -16,6 +16,8 @@ public actor InMemoryEther {
     private var services: [PeerAddress: AsyncStream<IncomingWrite>.Continuation] = [:]
     private var unreachable: Set<PeerAddress> = []
     private var links: [UUID: Link] = [:]
+    /// Every link made and not yet disconnected by its owner, dropped or not: (central, peripheral).
+    private var owned: [UUID: (central: PeerAddress, peripheral: PeerAddress)] = [:]
     private var tamper: (@Sendable ([UInt8]) -> [UInt8]?)?
     private var writeTap: (@Sendable ([UInt8]) -> Void)?
     private var advertTap: [UUID: AsyncStream<ScanEvent>.Continuation] = [:]
@@ -139,6 +141,11 @@ public actor InMemoryEther {
         guard !unreachable.contains(peripheral), !unreachable.contains(central), services[peripheral] != nil else {
             throw RadioError(.unreachable, "\(peripheral) is out of range or serves nothing")
         }
+        if conditions.linksHeldUntilDisconnected,
+           owned.values.contains(where: { $0.central == central && $0.peripheral == peripheral }) {
+            statistics.connectsBehindAnOpenLink += 1
+            throw RadioError(.failed, "\(central)'s earlier link to \(peripheral) was never disconnected")
+        }
         let (stream, continuation) = AsyncStream<[UInt8]>.makeStream()
         let id = UUID()
         let transport: LinkTransport
@@ -161,6 +168,7 @@ public actor InMemoryEther {
         }
         links[id] = Link(central: central, peripheral: peripheral, mtu: mtu, frameLimit: frameLimit,
                          transport: transport, continuation: continuation)
+        owned[id] = (central, peripheral)
         statistics.connections += 1
         return InMemoryLink(ether: self, id: id, peer: peripheral, mtu: mtu, maximumFrameLength: frameLimit,
                             transport: transport, notifications: stream)
@@ -225,7 +233,11 @@ public actor InMemoryEther {
 
     func close(_ id: UUID) {
         links.removeValue(forKey: id)?.continuation.finish()
+        owned[id] = nil
     }
+
+    /// Links made and not yet disconnected by their owners, whether or not they dropped.
+    public var undisconnectedLinks: Int { owned.count }
 
     private func dropLinks(where predicate: (Link) -> Bool) {
         for (id, link) in links where predicate(link) {

@@ -16,6 +16,9 @@ public struct InMemoryStatistics: Sendable, Equatable {
     public var advertisements = 0
     /// Successful connections that opened a channel (a subset of `connections`).
     public var channelConnections = 0
+    /// Connects refused because the same radio's earlier link to the peer was never disconnected
+    /// (`LinkConditions.linksHeldUntilDisconnected`).
+    public var connectsBehindAnOpenLink = 0
     /// The longest frame delivered either way.
     public var largestFrame = 0
 

@@ -19,6 +19,11 @@ public struct LinkConditions: Sendable {
     /// While true, writes wait (and give up only when cancelled), as a channel whose peer's adapter went off
     /// waits for credits that never come, with no disconnection reported.
     public var writesHang = false
+    /// When true, a link stays its radio's until its owner calls `disconnect()`, even after it dropped, as
+    /// HandoffBlueZ's device lease keeps it: a connect to a peer while this radio's earlier link to it was never
+    /// disconnected is refused (`RadioError.failed`; BlueZ waits for it for ever, which a test cannot), and
+    /// counted in `InMemoryStatistics.connectsBehindAnOpenLink`. Default false: links are independent.
+    public var linksHeldUntilDisconnected = false
     /// Whether links are L2CAP-like channels (default nil: GATT only, no channel modelled, as before).
     /// `.open(maximumSDU:)` makes every new link a channel: reliable, ordered, frames up to that size both ways.
     /// The other cases make new links GATT links that report that fallback.

@@ -358,6 +358,51 @@ final class ShareTests: XCTestCase {
         XCTAssertLessThan(written, whole - heldBytes / 244, "the retry did not resume from the bytes held")
     }
 
+    func testAReceiverSwitchedOffMidPushAndOnAgainGetsTheRestOnTheNextAttempt() async throws {
+        // Found in the VM (daemon-share): the desktop's adapter went off mid-push; the laptop saw its channel reset
+        // at once, but went on to reconnect without disconnecting the dropped link, and HandoffBlueZ opens no new
+        // link to a device before the earlier one is disconnected (its device lease): the reconnect, and every
+        // attempt after the desktop was on again, waited for ever at 0 bytes until the outbox's watchdog.
+        // The in-memory radio keeps links the same way here.
+        let ether = InMemoryEther()
+        var conditions = LinkConditions()
+        conditions.channel = .open(maximumSDU: 4096)
+        conditions.linksHeldUntilDisconnected = true
+        conditions.delay = .milliseconds(1)   // so the switch-off lands mid-transfer
+        await ether.setConditions(conditions)
+        let (senders, receiver, inbox) = try await devices(ether: ether)
+        let blob = pattern(120_000)
+        let item = OutgoingShare(metadata: ShareMetadata(kind: .file, name: "photo.jpg", mediaType: "image/jpeg"),
+                                 content: .bytes(blob))
+        let target = receiver.store.identity.id
+        let switchedOff = Mutex(false)
+        do {
+            try await senders[0].engine.push(item, to: target) { sent, total in
+                let now = switchedOff.withLock { off in
+                    guard !off, sent > total / 2 else { return false }
+                    off = true
+                    return true
+                }
+                if now { Task { await ether.setReachable(receiver.radio.address, false) } }
+            }
+            XCTFail("the push completed although the receiver was switched off")
+        } catch {
+            XCTAssertEqual(error.code, .connectionUnavailable, "\(error)")
+        }
+        XCTAssertEqual(inbox.items(), [], "a partial item showed")
+        await ether.setReachable(receiver.radio.address, true)
+        let resumedAt = Mutex<Int?>(nil)
+        try await senders[0].engine.push(item, to: target) { sent, _ in
+            resumedAt.withLock { first in if first == nil { first = sent } }
+        }
+        XCTAssertEqual(try data(of: try XCTUnwrap(inbox.items().first), in: inbox), blob)
+        XCTAssertGreaterThan(try XCTUnwrap(resumedAt.withLock { $0 }), 0, "the retry started again from byte 0")
+        let statistics = await ether.statistics
+        XCTAssertEqual(statistics.connectsBehindAnOpenLink, 0, "a connect came while a dropped link was still open")
+        let leftOpen = await ether.undisconnectedLinks
+        XCTAssertEqual(leftOpen, 0, "the sender left a link it no longer used undisconnected")
+    }
+
     func testAPushOnAChannelFillsWholeSDUs() async throws {
         let ether = InMemoryEther()
         var channel = LinkConditions()

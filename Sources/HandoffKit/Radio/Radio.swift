@@ -20,6 +20,8 @@ public protocol Radio: Sendable {
     func openTransferService() async throws -> any TransferService
     /// Connects to `peer`'s transfer service and returns the link: a channel to its PSM when it publishes one
     /// and the radio can open it, else the GATT characteristics (subscribed to the data characteristic).
-    /// A link of an earlier call that is still closing is never reused.
+    /// A link of an earlier call that is still closing is never reused. A link that dropped by itself (its
+    /// `notifications` finished) must still be disconnected by its owner: until then the radio may hold the peer
+    /// for it, and a later connect to the peer waits (HandoffBlueZ's device lease).
     func connect(to peer: PeerAddress) async throws -> any RadioLink
 }

@@ -50,6 +50,7 @@ struct ShareSender: Sendable {
                 case .frame(let bytes):
                     guard ShareFrame.claims(bytes), let frame = try? ShareFrame.decode(bytes) else {
                         if Self.isRefusalOfUnknownFrame(bytes) {
+                            await link.disconnect()
                             throw HandoffError(.handoffFailed, "\(receiver.name) does not take shares (its handoff "
                                                    + "is too old)")
                         }
@@ -62,6 +63,7 @@ struct ShareSender: Sendable {
                         writer = startWriting(stream, from: Int(offset), on: link, position: position, progress: progress)
                     case .done(id, let mac):
                         guard Sodium.constantTimeEqual(mac, keys.doneMAC(id)) else {
+                            await link.disconnect()
                             throw HandoffError(.corruptPayload, "\(receiver.name)'s confirmation failed authentication")
                         }
                         await link.disconnect()
@@ -91,11 +93,13 @@ struct ShareSender: Sendable {
                 }
                 if case .closed = event { break }
             }
-            // The link dropped: reconnect and announce again; the receiver's ACCEPT says where to resume.
+            // The link dropped: close it, reconnect and announce again; the receiver's ACCEPT says where to
+            // resume. A dropped link is still the radio's until it is disconnected: BlueZ's opens no new link to
+            // the device before that (its device lease), so a reconnect on a link left open would wait for ever.
             writer?.cancel()
             inbox.close()
+            await link.disconnect()
             if Task.isCancelled {
-                await link.disconnect()
                 throw HandoffError(.handoffFailed, "the push to \(receiver.name) was cancelled")
             }
             reconnects += 1
