@@ -112,7 +112,7 @@ let package = Package(
         .testTarget(name: "BlueZTests",
                     dependencies: ["BlueZ", "BlueZTestSupport", "DBus", "DBusTestSupport", "HandoffShared"]),
         .testTarget(name: "HandoffBlueZTests",
-                    dependencies: ["HandoffBlueZ", "HandoffKit", "HandoffTesting", "BlueZ", "BlueZTestSupport"]),
+                    dependencies: ["HandoffBlueZ", "HandoffKit", "HandoffTesting", "BlueZ", "BlueZTestSupport", "HandoffShared"]),
         .testTarget(name: "L2CAPTests", dependencies: ["L2CAP"]),
         .testTarget(name: "HandoffKitTests", dependencies: ["HandoffKit", "HandoffTesting", "HandoffShared"]),
         .testTarget(name: "HandoffCommandLineTests", dependencies: ["HandoffCommandLine"]),

@@ -4,7 +4,7 @@ import DBus
 import Foundation
 import HandoffBlueZ
 import HandoffKit
-import Synchronization
+import HandoffShared
 import XCTest
 
 /// Issue 14 §2 on bluezoo: a PSM read refused as if bluetoothd's cached attribute table of the peer were stale
@@ -37,8 +37,8 @@ final class StaleCacheTests: XCTestCase {
 
         // A peer whose PSM characteristic answers the first read as an attribute that is not readable (what the
         // request characteristic's handle does when a stale table names it the PSM's), and 0 (none) afterwards.
-        let reads = Mutex(0)
-        let writes = Mutex<[Data]>([])
+        let reads = Locked(0)
+        let writes = Locked<[Data]>([])
         let uuid = { (text: String) in try XCTUnwrap(BluetoothUUID(text)) }
         let application = GattApplication(services: [
             GattApplication.Service(uuid: try uuid(WireProtocol.transferServiceUUID), characteristics: [

@@ -375,7 +375,7 @@ final class ShareTests: XCTestCase {
         let item = OutgoingShare(metadata: ShareMetadata(kind: .file, name: "photo.jpg", mediaType: "image/jpeg"),
                                  content: .bytes(blob))
         let target = receiver.store.identity.id
-        let switchedOff = Mutex(false)
+        let switchedOff = Locked(false)
         do {
             try await senders[0].engine.push(item, to: target) { sent, total in
                 let now = switchedOff.withLock { off in
@@ -391,7 +391,7 @@ final class ShareTests: XCTestCase {
         }
         XCTAssertEqual(inbox.items(), [], "a partial item showed")
         await ether.setReachable(receiver.radio.address, true)
-        let resumedAt = Mutex<Int?>(nil)
+        let resumedAt = Locked<Int?>(nil)
         try await senders[0].engine.push(item, to: target) { sent, _ in
             resumedAt.withLock { first in if first == nil { first = sent } }
         }
