@@ -22,6 +22,8 @@ extension HandoffDaemon {
         var tasks: [Task<Void, Never>] = []
         /// One draining task per receiving device.
         var pumps: [UUID: Task<Void, Never>] = [:]
+        /// Per device whose last attempt had to wait: how many in a row did, and the task that tries again.
+        var retries: [UUID: (waits: Int, task: Task<Void, Never>)] = [:]
     }
 
     /// Sealed-stream bytes written per outbox item in flight (updated from the push's progress callback).
@@ -70,6 +72,7 @@ extension HandoffDaemon {
         guard let sharing else { return }
         for task in sharing.tasks { task.cancel() }
         for task in sharing.pumps.values { task.cancel() }
+        for retry in sharing.retries.values { retry.task.cancel() }
         self.sharing = nil
     }
 
@@ -154,8 +157,8 @@ extension HandoffDaemon {
         guard var sharing, sharing.pumps[device] == nil,
               sharing.outbox.records().contains(where: { $0.deviceID == device && $0.state == .pending }) else { return }
         sharing.pumps[device] = Task { [weak self] in
-            await self?.drain(device)
-            await self?.pumpEnded(device)
+            let waited = await self?.drain(device) ?? false
+            await self?.pumpEnded(device, waited: waited)
         }
         self.sharing = sharing
     }
@@ -165,17 +168,40 @@ extension HandoffDaemon {
         for device in Set(sharing.outbox.records().filter { $0.state == .pending }.map(\.deviceID)) { pump(device) }
     }
 
-    private func pumpEnded(_ device: UUID) {
+    private func pumpEnded(_ device: UUID, waited: Bool) {
         let cancelled = sharing?.pumps[device]?.isCancelled ?? false
         sharing?.pumps[device] = nil
-        if cancelled { pump(device) }   // a cancel stopped the push in flight; go on with the next item
+        if cancelled {
+            pump(device)   // a cancel stopped the push in flight; go on with the next item
+        } else if waited {
+            retrySoon(device)
+        } else if let retry = sharing?.retries.removeValue(forKey: device) {
+            retry.task.cancel()   // drained: the device's backoff starts afresh next time
+        }
     }
 
-    /// Delivers the device's pending items one by one, until one cannot be delivered now.
-    private func drain(_ device: UUID) async {
-        while !Task.isCancelled, let record = nextPending(for: device) {
-            guard await attempt(record) else { return }
+    /// Tries the device again after the backoff for its waits in a row (`retryBackoff`, doubling, at most
+    /// `retryInterval`); a sighting or the periodic retry may start the next attempt sooner.
+    private func retrySoon(_ device: UUID) {
+        guard sharing != nil else { return }
+        let waits = (sharing?.retries[device]?.waits ?? 0) + 1
+        sharing?.retries[device]?.task.cancel()
+        let settings = configuration.share
+        let delay = min(settings.retryBackoff * (1 << min(waits - 1, 16)), settings.retryInterval)
+        let task = Task { [weak self] in
+            do { try await Task.sleep(for: delay) } catch { return }
+            await self?.pump(device)
         }
+        sharing?.retries[device] = (waits, task)
+    }
+
+    /// Delivers the device's pending items one by one, until one cannot be delivered now; true when one had to
+    /// wait.
+    private func drain(_ device: UUID) async -> Bool {
+        while !Task.isCancelled, let record = nextPending(for: device) {
+            guard await attempt(record) else { return true }
+        }
+        return false
     }
 
     /// The device's oldest pending item; fails those past their deadline or for a device no longer paired.

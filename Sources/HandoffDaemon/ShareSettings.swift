@@ -15,6 +15,10 @@ public struct ShareSettings: Sendable {
     public var deadline: TimeInterval = 24 * 3600
     /// How often pending items are retried when no beacon of their device arrives (default 60 s).
     public var retryInterval: Duration = .seconds(60)
+    /// After an attempt that had to wait (the device away, the link dropped, an attempt abandoned), the next try
+    /// comes this soon, doubling with each further one up to `retryInterval` (default 5 s): a receiver that comes
+    /// back is found within seconds, one that stays away costs a try a minute.
+    public var retryBackoff: Duration = .seconds(5)
     /// An attempt that moves no byte for this long is abandoned and the item waits for the next try (default
     /// 90 s): a receiver that hangs mid-attempt (a stopped process, a stuck bluetoothd) must not hold the outbox.
     public var attemptStallLimit: Duration = .seconds(90)

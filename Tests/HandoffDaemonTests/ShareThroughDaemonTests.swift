@@ -104,6 +104,24 @@ import Testing
         #expect(try await sharing(machines.desktop).inbox().map(\.name) == ["later.txt"])
     }
 
+    @Test func aReceiverBackSoonAfterAFailedAttemptIsTriedAgainWithinTheBackoffNotTheRetryInterval() async throws {
+        // Found in the VM: after the desktop's adapter came back on, the share waited for the next 60 s retry,
+        // since no beacon counts as a sighting that soon. Here the periodic retry is an hour away.
+        let machines = try await machines(laptop: {
+            $0.share.retryInterval = .seconds(3600)
+            $0.share.retryBackoff = .milliseconds(200)
+        })
+        defer { Task { await machines.shutDown() } }
+        await machines.ether.setReachable(machines.desktop.radio.address, false)
+        let laptop = try await sharing(machines.laptop)
+        let id = try await laptop.share(ShareRequest(kind: "text", name: "soon.txt", mediaType: "text/plain",
+                                                     content: .bytes(Array("back soon".utf8))), to: "desktop").id
+        _ = try await eventually { try await laptop.outbox().first { $0.id == id && $0.reason.contains("waiting") } }
+        await machines.ether.setReachable(machines.desktop.radio.address, true)
+        #expect(try await delivered([id], on: laptop).first?.state == "delivered")
+        #expect(try await sharing(machines.desktop).inbox().map(\.name) == ["soon.txt"])
+    }
+
     @Test func anAttemptHungOnAStoppedReceiverIsAbandonedAndTheItemArrivesLater() async throws {
         // Found in the VM: a push to a receiver that stopped answering as it began stayed "sending 0 B" for good,
         // and the outbox never tried again. The hung call here ignores cancellation, as a real one may.
