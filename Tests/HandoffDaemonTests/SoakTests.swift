@@ -101,6 +101,7 @@ import Testing
               "\(window) \(rssLast) KiB (\(rssLast - rssFirst >= 0 ? "+" : "")\(rssLast - rssFirst) KiB)")
         let tenths = (1...10).map { samples[min(samples.count - 1, $0 * samples.count / 10 - 1)].residentKiB }
         print("soak: RSS after each tenth of the run (KiB): \(tenths.map(String.init).joined(separator: " "))")
+        print("soak: under ThreadSanitizer: \(Self.underThreadSanitizer)")
         print("soak: open fds \(fdsFirst) → \(fdsLast), threads \(threadsFirst) → \(threadsLast) (max of each window)")
 
         #expect(intact == count)
@@ -108,6 +109,16 @@ import Testing
         // Dispatch may add a worker now and then (9 → 10 over 1,000); a thread kept per continue would show here.
         #expect(threadsLast <= threadsFirst + 2, "threads grew: \(threadsFirst) → \(threadsLast)")
         // Flat, with room for the allocator's own growth; a leak of one note per continue would be 3 MiB at 50.
-        #expect(rssLast - rssFirst < 8 * 1024, "resident memory grew: \(rssFirst) → \(rssLast) KiB")
+        // Under ThreadSanitizer the resident size also holds its shadow memory and the freed blocks it keeps in
+        // quarantine: 50 continues measured +5.5 to +8.3 MiB there, up and down rather than steadily (88 → 94 →
+        // 90 → 95 MiB), against +0.3 MiB for the same run without it. The plain run is the leak check; under TSan
+        // the bound only catches a gross leak.
+        let bound = Self.underThreadSanitizer ? 16 * 1024 : 8 * 1024
+        #expect(rssLast - rssFirst < bound, "resident memory grew: \(rssFirst) → \(rssLast) KiB")
+    }
+
+    /// Whether this process runs with ThreadSanitizer's runtime (`swift test --sanitize=thread`).
+    static var underThreadSanitizer: Bool {
+        dlsym(nil, "__tsan_init") != nil   // nil: RTLD_DEFAULT, every loaded object
     }
 }
