@@ -1,20 +1,36 @@
-/// The random 8-byte id of one sealed stream: an activity transfer or a push. The transfer key is derived from it,
-/// and every FETCH, DONE and DATA frame names it.
-struct TransferID: Hashable, Sendable, CustomStringConvertible {
-    /// Length of a transfer id on the wire.
-    static let byteCount = 8
+/// An 8-byte value that names something on the wire. Each kind is a type of its own, so that a transfer id cannot
+/// stand in for a nonce; what they share (the length check, hex, reading one off a frame) is said once here.
+protocol WireIdentifier: Hashable, Sendable, CustomStringConvertible {
+    /// The value as it goes on the wire (always `byteCount` bytes).
+    var bytes: [UInt8] { get }
 
-    /// The id as it goes on the wire (always `byteCount` bytes).
-    let bytes: [UInt8]
+    /// Wraps `bytes`, which the caller has checked are `byteCount` long. Only this file's initialisers call it.
+    init(checked bytes: [UInt8])
+}
 
-    /// The all-zero id, which names no transfer: the share ERROR answering a frame that could not be read.
-    static let zero = TransferID(unchecked: [UInt8](repeating: 0, count: byteCount))
+extension WireIdentifier {
+    /// Length of the value on the wire.
+    static var byteCount: Int { 8 }
 
-    /// The id made of `bytes`, or nil unless there are exactly `byteCount` of them.
+    /// The value made of `bytes`, or nil unless there are exactly `byteCount` of them.
     init?(bytes: some Collection<UInt8>) {
         guard bytes.count == Self.byteCount else { return nil }
-        self.bytes = Array(bytes)
+        self.init(checked: Array(bytes))
     }
+
+    /// Lowercase hex, as the inbox and outbox name transfers.
+    var description: String { ShareInbox.hexString(bytes) }
+}
+
+/// The random 8-byte id of one sealed stream: an activity transfer or a push. The transfer key is derived from it,
+/// and every FETCH, DONE and DATA frame names it.
+struct TransferID: WireIdentifier {
+    let bytes: [UInt8]
+
+    init(checked bytes: [UInt8]) { self.bytes = bytes }
+
+    /// The all-zero id, which names no transfer: the share ERROR answering a frame that could not be read.
+    static let zero = TransferID(checked: [UInt8](repeating: 0, count: byteCount))
 
     /// The id `hex` spells, or nil unless it is exactly `2 * byteCount` hex digits (either case).
     init?(hex: String) {
@@ -32,70 +48,39 @@ struct TransferID: Hashable, Sendable, CustomStringConvertible {
 
     /// A fresh random id.
     static func random() -> TransferID {
-        TransferID(unchecked: Sodium.randomBytes(byteCount))
+        TransferID(checked: Sodium.randomBytes(byteCount))
     }
-
-    /// Lowercase hex, as the inbox and outbox name transfers.
-    var description: String { ShareInbox.hexString(bytes) }
-
-    private init(unchecked bytes: [UInt8]) { self.bytes = bytes }
 }
 
 /// A random 8-byte value a client picks so it can tell the answers meant for it: the nonce of a REQUEST (echoed by
 /// OPEN) or the session of a pairing or rekey exchange.
-struct Nonce: Hashable, Sendable, CustomStringConvertible {
-    /// Length of a nonce on the wire.
-    static let byteCount = 8
-
-    /// The nonce as it goes on the wire (always `byteCount` bytes).
+struct Nonce: WireIdentifier {
     let bytes: [UInt8]
 
-    /// The nonce made of `bytes`, or nil unless there are exactly `byteCount` of them.
-    init?(bytes: some Collection<UInt8>) {
-        guard bytes.count == Self.byteCount else { return nil }
-        self.bytes = Array(bytes)
-    }
+    init(checked bytes: [UInt8]) { self.bytes = bytes }
 
     /// A fresh random nonce.
     static func random() -> Nonce {
-        Nonce(unchecked: Sodium.randomBytes(byteCount))
+        Nonce(checked: Sodium.randomBytes(byteCount))
     }
-
-    /// Lowercase hex.
-    var description: String { ShareInbox.hexString(bytes) }
-
-    private init(unchecked bytes: [UInt8]) { self.bytes = bytes }
 }
 
 /// What an ERROR frame answers: a request (by its nonce), a transfer (by its id), a pairing or rekey session (by
 /// its nonce), or nothing (`zero`). Always 8 bytes on the wire.
-struct ErrorContext: Hashable, Sendable, CustomStringConvertible {
-    /// Length of an error context on the wire.
-    static let byteCount = 8
-
-    /// The context as it goes on the wire (always `byteCount` bytes).
+struct ErrorContext: WireIdentifier {
     let bytes: [UInt8]
+
+    init(checked bytes: [UInt8]) { self.bytes = bytes }
 
     /// The context of an ERROR that answers no request, transfer or session (a frame the source could not read):
     /// all zeros.
     static let zero = ErrorContext(TransferID.zero)
 
     /// The context of an ERROR about transfer `id`.
-    init(_ id: TransferID) { self.init(unchecked: id.bytes) }
+    init(_ id: TransferID) { self.init(checked: id.bytes) }
 
     /// The context of an ERROR answering the request or session `nonce`.
-    init(_ nonce: Nonce) { self.init(unchecked: nonce.bytes) }
-
-    /// The context made of `bytes`, or nil unless there are exactly `byteCount` of them.
-    init?(bytes: some Collection<UInt8>) {
-        guard bytes.count == Self.byteCount else { return nil }
-        self.bytes = Array(bytes)
-    }
-
-    /// Lowercase hex.
-    var description: String { ShareInbox.hexString(bytes) }
-
-    private init(unchecked bytes: [UInt8]) { self.bytes = bytes }
+    init(_ nonce: Nonce) { self.init(checked: nonce.bytes) }
 }
 
 extension ByteReader {
