@@ -7,26 +7,14 @@ import XCTest
 
 /// The radio itself on bluezoo: hci0 advertises and serves, hci1 scans and connects, each through its own
 /// connection to the bus, as two processes would.
-final class BlueZRadioTests: XCTestCase {
-    private var bus: BluezooFixture?
-    private var connections: [BlueZ] = []
-
-    override func tearDown() async throws {
-        for bluez in connections { await bluez.close() }
-        connections = []
-        bus?.stop()
-        bus = nil
-    }
-
+final class BlueZRadioTests: BluezooTestCase {
     private func radios() async throws -> (source: BlueZRadio, target: BlueZRadio) {
-        let bus = try BluezooFixture()
-        self.bus = bus
+        let zoo = try startBluezoo()
         var options = BlueZRadioOptions()
         options.discoverable = true           // bluezoo reports discoverable advertisements only
         options.unknownPeerWait = .seconds(1)
-        let a = try await BlueZ.connect(bus: .address(bus.address))
-        let b = try await BlueZ.connect(bus: .address(bus.address))
-        connections = [a, b]
+        let a = try await zoo.connect()
+        let b = try await zoo.connect()
         return (try await BlueZRadio(adapter: "hci0", bluez: a, options: options),
                 try await BlueZRadio(adapter: "hci1", bluez: b, options: options))
     }
@@ -52,8 +40,7 @@ final class BlueZRadioTests: XCTestCase {
         try await source.advertise(beacon(0x30))
         _ = try await first(events, "the beacon before the power cycle") { $0.beacon == testBeacon(0x30) }
         // Somebody else (bluetoothctl, a settings panel) switches the scanning adapter off.
-        let user = try await BlueZ.connect(bus: .address(try XCTUnwrap(bus).address))
-        connections.append(user)
+        let user = try await XCTUnwrap(zoo).connect()
         let hci1 = try await user.adapter(named: "hci1")
         try await hci1.setPowered(false)
         try await Task.sleep(for: .seconds(2))
@@ -79,12 +66,10 @@ final class BlueZRadioTests: XCTestCase {
     }
 
     func testAnUnknownAdapterIsAClearError() async throws {
-        let bus = try BluezooFixture()
-        self.bus = bus
+        let zoo = try startBluezoo()
         var options = BlueZRadioOptions()
         options.adapterTimeout = .milliseconds(300)
-        let bluez = try await BlueZ.connect(bus: .address(bus.address))
-        connections = [bluez]
+        let bluez = try await zoo.connect()
         do {
             _ = try await BlueZRadio(adapter: "hci7", bluez: bluez, options: options)
             XCTFail("a radio opened on a missing adapter")
@@ -169,13 +154,11 @@ final class BlueZRadioTests: XCTestCase {
         // A radio that does not scan (a receiver between continues) asked for a peer bluetoothd does not know: it
         // scans while it waits (the nudge, every 3 s), and must not leave the adapter discovering afterwards,
         // which would cost power until the daemon stops.
-        let bus = try BluezooFixture()
-        self.bus = bus
+        let zoo = try startBluezoo()
         var options = BlueZRadioOptions()
         options.unknownPeerWait = .milliseconds(4500)
-        let bluez = try await BlueZ.connect(bus: .address(bus.address))
-        let observer = try await BlueZ.connect(bus: .address(bus.address))
-        connections = [bluez, observer]
+        let bluez = try await zoo.connect()
+        let observer = try await zoo.connect()
         let radio = try await BlueZRadio(adapter: "hci1", bluez: bluez, options: options)
         let adapter = try await observer.waitForAdapter(named: "hci1")
         let discoveringBefore = try await adapter.properties().discovering

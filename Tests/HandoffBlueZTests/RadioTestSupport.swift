@@ -1,7 +1,9 @@
 import BlueZ
+import BlueZTestSupport
 import Foundation
 import HandoffBlueZ
 import HandoffKit
+import HandoffShared
 import HandoffTesting
 import XCTest
 
@@ -26,6 +28,55 @@ func first<T: Sendable>(_ stream: AsyncStream<T>, _ what: String, guardDelay: Du
         defer { group.cancelAll() }
         guard let value = try await group.next() ?? nil else { throw TimedOut(what: what) }
         return value
+    }
+}
+
+/// bluezoo and every BlueZ connection a test opened to it (one per would-be process); `stop()` closes them, then
+/// stops bluezoo.
+final class BluezooSession: Sendable {
+    let fixture: BluezooFixture
+    private let opened = Locked<[BlueZ]>([])
+
+    /// Starts bluezoo with its two adapters.
+    init() throws {
+        fixture = try BluezooFixture()
+    }
+
+    /// A new connection to bluezoo's bus, closed by `stop()`.
+    func connect() async throws -> BlueZ {
+        let bluez = try await BlueZ.connect(bus: .address(fixture.address))
+        opened.withLock { $0.append(bluez) }
+        return bluez
+    }
+
+    /// Closes every connection `connect()` opened, then stops bluezoo.
+    func stop() async {
+        let connections = opened.withLock { opened in
+            defer { opened = [] }
+            return opened
+        }
+        for bluez in connections { await bluez.close() }
+        fixture.stop()
+    }
+}
+
+/// A test case that starts bluezoo when a test asks (`startBluezoo()`) and stops it, with every connection opened
+/// to it, in `tearDown()`.
+class BluezooTestCase: XCTestCase {
+    /// This test's bluezoo, once started.
+    private(set) var zoo: BluezooSession?
+
+    override func tearDown() async throws {
+        await zoo?.stop()
+        zoo = nil
+        try await super.tearDown()
+    }
+
+    /// Starts bluezoo for this test.
+    func startBluezoo() throws -> BluezooSession {
+        let zoo = try BluezooSession()
+        self.zoo = zoo
+        return zoo
     }
 }
 

@@ -11,27 +11,15 @@ import XCTest
 /// (bluetoothd 5.66 keeps such a table when a peer's Database Hash matches the cached one) makes the connect
 /// forget the device and resolve its services afresh before it hands out a link, so the engine's first write goes
 /// to the right handle.
-final class StaleCacheTests: XCTestCase {
-    private var bus: BluezooFixture?
-    private var connections: [BlueZ] = []
-
-    override func tearDown() async throws {
-        for bluez in connections { await bluez.close() }
-        connections = []
-        bus?.stop()
-        bus = nil
-    }
-
+final class StaleCacheTests: BluezooTestCase {
     func testARefusedPSMReadForgetsTheDeviceAndConnectsAfresh() async throws {
-        let bus = try BluezooFixture()
-        self.bus = bus
+        let zoo = try startBluezoo()
         var options = BlueZRadioOptions()
         options.discoverable = true           // bluezoo reports discoverable advertisements only
         options.unknownPeerWait = .seconds(20)
-        let peerBus = try await BlueZ.connect(bus: .address(bus.address))
-        let a = try await BlueZ.connect(bus: .address(bus.address))
-        let b = try await BlueZ.connect(bus: .address(bus.address))
-        connections = [peerBus, a, b]
+        let peerBus = try await zoo.connect()
+        let a = try await zoo.connect()
+        let b = try await zoo.connect()
         let source = try await BlueZRadio(adapter: "hci0", bluez: a, options: options)
         let target = try await BlueZRadio(adapter: "hci1", bluez: b, options: options)
 

@@ -9,27 +9,15 @@ import XCTest
 /// emulates BlueZ's D-Bus API only): the source cannot listen, so it publishes no PSM, and the receiver falls back
 /// to GATT and says so, or, when told to use the channel only, refuses clearly. The channel itself is proven on
 /// the real kernel in the VM tier (radio-l2cap-*).
-final class TransportChoiceTests: XCTestCase {
-    private var bus: BluezooFixture?
-    private var connections: [BlueZ] = []
-
-    override func tearDown() async throws {
-        for bluez in connections { await bluez.close() }
-        connections = []
-        bus?.stop()
-        bus = nil
-    }
-
+final class TransportChoiceTests: BluezooTestCase {
     private func radios(target transport: BlueZRadioOptions.Transport) async throws
         -> (source: BlueZRadio, target: BlueZRadio) {
-        let bus = try BluezooFixture()
-        self.bus = bus
+        let zoo = try startBluezoo()
         var options = BlueZRadioOptions()
         options.discoverable = true           // bluezoo reports discoverable advertisements only
         options.unknownPeerWait = .seconds(1)
-        let a = try await BlueZ.connect(bus: .address(bus.address))
-        let b = try await BlueZ.connect(bus: .address(bus.address))
-        connections = [a, b]
+        let a = try await zoo.connect()
+        let b = try await zoo.connect()
         var targetOptions = options
         targetOptions.transport = transport
         return (try await BlueZRadio(adapter: "hci0", bluez: a, options: options),
