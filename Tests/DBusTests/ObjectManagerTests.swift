@@ -77,34 +77,29 @@ final class ObjectManagerTests: XCTestCase {
     /// bluetoothd gives a GATT application's attributes handles in the order GetManagedObjects lists them, so
     /// that order must be the same in every process: path order, a parent first, `char2` before `char10`.
     func testManagedObjectsAreListedInPathOrderInEveryProcess() async throws {
-        let bus = try Self.bus.get()
-        let service = try bus.connect()
-        let client = try bus.connect()
-        defer {
-            service.close()
-            client.close()
+        try await Self.bus.withServiceAndClient { service, client in
+            let root: ObjectPath = "/org/handoff/ordered"
+            try await service.export([], at: root, objectManager: true)
+            var gattService = ExportedInterface("org.bluez.GattService1")
+            gattService.property("UUID", get: { "180d" })
+            try await service.export([gattService], at: "/org/handoff/ordered/service0")
+            for index in [7, 2, 11, 0, 10, 1] {
+                try await service.export([characteristic([UInt8(index)])], at: try ObjectPath(
+                    "/org/handoff/ordered/service0/char\(index)"))
+            }
+            try await service.export([characteristic([])], at: "/org/handoff/ordered/service0/char2/desc0")
+            let manager = Proxy(
+                connection: client, destination: service.uniqueName, path: root,
+                interface: "org.freedesktop.DBus.ObjectManager")
+            let reply = try await manager.call("GetManagedObjects")
+            guard case .dictionary(_, _, let entries) = try XCTUnwrap(reply.first) else {
+                return XCTFail("GetManagedObjects answered \(reply)")
+            }
+            let listed = try entries.map { try ObjectPath(dbusValue: $0.key).rawValue }
+            let prefix = "/org/handoff/ordered/service0"
+            XCTAssertEqual(listed, [prefix] + ["char0", "char1", "char2", "char2/desc0", "char7", "char10", "char11"]
+                .map { "\(prefix)/\($0)" })
         }
-        let root: ObjectPath = "/org/handoff/ordered"
-        try await service.export([], at: root, objectManager: true)
-        var gattService = ExportedInterface("org.bluez.GattService1")
-        gattService.property("UUID", get: { "180d" })
-        try await service.export([gattService], at: "/org/handoff/ordered/service0")
-        for index in [7, 2, 11, 0, 10, 1] {
-            try await service.export([characteristic([UInt8(index)])], at: try ObjectPath(
-                "/org/handoff/ordered/service0/char\(index)"))
-        }
-        try await service.export([characteristic([])], at: "/org/handoff/ordered/service0/char2/desc0")
-        let manager = Proxy(
-            connection: client, destination: service.uniqueName, path: root,
-            interface: "org.freedesktop.DBus.ObjectManager")
-        let reply = try await manager.call("GetManagedObjects")
-        guard case .dictionary(_, _, let entries) = try XCTUnwrap(reply.first) else {
-            return XCTFail("GetManagedObjects answered \(reply)")
-        }
-        let listed = try entries.map { try ObjectPath(dbusValue: $0.key).rawValue }
-        let prefix = "/org/handoff/ordered/service0"
-        XCTAssertEqual(listed, [prefix] + ["char0", "char1", "char2", "char2/desc0", "char7", "char10", "char11"]
-            .map { "\(prefix)/\($0)" })
     }
 
     func testExportingTwiceAtOnePathIsAnError() async throws {

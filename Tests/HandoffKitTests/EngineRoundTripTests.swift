@@ -122,29 +122,30 @@ final class EngineRoundTripTests: XCTestCase {
         let (source, receiver, _) = try await makePair()
         let editor = NoteEditor()
         receiver.delegate.restore(with: [editor])
+        let sourceDelegate = try await continueDraft(from: source, on: receiver)
+        XCTAssertEqual(editor.text, "draft")
+        XCTAssertEqual(sourceDelegate.wasContinuedCount, 1)
+    }
+
+    /// Offers the note "draft" from `source` with a recording delegate, continues it on `receiver`, and waits
+    /// until the source has handled the DONE that the receiver writes after the payload; returns that delegate.
+    private func continueDraft(from source: SimulatedDevice, on receiver: SimulatedDevice) async throws
+        -> RecordingActivityDelegate {
         let sourceDelegate = RecordingActivityDelegate()
         let activity = UserActivity(activityType: noteType)
         activity.delegate = sourceDelegate
         activity.userInfo = ["content": "draft"]
         let remote = try await offer(activity, from: source, to: receiver)
         _ = await receiver.engine.continueActivity(remote)
-        XCTAssertEqual(editor.text, "draft")
-        // `done` is written after the payload; wait until the source processed it.
         for _ in 0..<1000 where sourceDelegate.wasContinuedCount == 0 { try await Task.sleep(for: .milliseconds(5)) }
-        XCTAssertEqual(sourceDelegate.wasContinuedCount, 1)
+        return sourceDelegate
     }
 
     func testARepeatedOrReplayedDoneTellsTheSourceOnlyOnce() async throws {
         let (source, receiver, ether) = try await makePair()
         let writes = Locked<[[UInt8]]>([])
         await ether.setWriteTap { value in writes.withLock { $0.append(value) } }
-        let sourceDelegate = RecordingActivityDelegate()
-        let activity = UserActivity(activityType: noteType)
-        activity.delegate = sourceDelegate
-        activity.userInfo = ["content": "draft"]
-        let remote = try await offer(activity, from: source, to: receiver)
-        _ = await receiver.engine.continueActivity(remote)
-        for _ in 0..<1000 where sourceDelegate.wasContinuedCount == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        let sourceDelegate = try await continueDraft(from: source, on: receiver)
         XCTAssertEqual(sourceDelegate.wasContinuedCount, 1)
         let done = try XCTUnwrap(writes.withLock { $0 }.first { value in
             if case .done = try? TransferFrame.decode(value) { return true }
