@@ -75,8 +75,7 @@ public struct DaemonLogger: Sendable {
             let line = journal
                 ? "<\(level.rawValue)>\(message)\n"
                 : "\(Date().formatted(.iso8601)) handoffd: \(tagged(level, message))\n"
-            var bytes = Array(line.utf8)
-            _ = bytes.withUnsafeMutableBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+            _ = Array(line.utf8).withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
         }
     }
 
