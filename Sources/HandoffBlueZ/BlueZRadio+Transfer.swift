@@ -68,7 +68,11 @@ extension BlueZRadio {
         let wantChannel = options.transport != .gatt
         if wantChannel, let psm = knownPSMs[device.path] {
             let started = ContinuousClock.now
-            switch await openChannel(to: device, psm: psm) {
+            let opened = await BlueZRadioLink.nudging(after: options.connectNudge,
+                                                      { [weak self] in await self?.nudgeDiscoveryForConnect() }) {
+                await openChannel(to: device, psm: psm)
+            }
+            switch opened {
             case .success(let channel):
                 say("\(peer): channel opened on the known PSM 0x\(String(psm, radix: 16)), no GATT needed")
                 return BlueZChannelLink(peer: peer, channel: channel, device: device, lease: lease,
@@ -157,16 +161,17 @@ extension BlueZRadio {
                                                   transport: transport, setup: setup, log: say)
     }
 
-    /// ``BlueZRadioLink/establish(_:device:bluez:options:nudge:log:)``, scanning meanwhile for a peer bluetoothd
+    /// ``BlueZRadioLink/establish(_:device:bluez:options:nudge:connecting:log:)``, scanning meanwhile for a peer bluetoothd
     /// does not know yet (``searchForUnknownPeer()``), and leaving no discovery running that the radio did not.
     private func establish(_ peer: PeerAddress, device: Device1,
                            say: @escaping @Sendable (String) -> Void) async throws -> [LinkSetupPhase] {
         peerSearchers += 1
         let phases: [LinkSetupPhase]
         do {
-            phases = try await BlueZRadioLink.establish(peer, device: device, bluez: bluez, options: options,
-                                                        nudge: { [weak self] in await self?.searchForUnknownPeer() },
-                                                        log: say)
+            phases = try await BlueZRadioLink.establish(
+                peer, device: device, bluez: bluez, options: options,
+                nudge: { [weak self] in await self?.searchForUnknownPeer() },
+                connecting: { [weak self] in await self?.nudgeDiscoveryForConnect() }, log: say)
         } catch {
             await endPeerSearch()
             throw error
@@ -190,6 +195,21 @@ extension BlueZRadio {
             // The connect may have finished while StartDiscovery was under way.
             if peerSearchers > 0, peerSearch == nil { peerSearch = search } else { await search?.stopAndWait() }
         }
+    }
+
+    /// ``BlueZRadioOptions/connectNudge``, while bluetoothd or (on a channel to a known PSM) the kernel makes an
+    /// LE connection: restart the radio's own discovery, so the pending connection meets the peer's next
+    /// advertising report at once. Nothing when the radio scans with the monitor or not at all: the kernel then
+    /// scans for the connection afresh by itself.
+    func nudgeDiscoveryForConnect() async {
+        if let discovery, case .discovery = scanningState {
+            try? await discovery.restartDiscovery()
+        } else if let peerSearch {
+            try? await peerSearch.restartDiscovery()
+        } else {
+            return
+        }
+        debug("discovery restarted for a pending connection")
     }
 
     /// One connect has stopped waiting for its peer; the last one stops the discovery started for them.

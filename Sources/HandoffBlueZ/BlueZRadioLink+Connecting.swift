@@ -10,10 +10,12 @@ extension BlueZRadioLink {
     /// bluetoothd is asked directly first: after a drop, the mirror can still show the old `Connected` and
     /// `ServicesResolved`, and trusting it would make a link that closes at once. Returns how long the
     /// connection (`connect`) and the service discovery (`services`) took. `nudge` runs every 3 s while
-    /// bluetoothd does not know the device yet (the radio scans afresh then).
+    /// bluetoothd does not know the device yet (the radio scans afresh then); `connecting` while the connection
+    /// is made, as ``BlueZRadioOptions/connectNudge`` says.
     @discardableResult
     static func establish(_ peer: PeerAddress, device: Device1, bluez: BlueZ, options: BlueZRadioOptions,
-                          nudge: @Sendable () async -> Void, log: @Sendable (String) -> Void) async throws
+                          nudge: @Sendable () async -> Void, connecting: @escaping @Sendable () async -> Void,
+                          log: @Sendable (String) -> Void) async throws
         -> [LinkSetupPhase] {
         let started = ContinuousClock.now
         guard let connected = await knownConnectedState(of: device, bluez: bluez, waiting: options.unknownPeerWait,
@@ -24,7 +26,9 @@ extension BlueZRadioLink {
         }
         if !connected {
             do {
-                try await device.connect(attempts: options.connectAttempts)
+                try await nudging(after: options.connectNudge, connecting) { () async throws(BlueZError) in
+                    try await device.connect(attempts: options.connectAttempts)
+                }
             } catch {
                 throw RadioError(error, while: "cannot connect to \(peer)", fallback: .unreachable)
             }
@@ -58,6 +62,28 @@ extension BlueZRadioLink {
                                  + "\(await describe(path, bluez: bluez)))")
         }
         return [LinkSetupPhase("connect", linked - started), LinkSetupPhase("services", ContinuousClock.now - linked)]
+    }
+
+    /// Runs `operation`, which makes an LE connection, calling `nudge` `first` into it and every `interval`
+    /// after until it returns (a nudge under way is awaited); `first` nil runs it alone. See ``BlueZRadioOptions/connectNudge``.
+    static func nudging<T, E: Error>(isolation: isolated (any Actor)? = #isolation, after first: Duration?,
+                                     every interval: Duration = .seconds(1),
+                                     _ nudge: @escaping @Sendable () async -> Void,
+                                     _ operation: () async throws(E) -> T) async throws(E) -> T {
+        guard let first else { return try await operation() }
+        let nudger = Task {
+            var delay = first
+            while true {
+                do { try await Task.sleep(for: delay) } catch { return }
+                await nudge()
+                delay = interval
+            }
+        }
+        let result: Result<T, E>
+        do { result = .success(try await operation()) } catch { result = .failure(error) }
+        nudger.cancel()
+        await nudger.value      // a nudge under way ends before the caller goes on: none comes after
+        return try result.get()
     }
 
     /// `Connected` of `device` as bluetoothd says now, waiting up to `limit` for bluetoothd to know the device at

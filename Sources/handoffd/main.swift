@@ -38,8 +38,10 @@ if let refresh = environment["HANDOFF_DISCOVERY_REFRESH"].flatMap(Double.init), 
     radioOptions.discoveryRefresh = .milliseconds(Int(refresh * 1000))
 }
 if options.debug { radioOptions.log = { logger.debug("radio: \($0)") } }
-// HANDOFF_TRANSPORT=auto|gatt|l2cap: the path for transfer frames (benches compare both in one boot).
+// HANDOFF_TRANSPORT=auto|gatt|l2cap: the path for transfer frames (benches compare both in one boot);
+// HANDOFF_CONNECT_NUDGE=0 turns the connect nudge off (BlueZRadioOptions.connectNudge), for the same reason.
 do {
+    try radioOptions.setConnectNudge(fromEnvironment: environment)
     if let transport = try BlueZRadioOptions.Transport.fromEnvironment(ProcessInfo.processInfo.environment) {
         radioOptions.transport = transport
         logger.log("transfer path: \(transport.rawValue) (HANDOFF_TRANSPORT)")
