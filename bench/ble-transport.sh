@@ -18,6 +18,11 @@
 #   BENCH_BLE_1M        1 MiB rounds over L2CAP and l2test, default 2; 0 leaves 1 MiB out
 #   BENCH_BLE_1M_GATT   of those, how many also over GATT (60-150 s each in the VM), default 1
 #   BENCH_BLE_B2B       1: the back-to-back pair (10 continues on each path), default 1
+#   BENCH_BLE_BASELINE  1 (default): each 3 KB and 64 KiB round also runs gatt0 (and 3 KB l2cap0), the same paths
+#                       with the connect nudge off (HANDOFF_CONNECT_NUDGE=0): gatt0 is the GATT path as it was
+#                       before the channel and the nudge, the baseline of the issue's goals
+#   BENCH_BLE_COLD_LINKS 1 (default): one run of radio-l2cap-cold-links: 6 cold continues by one pair of engines,
+#                       the later ones opening the channel to the PSM they know (what a running daemon does)
 #   BENCH_BLE_CAPTURE   default: btmon as every VM scenario has it, which under TCG loses packets in bursts (the
 #                       PDU counts of 64 KiB and 1 MiB come out incomplete and are left out); full: every run under
 #                       bench/vm/full-capture.sh, whose btmon keeps every packet but then takes guest CPU from the
@@ -35,10 +40,10 @@ set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 r3k=${BENCH_BLE_3K:-6} r64k=${BENCH_BLE_64K:-2} r1m=${BENCH_BLE_1M:-2} r1mgatt=${BENCH_BLE_1M_GATT:-1}
-b2b=${BENCH_BLE_B2B:-1} lock=${BENCH_BLE_LOCK:-/tmp/handoff-vm.lock} limit=${BENCH_BLE_VM_LIMIT:-1500}
+b2b=${BENCH_BLE_B2B:-1} baseline=${BENCH_BLE_BASELINE:-1} coldlinks=${BENCH_BLE_COLD_LINKS:-1} lock=${BENCH_BLE_LOCK:-/tmp/handoff-vm.lock} limit=${BENCH_BLE_VM_LIMIT:-1500}
 mode=${BENCH_BLE_CAPTURE:-default}
 [[ "$mode" == default || "$mode" == full ]] || { echo "ble-transport: BENCH_BLE_CAPTURE is default or full" >&2; exit 2; }
-for knob in "$r3k" "$r64k" "$r1m" "$r1mgatt" "$b2b" "$limit"; do
+for knob in "$r3k" "$r64k" "$r1m" "$r1mgatt" "$b2b" "$baseline" "$coldlinks" "$limit"; do
     [[ "$knob" =~ ^[0-9]+$ ]] || { echo "ble-transport: BENCH_BLE_* must be whole numbers (got '$knob')" >&2; exit 2; }
 done
 results="$root/bench/results"
@@ -53,9 +58,10 @@ build="@build=handoff-radio-scenarios"
 capture=""
 [[ "$mode" == full ]] && capture="bench/vm/full-capture.sh"
 cold="bench/vm/cold-link.sh;"   # every run starts without an LE link (an earlier one's would be reused)
-cont() {    # NAME TIMEOUT TRANSPORT SCENARIO
-    echo "$1 @timeout=$2 $build $cold HANDOFF_TRANSPORT=$3 $capture $bin $4"
+cont() {    # NAME TIMEOUT TRANSPORT SCENARIO [ENV=VALUE]
+    echo "$1 @timeout=$2 $build $cold HANDOFF_TRANSPORT=$3 ${5:-} $capture $bin $4"
 }
+unnudged=HANDOFF_CONNECT_NUDGE=0
 ceiling() { # NAME BYTES TIMEOUT
     echo "$1 @timeout=$3 $cold $capture bench/l2cap-ceiling.sh --sizes $2"
 }
@@ -66,11 +72,14 @@ ceiling() { # NAME BYTES TIMEOUT
     ((r1m > rounds)) && rounds=$r1m
     for ((i = 1; i <= rounds; i++)); do
         if ((i <= r3k)); then
+            ((baseline)) && cont "gatt0-3k-$i" 60 gatt radio-continue-3k "$unnudged"
             cont "gatt-3k-$i" 60 gatt radio-continue-3k
+            ((baseline)) && cont "l2cap0-3k-$i" 45 l2cap radio-l2cap-3k "$unnudged"
             cont "l2cap-3k-$i" 45 l2cap radio-l2cap-3k
             ceiling "ceiling-3k-$i" 3072 60
         fi
         if ((i <= r64k)); then
+            ((baseline)) && cont "gatt0-64k-$i" 90 gatt radio-continue-64k "$unnudged"
             cont "gatt-64k-$i" 90 gatt radio-continue-64k
             cont "l2cap-64k-$i" 45 l2cap radio-l2cap-64k
             ceiling "ceiling-64k-$i" 65536 60
@@ -85,6 +94,9 @@ ceiling() { # NAME BYTES TIMEOUT
         if ((b2b && (i == 2 || (i == rounds && rounds < 2)))); then
             cont "b2b-l2cap-3k-1" 120 l2cap radio-back-to-back
             cont "b2b-gatt-3k-1" 240 gatt radio-back-to-back-gatt
+        fi
+        if ((coldlinks && i == 1)); then
+            cont "coldlinks-l2cap-3k-1" 150 l2cap radio-l2cap-cold-links
         fi
     done
 } >"$list"

@@ -47,6 +47,7 @@ struct Scenario: Sendable {
         }),
         Scenario(name: "radio-l2cap-resume", limit: .seconds(180), run: Scenarios.channelResume),
         Scenario(name: "radio-l2cap-stranger", limit: .seconds(90), run: Scenarios.channelStranger),
+        Scenario(name: "radio-l2cap-cold-links", limit: .seconds(180), run: { try await Scenarios.coldLinks(count: 6) }),
         Scenario(name: "radio-back-to-back", limit: .seconds(300),
                  run: { try await Scenarios.backToBack(count: 10, path: .l2cap) }),
         Scenario(name: "radio-back-to-back-gatt", limit: .seconds(400),

@@ -37,6 +37,8 @@ struct ScenarioDevice: Sendable {
         if let transport = try BlueZRadioOptions.Transport.fromEnvironment(ProcessInfo.processInfo.environment) {
             options.transport = transport
         }
+        // HANDOFF_CONNECT_NUDGE=0 (or milliseconds): the connect nudge off, for the benches' comparison.
+        try options.setConnectNudge(fromEnvironment: ProcessInfo.processInfo.environment)
         adjust(&options)
         let radio = try await BlueZRadio(adapter: adapter, bluez: bluez, options: options)
         let counting = CountingRadio(radio)

@@ -1,4 +1,5 @@
 import BlueZ
+import DBus
 import Foundation
 import HandoffBlueZ
 import HandoffKit
@@ -135,5 +136,61 @@ extension Scenarios {
             + "\(seconds(gaps.max() ?? .zero)) s); p50 \(seconds(p50)) s, min \(seconds(sorted[0])) s, max "
             + "\(seconds(sorted[sorted.count - 1])) s; times \(times.map(seconds).joined(separator: " ")); "
             + "last phases: \(breakdown)"
+    }
+}
+
+extension Scenarios {
+    /// What a continue costs a daemon that has run a while: one pair of engines, `count` continues of a 3 KB note
+    /// over the channel, each on a cold link (the receiver's channel linger is zero, and each round waits until
+    /// bluetoothd on both sides says the peer is disconnected). The first reads the PSM over GATT; the others
+    /// open the channel to the PSM they know, and the kernel makes the LE connection. Every continue must bring
+    /// the latest edit, and every one after the first must use the known PSM (setup `channel` only). Prints the
+    /// first continue's time and the p50 of the others, with their phases.
+    static func coldLinks(count: Int) async throws -> String {
+        let (source, target) = try await trustedPair(target: { $0.channelLinger = .zero })
+        defer { Task { for device in [source, target] { await device.shutDown() } } }
+        let (activity, remote) = try await offerNote(bytes: 3 * 1024, from: source, to: target)
+        guard let path = ObjectPath(rawValue: remote.peer.rawValue) else {
+            throw ScenarioFailure("the note's peer \(remote.peer) is not a device path")
+        }
+        let peerOnTarget = await target.bluez.device(at: path)
+        var times: [Duration] = []
+        var phases: [String] = []
+        for round in 1...count {
+            try await waitUntilDisconnected(peerOnTarget, "round \(round)'s link")
+            let content = "cold edit \(round)"
+            activity.userInfo = ["content": .string(content), "blob": .data(blob(3 * 1024))]
+            target.counting.traffic.resetTimeline()
+            let started = ContinuousClock.now
+            let outcome = await target.engine.continueActivity(remote)
+            let elapsed = ContinuousClock.now - started
+            guard let received = outcome.activity else {
+                throw ScenarioFailure("cold continue \(round) of \(count) failed: \(String(describing: outcome.error))")
+            }
+            try expect(received.userInfo["content"] == .string(content),
+                       "cold continue \(round) brought \(String(describing: received.userInfo["content"]))")
+            let setup = target.counting.lastSetup.map(\.name)
+            try expect(round == 1 || setup == ["channel"],
+                       "cold continue \(round) did not use the known PSM: setup \(setup)")
+            times.append(elapsed)
+            phases.append(phaseBreakdown(target.counting, started: started))
+        }
+        let transports = target.counting.transports
+        try expect(transports.allSatisfy { $0.kind == .l2cap }, "the links went over \(transports), not l2cap")
+        let later = times.dropFirst().sorted()
+        let p50 = later[(later.count - 1) / 2]
+        return "\(count)/\(count) cold continues of 3 KB over l2cap; first (PSM read over GATT) "
+            + "\(seconds(times[0])) s: \(phases[0]); later ones (known PSM) p50 \(seconds(p50)) s, min "
+            + "\(seconds(later[0])) s, max \(seconds(later[later.count - 1])) s; times "
+            + "\(times.map(seconds).joined(separator: " ")); last phases: \(phases[phases.count - 1])"
+    }
+
+    /// Waits up to 20 s until bluetoothd says `device` is not connected.
+    private static func waitUntilDisconnected(_ device: Device1, _ what: String) async throws {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while (try? await device.properties().connected) == true {
+            guard ContinuousClock.now < deadline else { throw ScenarioFailure("\(what): still connected after 20 s") }
+            try await Task.sleep(for: .milliseconds(100))
+        }
     }
 }
