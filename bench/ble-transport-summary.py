@@ -5,7 +5,9 @@
                                    [--started T] [--boot TEXT] [--uptime TEXT]
 
 DIR is the run's scenarios/ folder (NAME.log, NAME.btsnoop); FILE the scenario list the run was given, whose names
-are PATH-SIZE-ROUND (gatt, l2cap, ceiling; b2b-PATH-3k-1 for the back-to-back continues). Writes PREFIX.txt (what
+are PATH-SIZE-ROUND (gatt, l2cap, ceiling; gatt0 and l2cap0 for the same paths with the connect nudge off, gatt0
+being the baseline of issue 9's goals; b2b-PATH-3k-1 for the back-to-back continues; coldlinks-l2cap-3k-1 for the
+cold continues of one running pair of engines). Writes PREFIX.txt (what
 it prints) and PREFIX.json. A run whose log has no result line is reported as FAILED, never left out silently.
 
 Per run: wall time (the continue as the receiving engine sees it: continueActivity() to its result; for l2test,
@@ -37,6 +39,9 @@ CONTINUE = re.compile(r"(\d+) B continued in ([\d.]+) s .*?(\d+) connection\(s\)
                       r"(\d+) notification\(s\).*?refetched (\d+) frame\(s\), over (.*?); phases: (.*)$", re.M)
 CEILING = re.compile(r"CEILING size=(\d+) sdu=(\d+) sdus=(\d+) wall_ms=(\d+) connect_ms=(-?\d+) "
                      r"transfer_ms=(-?\d+) psm=(\d+) from=([\d.]+) to=([\d.]+)", re.M)
+COLD_LINKS = re.compile(r"(\d+)/(\d+) cold continues of 3 KB over l2cap; first \(PSM read over GATT\) ([\d.]+) s: "
+                        r"(.*?); later ones \(known PSM\) p50 ([\d.]+) s, min ([\d.]+) s, max ([\d.]+) s; "
+                        r"times ([\d. ]+); last phases: (.*)$", re.M)
 BACK_TO_BACK = re.compile(r"(\d+)/(\d+) back-to-back continues .*?p50 ([\d.]+) s, min ([\d.]+) s, max ([\d.]+) s; "
                           r"times ([\d. ]+); last phases: (.*)$", re.M)
 
@@ -106,6 +111,7 @@ def coc_minimum(payload, mtu, mps):
 
 def count_pdus(capture, kind, payload, window=None):
     """The PDU figures of one run, or None (no capture, no data) or {"incomplete": ...}."""
+    kind = kind.rstrip("0")     # gatt0, l2cap0: the same paths
     if kind == "ceiling":
         found = flows(capture, window[0], window[1], psm=window[2])
         direction = "hci1->hci0"
@@ -141,6 +147,7 @@ def count_pdus(capture, kind, payload, window=None):
 
 
 def pdu_text(counted, kind):
+    kind = kind.rstrip("0")
     if counted is None:
         return "PDUs not counted (no capture or no data in it)"
     if counted["incomplete"]:
@@ -172,6 +179,22 @@ def summarize(folder, names):
         if not os.path.exists(log):
             rows.append({"name": name, "kind": parts[0], "ok": False, "ran": False})
             report.append(f"{name:16} NOT RUN (no log: the VM run ended before it)")
+            continue
+        if parts[0] == "coldlinks":
+            row = {"name": name, "kind": "coldlinks", "path": parts[1], "size": parts[2]}
+            found = COLD_LINKS.search(text)
+            if found:
+                row.update(ok=True, done=int(found.group(1)), of=int(found.group(2)), first=float(found.group(3)),
+                           first_phases=phases(found.group(4)), p50=float(found.group(5)),
+                           min=float(found.group(6)), max=float(found.group(7)),
+                           times=[float(t) for t in found.group(8).split()], phases=phases(found.group(9)))
+                report.append(f"{name:16} {row['done']}/{row['of']} cold links, one pair of engines: first "
+                              f"{row['first']:.3f} s (PSM read), later p50 {row['p50']:.3f} s (min {row['min']:.3f}, "
+                              f"max {row['max']:.3f}); times {found.group(8).strip()}")
+            else:
+                row["ok"] = False
+                report.append(f"{name:16} FAILED (see {log})")
+            rows.append(row)
             continue
         if parts[0] == "b2b":
             path, size = parts[1], parts[2]
@@ -231,7 +254,7 @@ def figures(rows):
     ok = [r for r in rows if r.get("ok")]
     times = {}
     for r in ok:
-        if r["kind"] != "b2b":
+        if r["kind"] not in ("b2b", "coldlinks"):
             times.setdefault((r["size"], r["kind"]), []).append(r["seconds"])
     summary = {"sizes": {}, "goals": [], "phases": {}, "back_to_back": {}}
     lines = []
@@ -251,6 +274,14 @@ def figures(rows):
             text += f" vs {g:.3f} s over GATT ({entry['runs']['gatt']}): {g / l:.1f}x faster"
         if c:
             text += f"; l2test {c:.3f} s ({entry['runs']['ceiling']}): L2CAP path at {c / l:.2f}x the ceiling"
+        for base, label in (("gatt0", "GATT without the nudge (the baseline)"), ("l2cap0", "L2CAP without the nudge")):
+            b = median(times.get((size, base), []))
+            if b:
+                entry[base] = b
+                entry["runs"][base] = len(times[(size, base)])
+                text += f"; {b:.3f} s over {label} ({entry['runs'][base]}): {b / l:.1f}x"
+                if base == "gatt0":
+                    entry["speedup_baseline"] = b / l
         lines.append(text)
     refetched = {}
     for r in ok:
@@ -269,7 +300,8 @@ def figures(rows):
                                                   "last_phases": r["phases"]}
     # The phase breakdown of a cold 3 KB continue: the median of each phase over the runs of each path.
     keys = []
-    for kind in ("gatt", "l2cap"):
+    kinds = [k for k in ("gatt0", "gatt", "l2cap0", "l2cap") if any(r["kind"] == k for r in ok)]
+    for kind in kinds:
         runs = [r["phases"] for r in ok if r["kind"] == kind and r["size"] == "3k"]
         for run in runs:
             keys += [k for k in run if k not in keys]
@@ -280,18 +312,28 @@ def figures(rows):
         order = ["link", "previous-link", "connect", "services", "psm", "subscribe", "channel", "request→open",
                  "transfer", "done", "total"]
         keys.sort(key=lambda k: order.index(k) if k in order else len(order))
-        lines += ["", "phases of a cold 3 KB continue, median s over the runs "
-                  f"(GATT {summary['phases']['gatt_runs']}, L2CAP {summary['phases']['l2cap_runs']}); 'link' is "
-                  "connect() to the link being ready and holds the radio phases below it:",
-                  f"  {'phase':14} {'GATT':>8} {'L2CAP':>8}"]
+        runs = ", ".join(f"{k} {summary['phases'][k + '_runs']}" for k in kinds)
+        lines += ["", f"phases of a cold 3 KB continue, median s over the runs ({runs}; a 0 is the path with the "
+                  "connect nudge off); 'link' is connect() to the link being ready and holds the radio phases below it:",
+                  f"  {'phase':14} " + " ".join(f"{k.upper():>8}" for k in kinds)]
         for k in keys:
-            g, l = summary["phases"]["gatt"].get(k), summary["phases"]["l2cap"].get(k)
-            lines.append(f"  {k:14} {'-' if g is None else f'{g:.3f}':>8} {'-' if l is None else f'{l:.3f}':>8}")
+            cells = [summary["phases"][kind].get(k) for kind in kinds]
+            lines.append(f"  {k:14} " + " ".join(f"{'-' if v is None else f'{v:.3f}':>8}" for v in cells))
     cold = summary["sizes"]["3k"]
     if cold["gatt"] and cold["l2cap"]:
         lines += ["", f"3 KB continue p50 (cold, median of {cold['runs']['l2cap']} and {cold['runs']['gatt']} runs): "
                   f"{cold['l2cap']:.3f} s over L2CAP vs {cold['gatt']:.3f} s over GATT "
                   f"({cold['l2cap'] / cold['gatt']:.2f} of it)"]
+    if cold.get("gatt0") and cold["l2cap"]:
+        lines.append(f"  against the baseline, GATT without the nudge ({cold['runs']['gatt0']} runs): "
+                     f"{cold['gatt0']:.3f} s ({cold['l2cap'] / cold['gatt0']:.2f} of it)")
+    for r in ok:
+        if r["kind"] == "coldlinks":
+            summary["cold_links"] = {k: r[k] for k in ("first", "p50", "min", "max", "times", "phases",
+                                                       "first_phases")}
+            lines.append(f"3 KB cold continues of one running pair of engines ({r['of']}): the first, reading the PSM, "
+                         f"{r['first']:.3f} s; the later ones, opening the channel to the known PSM, p50 "
+                         f"{r['p50']:.3f} s (min {r['min']:.3f}, max {r['max']:.3f})")
     b = summary["back_to_back"]
     if "l2cap" in b and "gatt" in b:
         lines.append(f"3 KB back to back p50 (10 in a row, link reused when it is up): {b['l2cap']['median']:.3f} s "
@@ -328,6 +370,10 @@ def figures(rows):
         speedup = summary["sizes"][size].get("speedup")
         if speedup is not None:
             goal(f"{size} at least {want}x faster than GATT: {speedup:.1f}x", speedup >= want)
+        baseline = summary["sizes"][size].get("speedup_baseline")
+        if baseline is not None:
+            goal(f"{size} at least {want}x faster than GATT without the nudge (the baseline): {baseline:.1f}x",
+                 baseline >= want)
     fraction = summary["sizes"]["1m"].get("ceiling_fraction")
     if fraction is not None:
         goal(f"1m at least 0.5x the l2test ceiling: {fraction:.2f}x", fraction >= 0.5)
@@ -337,6 +383,12 @@ def figures(rows):
     if cold["gatt"] and cold["l2cap"]:
         goal(f"3 KB p50 at most 1/4 of GATT's and under 1 s: {cold['l2cap']:.3f} s vs {cold['gatt']:.3f} s",
              cold["l2cap"] <= cold["gatt"] / 4 and cold["l2cap"] < 1)
+    if cold.get("gatt0") and cold["l2cap"]:
+        goal(f"3 KB p50 at most 1/4 of the baseline's (GATT without the nudge) and under 1 s: {cold['l2cap']:.3f} s "
+             f"vs {cold['gatt0']:.3f} s", cold["l2cap"] <= cold["gatt0"] / 4 and cold["l2cap"] < 1)
+    if "cold_links" in summary:
+        later = summary["cold_links"]["p50"]
+        goal(f"3 KB p50 of a running daemon's cold continues (known PSM) under 1 s: {later:.3f} s", later < 1)
     failed = [r["name"] for r in rows if not r.get("ok") and r.get("ran", True)]
     skipped = [r["name"] for r in rows if not r.get("ran", True)]
     if failed:

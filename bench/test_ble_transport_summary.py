@@ -35,6 +35,12 @@ LOGS = {
     "b2b-l2cap-3k-1": "PASS b (4 s): 10/10 back-to-back continues of 3 KB over l2cap (largest gap 0.033 s); p50 0.064 s, "
                       "min 0.045 s, max 0.373 s; times 0.373 0.071 0.053 0.045 0.064 0.055 0.048 0.096 0.092 0.084; "
                       "last phases: link 0.015, channel 0.013, total 0.076\n",
+    "gatt0-3k-1": continued(3072, "6.000", 0, "gatt", "link 5.000, connect 4.500, services 0.300, subscribe 0.200, "
+                            "total 5.900"),
+    "coldlinks-l2cap-3k-1": "PASS c (9 s): 6/6 cold continues of 3 KB over l2cap; first (PSM read over GATT) 1.200 s: "
+                            "link 1.000, connect 0.500, services 0.300, psm 0.100, channel 0.100, total 1.150; later "
+                            "ones (known PSM) p50 0.400 s, min 0.350 s, max 0.600 s; times 1.200 0.400 0.350 0.450 "
+                            "0.600 0.380; last phases: link 0.300, channel 0.300, total 0.380\n",
     # gatt-64k-1 has no log line (a failed run); b2b-gatt-3k-1 no log at all.
     "gatt-64k-1": "FAIL: continue failed\n",
 }
@@ -87,6 +93,19 @@ class SummaryTests(unittest.TestCase):
         # 3 KB: one SDU of 3072 + 2 bytes: 17 K-frames.
         self.assertEqual(summary.coc_minimum(3072, 8192, 188), 17)
         self.assertEqual(summary.phases("link 0.275, request→open 0.170, bogus"), {"link": 0.275, "request→open": 0.17})
+
+    def test_the_baseline_without_the_nudge_and_the_cold_links(self):
+        text, data = self.run_summary()
+        sizes = data["summary"]["sizes"]
+        self.assertAlmostEqual(sizes["3k"]["speedup_baseline"], 12.0)
+        goals = {g["goal"].split(":")[0]: g["met"] for g in data["summary"]["goals"]}
+        self.assertTrue(goals["3 KB p50 at most 1/4 of the baseline's (GATT without the nudge) and under 1 s"])
+        self.assertTrue(goals["3 KB p50 of a running daemon's cold continues (known PSM) under 1 s"])
+        cold = data["summary"]["cold_links"]
+        self.assertEqual((cold["first"], cold["p50"]), (1.2, 0.4))
+        self.assertEqual(cold["first_phases"]["psm"], 0.1)
+        self.assertEqual(data["summary"]["phases"]["gatt0"]["connect"], 4.5)
+        self.assertIn("GATT without the nudge (the baseline)", text)
 
 
 if __name__ == "__main__":
