@@ -36,7 +36,8 @@ extension BlueZRadio {
     /// A link to the same device that is still open or closing is waited for, never reused (`DeviceLeases`).
     /// A PSM read once is remembered for the device: the next link opens the channel at once, and the kernel
     /// makes the LE connection itself, with no GATT connection, discovery or subscription to wait for; a refused
-    /// or failed channel forgets it and reads it again over GATT.
+    /// or failed channel forgets it and reads it again over GATT. A channel refused on the connection bluetoothd
+    /// made is tried once more on a connection of its own before the link falls back to GATT.
     ///
     /// When the PSM read or the subscription is refused because bluetoothd's cached attribute table of the peer is
     /// stale (see `StaleAttributeCache`), the device is disconnected and removed, which drops the cache, and the
@@ -68,11 +69,7 @@ extension BlueZRadio {
         let wantChannel = options.transport != .gatt
         if wantChannel, let psm = knownPSMs[device.path] {
             let started = ContinuousClock.now
-            let opened = await BlueZRadioLink.nudging(after: options.connectNudge,
-                                                      { [weak self] in await self?.nudgeDiscoveryForConnect() }) {
-                await openChannel(to: device, psm: psm)
-            }
-            switch opened {
+            switch await openChannelOnOwnConnection(to: device, psm: psm) {
             case .success(let channel):
                 say("\(peer): channel opened on the known PSM 0x\(String(psm, radix: 16)), no GATT needed")
                 return BlueZChannelLink(peer: peer, channel: channel, device: device, lease: lease,
@@ -121,10 +118,18 @@ extension BlueZRadio {
     ///   matches the cached one, and the hash it keeps can be newer than the services it kept (a rediscovery cut
     ///   short stores the hash first), so the request characteristic's handle may name another attribute. Found
     ///   here, before the link is handed out, the engine's first write goes to the right handle (issue 14 §2).
+    ///
+    /// A channel refused on the connection bluetoothd made is tried once more on a connection the kernel makes for
+    /// it (``openChannelOnOwnConnection(to:psm:)``). Linux 6.1 can refuse it with "Source CID already allocated"
+    /// when both bluetoothds opened their EATT channels at once: the two kernels' signalling identifiers collide,
+    /// one EATT response is matched to the wrong channel, and the peer keeps a channel the refusal names. Two
+    /// machines that have met before do this on most connections; a connection the kernel makes has no EATT.
+    /// Only when that is refused too does the link fall back to GATT, on a connection made afresh.
     private func resolvedLink(to peer: PeerAddress, device: Device1, lease: DeviceLease, changes: AsyncStream<Message>,
                               setup: [LinkSetupPhase], say: @escaping @Sendable (String) -> Void) async throws
         -> any RadioLink {
         var setup = setup
+        var changes = changes
         let wantChannel = options.transport != .gatt
         var transport = LinkTransport.gatt
         if wantChannel {
@@ -139,6 +144,26 @@ extension BlueZRadio {
                     return BlueZChannelLink(peer: peer, channel: channel, device: device, lease: lease,
                                             setup: setup + [LinkSetupPhase("channel", ContinuousClock.now - opening)],
                                             linger: options.channelLinger, log: say)
+                case .failure(let error) where error.kind == .refused:
+                    say("\(peer): the channel to PSM 0x\(String(psm, radix: 16)) was refused on the connection "
+                        + "bluetoothd made (\(error)); trying it on a connection of its own")
+                    try? await device.disconnect(timeout: .seconds(5))
+                    let again = ContinuousClock.now
+                    switch await openChannelOnOwnConnection(to: device, psm: psm) {
+                    case .success(let channel):
+                        knownPSMs[device.path] = psm
+                        return BlueZChannelLink(
+                            peer: peer, channel: channel, device: device, lease: lease,
+                            setup: setup + [LinkSetupPhase("refused", again - opening),
+                                            LinkSetupPhase("channel", ContinuousClock.now - again)],
+                            linger: options.channelLinger, log: say)
+                    case .failure(let second):
+                        transport = LinkTransport(fallback: .refused,
+                                                  detail: "PSM 0x\(String(psm, radix: 16)): \(error); again: \(second)")
+                        // The GATT link needs the connection back, and a watch that has not seen it drop.
+                        changes = try await BlueZRadioLink.watch(device, peer: peer, bluez: bluez)
+                        setup += try await establish(peer, device: device, say: say)
+                    }
                 case .failure(let error):
                     let reason: LinkTransport.Fallback = switch error.kind {
                     case .refused: .refused
@@ -254,6 +279,15 @@ extension BlueZRadio {
         guard value.count == 2 else { return nil }
         let psm = UInt16(value[value.startIndex]) | UInt16(value[value.startIndex + 1]) << 8
         return psm == 0 ? nil : psm
+    }
+
+    /// Opens a channel to `device` on `psm` while no connection to it is up: the kernel makes the LE connection,
+    /// with the radio's discovery nudged meanwhile (``BlueZRadioOptions/connectNudge``).
+    private func openChannelOnOwnConnection(to device: Device1, psm: UInt16) async -> Result<L2CAPChannel, L2CAPError> {
+        await BlueZRadioLink.nudging(after: options.connectNudge,
+                                     { [weak self] in await self?.nudgeDiscoveryForConnect() }) {
+            await openChannel(to: device, psm: psm)
+        }
     }
 
     /// Opens a channel from this adapter to `device` on `psm`, with the device's address type.

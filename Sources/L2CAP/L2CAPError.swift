@@ -13,7 +13,8 @@ public struct L2CAPError: Error, Sendable, Equatable, CustomStringConvertible {
         /// No Bluetooth sockets in this kernel, or no LE credit-based channels (EAFNOSUPPORT, EPROTONOSUPPORT,
         /// ESOCKTNOSUPPORT, EOPNOTSUPP).
         case unsupported
-        /// Nothing listens on that PSM: the peer answered "SPSM not supported" (ECONNREFUSED).
+        /// The peer refused the channel (ECONNREFUSED): mostly "SPSM not supported", nothing listens on that PSM;
+        /// Linux reports every refusal but the security ones so, "Source CID already allocated" included.
         case refused
         /// The adapter or the peer cannot be reached: EHOSTUNREACH, EHOSTDOWN, ENETDOWN, ENETUNREACH, ENODEV,
         /// EADDRNOTAVAIL (no powered adapter with that address).

@@ -41,9 +41,14 @@ struct Scenario: Sendable {
             try await Scenarios.roundTrip(bytes: 3 * 1024, path: .gatt, fallback: .refused,
                                           source: { $0.publishedPSM = 0x00FF })
         }),
-        // Run under scripts/vm/no-lecoc.so (LD_PRELOAD): connect() on Bluetooth sockets fails with EOPNOTSUPP.
+        // Run under scripts/vm/bt-connect-fault.so (LD_PRELOAD): connect() on Bluetooth sockets fails with EOPNOTSUPP.
         Scenario(name: "radio-fallback-no-coc", limit: .seconds(90), run: {
             try await Scenarios.roundTrip(bytes: 3 * 1024, path: .gatt, fallback: .unsupported)
+        }),
+        // Run under bt-connect-fault.so with the first Bluetooth connect() refused, as Linux 6.1 refuses a channel
+        // after an EATT collision: the channel must open on a connection of its own, not fall back to GATT.
+        Scenario(name: "radio-l2cap-refused-once", limit: .seconds(90), run: {
+            try await Scenarios.roundTrip(bytes: 3 * 1024, path: .l2cap, setupEnds: ["refused", "channel"])
         }),
         Scenario(name: "radio-l2cap-resume", limit: .seconds(180), run: Scenarios.channelResume),
         Scenario(name: "radio-l2cap-stranger", limit: .seconds(90), run: Scenarios.channelStranger),

@@ -42,9 +42,10 @@ extension Scenarios {
     /// backlog of stale frames for longer than the default stall window.
     ///
     /// `path`, when given, is the transport the link must have used (`fallback` its reason); `source` adjusts the
-    /// source's radio (an older build without the channel, a PSM nobody listens on).
+    /// source's radio (an older build without the channel, a PSM nobody listens on); `setupEnds`, when given, is
+    /// how the link's setup phases must end.
     static func roundTrip(bytes: Int, patient: Bool = false, path: LinkTransport.Kind? = nil,
-                          fallback: LinkTransport.Fallback? = nil,
+                          fallback: LinkTransport.Fallback? = nil, setupEnds: [String]? = nil,
                           source adjustSource: @escaping (inout BlueZRadioOptions) -> Void = { _ in }) async throws
         -> String {
         let (source, target) = try await trustedPair(configure: { configuration in
@@ -75,6 +76,10 @@ extension Scenarios {
         if let fallback {
             try expect(transports.allSatisfy { $0.fallback == fallback },
                        "the links went over \(transports), not a fallback for \(fallback.rawValue)")
+        }
+        if let setupEnds {
+            let setup = target.counting.lastSetup.map(\.name)
+            try expect(setup.suffix(setupEnds.count) == setupEnds[...], "the link's setup was \(setup)")
         }
         let mtu = target.counting.lastMTU.map(String.init) ?? "?"
         let time = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
