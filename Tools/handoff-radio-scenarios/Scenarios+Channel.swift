@@ -154,6 +154,9 @@ extension Scenarios {
             throw ScenarioFailure("the note's peer \(remote.peer) is not a device path")
         }
         let peerOnTarget = await target.bluez.device(at: path)
+        // A connection an earlier process left up (bluetoothd keeps one it made for a client that has gone) would
+        // make the first round warm: take it down first.
+        try? await peerOnTarget.disconnect(timeout: .seconds(5))
         var times: [Duration] = []
         var phases: [String] = []
         for round in 1...count {
@@ -169,8 +172,10 @@ extension Scenarios {
             }
             try expect(received.userInfo["content"] == .string(content),
                        "cold continue \(round) brought \(String(describing: received.userInfo["content"]))")
+            // A wait for the last link's lease (bluetoothd may say disconnected a moment before it is given back)
+            // is no GATT: what must not be here is a connection through bluetoothd, services or a PSM read.
             let setup = target.counting.lastSetup.map(\.name)
-            try expect(round == 1 || setup == ["channel"],
+            try expect(round == 1 || setup.filter { $0 != "previous-link" } == ["channel"],
                        "cold continue \(round) did not use the known PSM: setup \(setup)")
             times.append(elapsed)
             phases.append(phaseBreakdown(target.counting, started: started))
