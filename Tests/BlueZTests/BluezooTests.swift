@@ -197,15 +197,15 @@ struct BluezooTests {
     @Test("attributes refuse what they have no handler for, with BlueZ's error names")
     func refuseByDefault() async throws {
         let request = GattRequest()
-        let refusal = BlueZ.refusal("read")
+        let refusal = GattRefusal.unsupported("read")
         #expect(refusal.name?.rawValue == "org.bluez.Error.NotSupported")
         await #expect(throws: DBusError.self) {
-            _ = try await BlueZ.answering { () async throws -> Data in
+            _ = try await GattRefusal.answering { () async throws -> Data in
                 throw BlueZError(.notPermitted, "read is not permitted: \(request.offset)")
             }
         }
         do {
-            _ = try await BlueZ.answering { () async throws -> Data in throw BlueZError(.invalidOffset, "x") }
+            _ = try await GattRefusal.answering { () async throws -> Data in throw BlueZError(.invalidOffset, "x") }
         } catch let error as DBusError {
             #expect(error.name?.rawValue == "org.bluez.Error.InvalidOffset")
         }
