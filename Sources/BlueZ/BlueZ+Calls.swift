@@ -28,10 +28,11 @@ extension BlueZ {
     }
 
     /// Reads a property of a bluetoothd object fresh from the bus.
-    nonisolated func getProperty(_ path: ObjectPath, _ interface: String, _ name: String) async throws(BlueZError)
-        -> Variant
+    nonisolated func getProperty(_ path: ObjectPath, _ interface: String, _ name: String, timeout: Duration? = nil)
+        async throws(BlueZError) -> Variant
     {
-        let reply = try await call(path, BlueZNames.properties, "Get", [.string(interface), .string(name)])
+        let reply = try await call(path, BlueZNames.properties, "Get", [.string(interface), .string(name)],
+                                   timeout: timeout)
         guard let first = reply.first, case .variant(let variant) = first else {
             throw BlueZError(.malformedReply, "Properties.Get(\(name)) on \(path) did not return a variant")
         }

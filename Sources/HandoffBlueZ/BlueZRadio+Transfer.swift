@@ -87,7 +87,7 @@ extension BlueZRadio {
             try? await device.disconnect(timeout: .seconds(5))
             try? await adapter.removeDevice(device)
         }
-        let changes = try await BlueZRadioLink.watch(device, peer: peer, bluez: bluez)
+        let changes = try await BlueZRadioLink.watch(device, peer: peer)
         setup += try await establish(peer, device: device, say: say)
         do {
             return try await resolvedLink(to: peer, device: device, lease: lease, changes: changes, setup: setup,
@@ -98,7 +98,7 @@ extension BlueZRadio {
             try? await device.disconnect(timeout: .seconds(5))
             try? await adapter.removeDevice(device)
         }
-        let again = try await BlueZRadioLink.watch(device, peer: peer, bluez: bluez)
+        let again = try await BlueZRadioLink.watch(device, peer: peer)
         setup += try await establish(peer, device: device, say: say)
         do {
             return try await resolvedLink(to: peer, device: device, lease: lease, changes: again, setup: setup,
@@ -125,7 +125,7 @@ extension BlueZRadio {
     /// one EATT response is matched to the wrong channel, and the peer keeps a channel the refusal names. Two
     /// machines that have met before do this on most connections; a connection the kernel makes has no EATT.
     /// Only when that is refused too does the link fall back to GATT, on a connection made afresh.
-    private func resolvedLink(to peer: PeerAddress, device: Device1, lease: DeviceLease, changes: AsyncStream<Message>,
+    private func resolvedLink(to peer: PeerAddress, device: Device1, lease: DeviceLease, changes: ConnectionChanges,
                               setup: [LinkSetupPhase], say: @escaping @Sendable (String) -> Void) async throws
         -> any RadioLink {
         var setup = setup
@@ -161,7 +161,7 @@ extension BlueZRadio {
                         transport = LinkTransport(fallback: .refused,
                                                   detail: "PSM 0x\(String(psm, radix: 16)): \(error); again: \(second)")
                         // The GATT link needs the connection back, and a watch that has not seen it drop.
-                        changes = try await BlueZRadioLink.watch(device, peer: peer, bluez: bluez)
+                        changes = try await BlueZRadioLink.watch(device, peer: peer)
                         setup += try await establish(peer, device: device, say: say)
                     }
                 case .failure(let error):
@@ -315,7 +315,7 @@ extension BlueZRadio {
         guard let address = await bluez.adapters().first(where: { $0.path == adapter.path })?.address?.string else {
             return nil
         }
-        let type = await bluez.stringNow(adapter.path, BlueZNames.adapter1, "AddressType") ?? "public"
+        let type = await adapter.addressTypeNow() ?? "public"
         localAddress = L2CAPAddress(address, addressType: type)
         return localAddress
     }

@@ -38,13 +38,13 @@ extension BlueZRadioLink {
         }
         let linked = ContinuousClock.now
         let deadline = ContinuousClock.now + options.servicesResolvedTimeout
-        while await bluez.deviceFlagNow(device.path, "ServicesResolved") != true {
+        while await device.flagNow("ServicesResolved") != true {
             guard ContinuousClock.now < deadline else {
                 try? await device.disconnect(timeout: .seconds(5))
                 throw RadioError(.unreachable, "services of \(peer) did not resolve within "
                                      + "\(options.servicesResolvedTimeout)")
             }
-            if await bluez.connectedNow(device.path) != true {
+            if await device.connectedNow() != true {
                 throw RadioError(.unreachable, "\(peer) disconnected while its services were being resolved")
             }
             try await Task.sleep(for: .milliseconds(100))
@@ -95,7 +95,7 @@ extension BlueZRadioLink {
         let deadline = ContinuousClock.now + limit
         var nextNudge = ContinuousClock.now + .seconds(3)
         while true {
-            if let connected = await bluez.connectedNow(device.path) { return connected }
+            if let connected = await device.connectedNow() { return connected }
             guard ContinuousClock.now < deadline, !Task.isCancelled else { return nil }
             if ContinuousClock.now >= nextNudge {
                 await nudge()
@@ -114,7 +114,7 @@ extension BlueZRadioLink {
                 BlueZNames.gattCharacteristic1)?["UUID"]?.get(String.self)) ?? "?") }
         let services = tree.paths(with: BlueZNames.gattService1).filter { path.isAncestor(of: $0) }
             .map { (try? tree.properties($0, BlueZNames.gattService1)?["UUID"]?.get(String.self)) ?? "?" }
-        let connected = await bluez.connectedNow(path).map { "\($0)" } ?? "unknown"
+        let connected = await bluez.device(at: path).connectedNow().map { "\($0)" } ?? "unknown"
         return "mirror: Connected=\(mirrored ?? "absent"), services \(services), characteristics \(characteristics); "
             + "bluetoothd: Connected=\(connected)"
     }

@@ -34,13 +34,11 @@ final class BlueZRadioLink: RadioLink {
         (notifications, continuation) = AsyncStream<[UInt8]>.makeStream(bufferingPolicy: .unbounded)
     }
 
-    /// The device's own PropertiesChanged, watched from before the connection is made: the BlueZ layer's mirror
+    /// The device's own `Connected` changes, watched from before the connection is made: the BlueZ layer's mirror
     /// can miss a Connected change that races an InterfacesAdded (they travel on separate tasks).
-    static func watch(_ device: Device1, peer: PeerAddress, bluez: BlueZ) async throws -> AsyncStream<Message> {
+    static func watch(_ device: Device1, peer: PeerAddress) async throws -> ConnectionChanges {
         do {
-            return try await bluez.connection.signals(matching: MatchRule.signal(
-                interface: InterfaceName(stringLiteral: BlueZNames.properties), member: "PropertiesChanged",
-                path: device.path))
+            return try await device.connectionChanges()
         } catch {
             throw RadioError(.failed, "cannot watch \(peer): \(error)")
         }
@@ -49,7 +47,7 @@ final class BlueZRadioLink: RadioLink {
     /// On an established connection (see `establish`): finds the transfer service's characteristics, subscribes
     /// to the data characteristic and reads the MTU. `changes` comes from `watch`, made before connecting.
     static func subscribe(to peer: PeerAddress, device: Device1, bluez: BlueZ, options: BlueZRadioOptions,
-                          changes: AsyncStream<Message>, lease: DeviceLease, staleCaches: StaleCaches,
+                          changes: ConnectionChanges, lease: DeviceLease, staleCaches: StaleCaches,
                           transport: LinkTransport, setup: [LinkSetupPhase],
                           log: @escaping @Sendable (String) -> Void) async throws
         -> BlueZRadioLink {
@@ -80,16 +78,16 @@ final class BlueZRadioLink: RadioLink {
         let link = BlueZRadioLink(peer: peer, mtu: mtu, device: device, request: request, lease: lease,
                                   staleCaches: staleCaches, transport: transport, setup: setup + [LinkSetupPhase("subscribe",
                                                                                         ContinuousClock.now - started)])
-        link.start(values: values, changes: changes, bluez: bluez, log: log)
+        link.start(values: values, changes: changes, log: log)
         log("link to \(peer) up over \(transport), ATT MTU \(mtu)")
         return link
     }
 
     /// Forwards notifications, and finishes the stream when the device is no longer connected (or is gone).
-    private func start(values: AsyncStream<Data>, changes: AsyncStream<Message>, bluez: BlueZ,
+    private func start(values: AsyncStream<Data>, changes: ConnectionChanges,
                        log: @escaping @Sendable (String) -> Void) {
         let continuation = self.continuation
-        let path = device.path
+        let device = self.device
         let peer = self.peer
         let pump = Task {
             for await value in values { continuation.yield([UInt8](value)) }
@@ -97,7 +95,7 @@ final class BlueZRadioLink: RadioLink {
             continuation.finish()
         }
         let watcher = Task {
-            await Self.waitForDisconnection(of: path, changes: changes, bluez: bluez)
+            await Self.waitForDisconnection(of: device, changes: changes)
             guard !Task.isCancelled else { return }
             log("link to \(peer): the device is no longer connected")
             continuation.finish()
@@ -137,24 +135,18 @@ final class BlueZRadioLink: RadioLink {
         lease.release()
     }
 
-    /// Returns when `path` reports `Connected` false in a PropertiesChanged, or when bluetoothd, asked every
+    /// Returns when `device` reports `Connected` false in a PropertiesChanged, or when bluetoothd, asked every
     /// two seconds, no longer says it is connected (the device object or bluetoothd went away).
-    private static func waitForDisconnection(of path: ObjectPath, changes: AsyncStream<Message>, bluez: BlueZ) async {
+    private static func waitForDisconnection(of device: Device1, changes: ConnectionChanges) async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
-                for await message in changes {
-                    guard let arguments = try? message.arguments(), arguments.count >= 2,
-                          (try? String(dbusValue: arguments[0])) == BlueZNames.device1,
-                          let changed = try? [String: Variant](dbusValue: arguments[1]),
-                          let connected = try? changed["Connected"]?.get(Bool.self) else { continue }
-                    if !connected { return }
-                }
+                for await connected in changes where !connected { return }
             }
             group.addTask {
                 while !Task.isCancelled {
                     try? await Task.sleep(for: .seconds(2))
                     if Task.isCancelled { return }
-                    if await bluez.connectedNow(path) != true { return }
+                    if await device.connectedNow() != true { return }
                 }
             }
             await group.next()

@@ -120,7 +120,7 @@ final class BlueZTransferService: TransferService {
             log("transfer service: the adapter's address is unknown; serving GATT only")
             return nil
         }
-        let type = await bluez.stringNow(adapter.path, BlueZNames.adapter1, "AddressType") ?? "public"
+        let type = await adapter.addressTypeNow() ?? "public"
         guard let local = L2CAPAddress(address, addressType: type) else {
             log("transfer service: cannot use address \(address) (\(type)) for a channel; serving GATT only")
             return nil
@@ -217,7 +217,7 @@ final class BlueZTransferService: TransferService {
     private func isConnected(_ central: PeerAddress) async -> Bool {
         guard let path = ObjectPath(rawValue: central.rawValue) else { return true }
         if (try? await bluez.device(at: path).properties())?.connected == true { return true }
-        return await bluez.connectedNow(path) == true
+        return await bluez.device(at: path).connectedNow() == true
     }
 
     /// Unregisters the application and ends `writes`. Idempotent.
