@@ -74,7 +74,7 @@ extension BlueZ {
             for device in initial { continuation.yield(.appeared(device)) }
             for await batch in stream {
                 for change in batch
-                where change.interface == BlueZNames.device1 && adapterPath.isAncestor(of: change.path) {
+                where change.interface == BlueZNames.device1.rawValue && adapterPath.isAncestor(of: change.path) {
                     guard let self else { break }
                     switch change.kind {
                     case .removed(let last):

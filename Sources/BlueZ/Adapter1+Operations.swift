@@ -50,7 +50,7 @@ extension BlueZ {
             for adapter in current { continuation.yield(.added(adapter)) }
             let task = Task { [weak self] in
                 for await batch in stream {
-                    for change in batch where change.interface == BlueZNames.adapter1 {
+                    for change in batch where change.interface == BlueZNames.adapter1.rawValue {
                         switch change.kind {
                         case .added:
                             if let props = await self?.adapterProperties(change.path) {

@@ -116,7 +116,7 @@ extension BlueZ {
     /// four calls it makes (all without reply), each handed to the session in arrival order.
     static func monitorInterface(_ monitor: AdvertisementMonitor, session: MonitorSession) -> ExportedInterface {
         var interface = ExportedInterface(
-            InterfaceName(stringLiteral: BlueZNames.advertisementMonitor1), callOrder: .serial)
+            BlueZNames.advertisementMonitor1, callOrder: .serial)
         interface.property("Type", get: { AdvertisementMonitor.orPatterns })
         let patternType = DBusType.structure([.byte, .byte, .array(.byte)])
         let patterns = Value.array(patternType, monitor.patterns.map {
@@ -176,7 +176,7 @@ extension BlueZ {
                 continue
             case .changes(let batch):
                 for change in batch
-                where change.interface == BlueZNames.device1 && session.adapter.isAncestor(of: change.path) {
+                where change.interface == BlueZNames.device1.rawValue && session.adapter.isAncestor(of: change.path) {
                     switch change.kind {
                     case .removed(let last):
                         if seen.remove(change.path) != nil, let props = Device1.Properties(path: change.path, last) {

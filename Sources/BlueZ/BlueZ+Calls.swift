@@ -7,31 +7,32 @@ extension BlueZ {
     /// - Throws: ``BlueZError``: the BlueZ error code of an error reply (ATT errors as `.att`),
     ///   `.unavailable(.noBlueZ)` when bluetoothd is not on the bus, `.bus` for D-Bus failures.
     nonisolated func call(
-        _ path: ObjectPath, _ interface: String, _ member: String, _ arguments: [Value] = [],
+        _ path: ObjectPath, _ interface: InterfaceName, _ member: MemberName, _ arguments: [Value] = [],
         timeout: Duration? = nil
     ) async throws(BlueZError) -> [Value] {
         do {
             return try await connection.call(
-                destination: Self.bluezName, path: path, interface: InterfaceName(stringLiteral: interface),
-                member: MemberName(stringLiteral: member), arguments: arguments, timeout: timeout)
+                destination: BlueZNames.service, path: path, interface: interface, member: member,
+                arguments: arguments, timeout: timeout)
         } catch {
             throw BlueZError(calling: "\(interface).\(member) on \(path)", error)
         }
     }
 
     /// Sets a property of a bluetoothd object.
-    nonisolated func setProperty(_ path: ObjectPath, _ interface: String, _ name: String, _ value: Value)
+    nonisolated func setProperty(_ path: ObjectPath, _ interface: InterfaceName, _ name: String, _ value: Value)
         async throws(BlueZError)
     {
         _ = try await call(
-            path, BlueZNames.properties, "Set", [.string(interface), .string(name), .variant(Variant(value))])
+            path, BlueZNames.properties, "Set", [.string(interface.rawValue), .string(name), .variant(Variant(value))])
     }
 
     /// Reads a property of a bluetoothd object fresh from the bus.
-    nonisolated func getProperty(_ path: ObjectPath, _ interface: String, _ name: String, timeout: Duration? = nil)
+    nonisolated func getProperty(_ path: ObjectPath, _ interface: InterfaceName, _ name: String,
+                                 timeout: Duration? = nil)
         async throws(BlueZError) -> Variant
     {
-        let reply = try await call(path, BlueZNames.properties, "Get", [.string(interface), .string(name)],
+        let reply = try await call(path, BlueZNames.properties, "Get", [.string(interface.rawValue), .string(name)],
                                    timeout: timeout)
         guard let first = reply.first, case .variant(let variant) = first else {
             throw BlueZError(.malformedReply, "Properties.Get(\(name)) on \(path) did not return a variant")
@@ -59,7 +60,7 @@ extension BlueZError {
 
     /// The D-Bus error our exported objects reply with for this error.
     var dbusReply: DBusError {
-        let name = code.errorName ?? BlueZNames.errorPrefix + "Failed"
-        return DBusError(name: ErrorName(stringLiteral: name), message: message)
+        let name = code.errorName.flatMap(ErrorName.init(rawValue:)) ?? BlueZNames.failed
+        return DBusError(name: name, message: message)
     }
 }

@@ -4,26 +4,22 @@ import HandoffShared
 
 /// Keeping ``BlueZ/tree`` in step with bluetoothd.
 extension BlueZ {
-    static let bluezName: BusName = "org.bluez"
-    static let objectManagerInterface: InterfaceName = "org.freedesktop.DBus.ObjectManager"
-    static let propertiesInterface: InterfaceName = "org.freedesktop.DBus.Properties"
-
     /// Subscribes to NameOwnerChanged, InterfacesAdded/Removed and PropertiesChanged *before* reading
     /// GetManagedObjects, so no change falls between the snapshot and the signals.
     func start() async throws(BlueZError) {
         do {
-            let owners = try await connection.nameOwnerChanges(of: Self.bluezName)
+            let owners = try await connection.nameOwnerChanges(of: BlueZNames.service)
             // One rule for every bluetoothd signal, so InterfacesAdded and PropertiesChanged arrive in the order
             // bluetoothd sent them (two streams consumed by two tasks could reorder ServicesResolved before the
             // services it announces).
-            let signals = try await connection.signals(matching: MatchRule.signal(sender: Self.bluezName))
+            let signals = try await connection.signals(matching: MatchRule.signal(sender: BlueZNames.service))
             pumps.append(Task { [weak self] in
                 for await change in owners { await self?.ownerChanged(to: change.newOwner) }
             })
             pumps.append(Task { [weak self] in
                 for await message in signals { await self?.received(message) }
             })
-            owner = try await connection.owner(of: Self.bluezName)
+            owner = try await connection.owner(of: BlueZNames.service)
         } catch {
             throw BlueZError(.bus, "cannot watch org.bluez: \(error.message)", cause: error)
         }
@@ -53,7 +49,7 @@ extension BlueZ {
         for attempt in 1...5 {
             do {
                 let reply = try await connection.call(
-                    destination: Self.bluezName, path: .root, interface: Self.objectManagerInterface,
+                    destination: BlueZNames.service, path: .root, interface: BlueZNames.objectManager,
                     member: "GetManagedObjects", timeout: .seconds(10))
                 guard let first = reply.first else { return }
                 let snapshot = try [ObjectPath: [String: [String: Variant]]](dbusValue: first)
@@ -77,15 +73,15 @@ extension BlueZ {
               let arguments = try? message.arguments() else { return }
         var changes: [ObjectTree.Change] = []
         switch member {
-        case "InterfacesAdded" where message.interface == Self.objectManagerInterface:
+        case "InterfacesAdded" where message.interface == BlueZNames.objectManager:
             guard arguments.count == 2, case .objectPath(let object) = arguments[0],
                   let interfaces = try? [String: [String: Variant]](dbusValue: arguments[1]) else { return }
             changes = tree.interfacesAdded(object, interfaces)
-        case "InterfacesRemoved" where message.interface == Self.objectManagerInterface:
+        case "InterfacesRemoved" where message.interface == BlueZNames.objectManager:
             guard arguments.count == 2, case .objectPath(let object) = arguments[0],
                   let names = try? [String](dbusValue: arguments[1]) else { return }
             changes = tree.interfacesRemoved(object, names)
-        case "PropertiesChanged" where message.interface == Self.propertiesInterface:
+        case "PropertiesChanged" where message.interface == BlueZNames.properties:
             guard arguments.count == 3, let interface = try? String(dbusValue: arguments[0]),
                   let changed = try? [String: Variant](dbusValue: arguments[1]),
                   let invalidated = try? [String](dbusValue: arguments[2]) else { return }
@@ -101,7 +97,8 @@ extension BlueZ {
 
     static func isManagerAppearance(_ change: ObjectTree.Change) -> Bool {
         guard change.kind == .added else { return false }
-        return change.interface == BlueZNames.leAdvertisingManager1 || change.interface == BlueZNames.gattManager1
+        return change.interface == BlueZNames.leAdvertisingManager1.rawValue
+            || change.interface == BlueZNames.gattManager1.rawValue
     }
 
     /// Hands changes to every watcher.

@@ -52,15 +52,15 @@ extension BlueZ {
         case .agent(let capability):
             guard owner != nil else { throw BlueZError(.unavailable(.noBlueZ), "bluetoothd is not running") }
             _ = try await call(
-                ObjectPath(stringLiteral: BlueZNames.rootPath), BlueZNames.agentManager1, "RegisterAgent",
+                BlueZNames.rootPath, BlueZNames.agentManager1, "RegisterAgent",
                 [.objectPath(registration.path), .string(capability)])
             _ = try? await call(
-                ObjectPath(stringLiteral: BlueZNames.rootPath), BlueZNames.agentManager1, "RequestDefaultAgent",
+                BlueZNames.rootPath, BlueZNames.agentManager1, "RequestDefaultAgent",
                 [.objectPath(registration.path)])
         }
     }
 
-    func adapterPath(_ name: String, needing interface: String) throws(BlueZError) -> ObjectPath {
+    func adapterPath(_ name: String, needing interface: InterfaceName) throws(BlueZError) -> ObjectPath {
         guard owner != nil else { throw BlueZError(.unavailable(.noBlueZ), "bluetoothd is not running") }
         let named = tree.paths(with: BlueZNames.adapter1).first { $0.elements.last.map(String.init) == name }
         guard let path = named else { throw BlueZError(.unavailable(.noAdapter), "no adapter \(name)") }

@@ -22,7 +22,7 @@ extension Device1 {
     public func connectionChanges() async throws(BlueZError) -> ConnectionChanges {
         do {
             return ConnectionChanges(messages: try await bluez.connection.signals(matching: MatchRule.signal(
-                interface: InterfaceName(stringLiteral: BlueZNames.properties), member: "PropertiesChanged",
+                interface: BlueZNames.properties, member: "PropertiesChanged",
                 path: path)))
         } catch {
             throw BlueZError(.bus, "cannot watch \(path): \(error.message)", cause: error)
@@ -45,7 +45,7 @@ public struct ConnectionChanges: AsyncSequence, Sendable {
 
         public mutating func next() async -> Bool? {
             while let message = await messages.next() {
-                guard let change = PropertiesChange(message), change.interface.rawValue == BlueZNames.device1,
+                guard let change = PropertiesChange(message), change.interface == BlueZNames.device1,
                       let connected = try? change.changed["Connected"]?.get(Bool.self) else { continue }
                 return connected
             }

@@ -65,7 +65,7 @@ public struct GattCharacteristic1: Sendable, Hashable {
         do {
             messages = try await bluez.connection.signals(
                 matching: MatchRule.signal(
-                    interface: BlueZ.propertiesInterface, member: "PropertiesChanged", path: path))
+                    interface: BlueZNames.properties, member: "PropertiesChanged", path: path))
         } catch {
             throw BlueZError(.bus, "cannot subscribe to \(path): \(error.message)", cause: error)
         }
@@ -73,10 +73,8 @@ public struct GattCharacteristic1: Sendable, Hashable {
         let (values, continuation) = AsyncStream<Data>.makeStream(bufferingPolicy: .unbounded)
         let pump = Task {
             for await message in messages {
-                guard let arguments = try? message.arguments(), arguments.count >= 2,
-                      (try? String(dbusValue: arguments[0])) == BlueZNames.gattCharacteristic1,
-                      let changed = try? [String: Variant](dbusValue: arguments[1]),
-                      let bytes = try? changed["Value"]?.get([UInt8].self) else { continue }
+                guard let change = PropertiesChange(message), change.interface == BlueZNames.gattCharacteristic1,
+                      let bytes = try? change.changed["Value"]?.get([UInt8].self) else { continue }
                 continuation.yield(Data(bytes))
             }
             continuation.finish()

@@ -64,7 +64,7 @@ extension BlueZ {
     }
 
     static func serviceInterface(_ service: GattApplication.Service) -> ExportedInterface {
-        var interface = ExportedInterface(InterfaceName(stringLiteral: BlueZNames.gattService1))
+        var interface = ExportedInterface(BlueZNames.gattService1)
         let uuid = service.uuid.string
         let primary = service.primary
         interface.property("UUID", get: { uuid })
@@ -76,7 +76,7 @@ extension BlueZ {
         -> ExportedInterface
     {
         var interface = ExportedInterface(
-            InterfaceName(stringLiteral: BlueZNames.gattDescriptor1), callOrder: .serial)
+            BlueZNames.gattDescriptor1, callOrder: .serial)
         let uuid = descriptor.uuid.string
         let flags = descriptor.flags.map(\.rawValue).sorted()
         interface.property("UUID", get: { uuid })

@@ -67,7 +67,7 @@ extension BlueZ {
     }
 
     func exportAdvertisement(_ box: Locked<LEAdvertisement>, at path: ObjectPath) async throws(BlueZError) {
-        var interface = ExportedInterface(InterfaceName(stringLiteral: BlueZNames.leAdvertisement1))
+        var interface = ExportedInterface(BlueZNames.leAdvertisement1)
         for (name, value) in box.value.properties.sorted(by: { $0.key < $1.key }) {
             interface.property(
                 MemberName(stringLiteral: name), type: value.type,
@@ -139,7 +139,7 @@ public struct AdvertisementRegistration: Sendable {
         guard !changed.isEmpty else { return }
         do {
             try bluez.connection.emitPropertiesChanged(
-                path: path, interface: InterfaceName(stringLiteral: BlueZNames.leAdvertisement1), changed: changed)
+                path: path, interface: BlueZNames.leAdvertisement1, changed: changed)
         } catch {
             throw BlueZError(.bus, "cannot emit PropertiesChanged: \(error.message)", cause: error)
         }

@@ -98,13 +98,13 @@ public struct ObjectTree: Sendable, Equatable {
     }
 
     /// One interface's properties, or nil.
-    public func properties(_ path: ObjectPath, _ interface: String) -> [String: Variant]? {
-        objects[path]?[interface]
+    public func properties(_ path: ObjectPath, _ interface: InterfaceName) -> [String: Variant]? {
+        objects[path]?[interface.rawValue]
     }
 
     /// Objects carrying `interface`, sorted by path.
-    public func paths(with interface: String) -> [ObjectPath] {
-        objects.keys.filter { objects[$0]?[interface] != nil }.sorted()
+    public func paths(with interface: InterfaceName) -> [ObjectPath] {
+        objects.keys.filter { objects[$0]?[interface.rawValue] != nil }.sorted()
     }
 
     /// Objects strictly below `path` (BlueZ only links child to parent, so this walks the paths).

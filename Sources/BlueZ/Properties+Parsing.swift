@@ -19,9 +19,9 @@ extension Device1.Properties {
 extension Adapter1.Properties {
     /// Reads an adapter object's interfaces; nil when it has no Adapter1.
     init?(path: ObjectPath, interfaces: [String: [String: Variant]]) {
-        guard let adapter = interfaces[BlueZNames.adapter1] else { return nil }
+        guard let adapter = interfaces[BlueZNames.adapter1.rawValue] else { return nil }
         let bag = PropertyBag(adapter)
-        let advertising = interfaces[BlueZNames.leAdvertisingManager1].map(PropertyBag.init)
+        let advertising = interfaces[BlueZNames.leAdvertisingManager1.rawValue].map(PropertyBag.init)
         var maxAdvLen: UInt8?
         if let caps: [String: Variant] = advertising?.get("SupportedCapabilities") {
             maxAdvLen = PropertyBag(caps).integer("MaxAdvLen").flatMap { UInt8(exactly: $0) }
@@ -29,7 +29,7 @@ extension Adapter1.Properties {
         self.init(
             path: path, address: bag.string("Address").flatMap(BluetoothAddress.init), alias: bag.string("Alias"),
             powered: bag.bool("Powered") ?? false, discovering: bag.bool("Discovering") ?? false,
-            canAdvertise: advertising != nil, canServeGatt: interfaces[BlueZNames.gattManager1] != nil,
+            canAdvertise: advertising != nil, canServeGatt: interfaces[BlueZNames.gattManager1.rawValue] != nil,
             supportedInstances: advertising?.integer("SupportedInstances").flatMap { UInt8(exactly: $0) },
             activeInstances: advertising?.integer("ActiveInstances").flatMap { UInt8(exactly: $0) },
             supportedIncludes: advertising?.strings("SupportedIncludes") ?? [], maxAdvertisingLength: maxAdvLen)

@@ -20,10 +20,10 @@ struct ObjectTreeTests {
     @Test("snapshot, then added, changed and removed signals keep the mirror current")
     func lifecycle() throws {
         var tree = ObjectTree()
-        tree.reset(to: [adapter: [BlueZNames.adapter1: ["Powered": Variant(true), "Address": Variant("00:AA:01:00:00:23")]]])
+        tree.reset(to: [adapter: [BlueZNames.adapter1.rawValue: ["Powered": Variant(true), "Address": Variant("00:AA:01:00:00:23")]]])
         #expect(tree.paths(with: BlueZNames.adapter1) == [adapter])
 
-        let added = tree.interfacesAdded(device, [BlueZNames.device1: deviceProperties(rssi: -60)])
+        let added = tree.interfacesAdded(device, [BlueZNames.device1.rawValue: deviceProperties(rssi: -60)])
         #expect(added.map(\.kind) == [.added])
         let props = try #require(Device1.Properties(path: device, tree.properties(device, BlueZNames.device1) ?? [:]))
         #expect(props.rssi == -60)
@@ -31,12 +31,12 @@ struct ObjectTreeTests {
         #expect(props.serviceData[BluetoothUUID(short: 0xFE2C)] == Data([9]))
 
         let changed = tree.propertiesChanged(
-            device, interface: BlueZNames.device1, changed: ["RSSI": Variant(Int16(-40))], invalidated: ["Alias"])
+            device, interface: BlueZNames.device1.rawValue, changed: ["RSSI": Variant(Int16(-40))], invalidated: ["Alias"])
         #expect(changed.first?.kind == .changed(["RSSI", "Alias"]))
         #expect(Device1.Properties(path: device, tree.properties(device, BlueZNames.device1) ?? [:])?.rssi == -40)
         #expect(tree.children(of: adapter) == [device])
 
-        let removed = tree.interfacesRemoved(device, [BlueZNames.device1])
+        let removed = tree.interfacesRemoved(device, [BlueZNames.device1.rawValue])
         guard case .removed(let last) = removed.first?.kind else {
             Issue.record("expected a removed change")
             return
@@ -48,17 +48,17 @@ struct ObjectTreeTests {
     @Test("signals for unknown paths are tolerated and change nothing")
     func unknownPaths() {
         var tree = ObjectTree()
-        let none = tree.propertiesChanged(device, interface: BlueZNames.device1, changed: ["RSSI": Variant(Int16(1))],
+        let none = tree.propertiesChanged(device, interface: BlueZNames.device1.rawValue, changed: ["RSSI": Variant(Int16(1))],
                                           invalidated: [])
         #expect(none.isEmpty)
-        #expect(tree.interfacesRemoved(device, [BlueZNames.device1]).isEmpty)
+        #expect(tree.interfacesRemoved(device, [BlueZNames.device1.rawValue]).isEmpty)
         #expect(tree.objects.isEmpty)
     }
 
     @Test("clear reports every interface gone (bluetoothd left the bus)")
     func clear() {
         var tree = ObjectTree()
-        tree.reset(to: [adapter: [BlueZNames.adapter1: [:], BlueZNames.gattManager1: [:]]])
+        tree.reset(to: [adapter: [BlueZNames.adapter1.rawValue: [:], BlueZNames.gattManager1.rawValue: [:]]])
         #expect(tree.clear().count == 2)
         #expect(tree.objects.isEmpty)
     }
@@ -66,12 +66,12 @@ struct ObjectTreeTests {
     @Test("adapter properties include the advertising manager's capabilities")
     func adapterProperties() throws {
         let interfaces: [String: [String: Variant]] = [
-            BlueZNames.adapter1: ["Powered": Variant(true), "Address": Variant("00:AA:01:00:00:23")],
-            BlueZNames.leAdvertisingManager1: [
+            BlueZNames.adapter1.rawValue: ["Powered": Variant(true), "Address": Variant("00:AA:01:00:00:23")],
+            BlueZNames.leAdvertisingManager1.rawValue: [
                 "SupportedInstances": Variant(UInt8(15)), "ActiveInstances": Variant(UInt8(0)),
                 "SupportedCapabilities": Variant(["MaxAdvLen": Variant(UInt8(31))]),
             ],
-            BlueZNames.gattManager1: [:],
+            BlueZNames.gattManager1.rawValue: [:],
         ]
         let props = try #require(Adapter1.Properties(path: adapter, interfaces: interfaces))
         #expect(props.name == "hci0")

@@ -46,8 +46,8 @@ struct Rig: Sendable {
         guard let address = try await adapter.properties().address else {
             throw ScenarioFailure("\(adapter.name) has no Address")
         }
-        let proxy = Proxy(connection: bluez.connection, destination: BusName(stringLiteral: BlueZNames.service),
-                          path: adapter.path, interface: InterfaceName(stringLiteral: BlueZNames.adapter1))
+        let proxy = Proxy(connection: bluez.connection, destination: BlueZNames.service,
+                          path: adapter.path, interface: BlueZNames.adapter1)
         let type = try await proxy.property("AddressType", as: String.self)
         guard let l2cap = L2CAPAddress(address.string, addressType: type) else {
             throw ScenarioFailure("\(adapter.name): \(address.string) of type '\(type)' is no LE address")

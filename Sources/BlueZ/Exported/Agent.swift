@@ -67,10 +67,10 @@ public struct Agent: Sendable {
     }
 
     func interface() -> ExportedInterface {
-        var interface = ExportedInterface(InterfaceName(stringLiteral: BlueZNames.agent1))
+        var interface = ExportedInterface(BlueZNames.agent1)
         let decide = self.decide
         let rejected = DBusError(
-            name: ErrorName(stringLiteral: BlueZNames.errorPrefix + "Rejected"), message: "rejected")
+            name: BlueZNames.error("Rejected"), message: "rejected")
         interface.method("Release") { _ in [] }
         interface.method("Cancel") { _ in [] }
         interface.method("RequestConfirmation", in: "ou") { call in
@@ -135,7 +135,7 @@ extension BlueZ {
     /// Unregisters and unexports an agent.
     public func unregisterAgent(_ path: ObjectPath) async {
         if removeRegistration(path)?.active == true {
-            _ = try? await call(ObjectPath(stringLiteral: BlueZNames.rootPath), BlueZNames.agentManager1,
+            _ = try? await call(BlueZNames.rootPath, BlueZNames.agentManager1,
                                 "UnregisterAgent", [.objectPath(path)])
         }
         _ = try? connection.unexport(path)

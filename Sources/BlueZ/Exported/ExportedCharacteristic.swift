@@ -40,7 +40,7 @@ final class ExportedCharacteristic: Sendable {
     /// The `GattCharacteristic1` interface bluetoothd reads and calls.
     var interface: ExportedInterface {
         var interface = ExportedInterface(
-            InterfaceName(stringLiteral: BlueZNames.gattCharacteristic1), callOrder: .serial)
+            BlueZNames.gattCharacteristic1, callOrder: .serial)
         let uuid = self.uuid.string
         let service = servicePath
         let flags = definition.flags.map(\.rawValue).sorted()
@@ -65,7 +65,7 @@ final class ExportedCharacteristic: Sendable {
     func notify(_ value: Data) throws(BlueZError) -> Bool {
         do {
             try connection.emitPropertiesChanged(
-                path: path, interface: InterfaceName(stringLiteral: BlueZNames.gattCharacteristic1),
+                path: path, interface: BlueZNames.gattCharacteristic1,
                 changed: ["Value": Variant([UInt8](value))])
         } catch {
             throw BlueZError(.bus, "cannot send the notification: \(error.message)", cause: error)
@@ -83,7 +83,7 @@ final class ExportedCharacteristic: Sendable {
         }
         if changed {
             try? connection.emitPropertiesChanged(
-                path: path, interface: InterfaceName(stringLiteral: BlueZNames.gattCharacteristic1),
+                path: path, interface: BlueZNames.gattCharacteristic1,
                 changed: ["Notifying": Variant(on)])
             await definition.onSubscribe?(on)
         }
@@ -119,7 +119,7 @@ extension ExportedInterface {
 enum GattRefusal {
     /// The refusal for an operation the attribute has no handler for (refuse by default).
     static func unsupported(_ operation: String) -> DBusError {
-        DBusError(name: ErrorName(stringLiteral: BlueZNames.errorPrefix + "NotSupported"),
+        DBusError(name: BlueZNames.error("NotSupported"),
                   message: "\(operation) is not supported by this attribute")
     }
 
@@ -132,7 +132,7 @@ enum GattRefusal {
         } catch let error as DBusError {
             throw error
         } catch {
-            throw DBusError(name: ErrorName(stringLiteral: BlueZNames.errorPrefix + "Failed"),
+            throw DBusError(name: BlueZNames.failed,
                             message: String(describing: error))
         }
     }
