@@ -110,11 +110,9 @@ extension Adapter1 {
 
     /// Reads the LEAdvertisingManager1 counters fresh from bluetoothd (the mirror follows PropertiesChanged too).
     public func advertisingInstances() async throws(BlueZError) -> (supported: Int, active: Int) {
-        let supported = try await bluez.getProperty(path, BlueZNames.leAdvertisingManager1, "SupportedInstances")
-        let active = try await bluez.getProperty(path, BlueZNames.leAdvertisingManager1, "ActiveInstances")
-        guard let s = try? supported.get(UInt8.self), let a = try? active.get(UInt8.self) else {
-            throw BlueZError(.malformedReply, "advertising instance counters are not bytes")
-        }
-        return (Int(s), Int(a))
+        let supported = try await bluez.property(path, BlueZNames.leAdvertisingManager1, "SupportedInstances",
+                                                 as: UInt8.self)
+        let active = try await bluez.property(path, BlueZNames.leAdvertisingManager1, "ActiveInstances", as: UInt8.self)
+        return (Int(supported), Int(active))
     }
 }

@@ -2,6 +2,13 @@ import DBus
 
 /// Calling bluetoothd, with its errors translated at the boundary.
 extension BlueZ {
+    /// A proxy on one interface of a bluetoothd object: every call, property read and write to bluetoothd goes
+    /// through one.
+    nonisolated func proxy(_ path: ObjectPath, _ interface: InterfaceName, timeout: Duration? = nil) -> Proxy {
+        Proxy(connection: connection, destination: BlueZNames.service, path: path, interface: interface,
+              timeout: timeout)
+    }
+
     /// Calls `member` of `interface` on a bluetoothd object.
     ///
     /// - Throws: ``BlueZError``: the BlueZ error code of an error reply (ATT errors as `.att`),
@@ -11,33 +18,40 @@ extension BlueZ {
         timeout: Duration? = nil
     ) async throws(BlueZError) -> [Value] {
         do {
-            return try await connection.call(
-                destination: BlueZNames.service, path: path, interface: interface, member: member,
-                arguments: arguments, timeout: timeout)
+            return try await proxy(path, interface, timeout: timeout).call(member, arguments: arguments)
         } catch {
             throw BlueZError(calling: "\(interface).\(member) on \(path)", error)
         }
     }
 
     /// Sets a property of a bluetoothd object.
-    nonisolated func setProperty(_ path: ObjectPath, _ interface: InterfaceName, _ name: String, _ value: Value)
+    nonisolated func setProperty(_ path: ObjectPath, _ interface: InterfaceName, _ name: MemberName, _ value: Value)
         async throws(BlueZError)
     {
-        _ = try await call(
-            path, BlueZNames.properties, "Set", [.string(interface.rawValue), .string(name), .variant(Variant(value))])
+        do {
+            try await proxy(path, interface).setProperty(name, value)
+        } catch {
+            throw BlueZError(calling: "setting \(interface).\(name) on \(path)", error)
+        }
     }
 
-    /// Reads a property of a bluetoothd object fresh from the bus.
-    nonisolated func getProperty(_ path: ObjectPath, _ interface: InterfaceName, _ name: String,
-                                 timeout: Duration? = nil)
-        async throws(BlueZError) -> Variant
-    {
-        let reply = try await call(path, BlueZNames.properties, "Get", [.string(interface.rawValue), .string(name)],
-                                   timeout: timeout)
-        guard let first = reply.first, case .variant(let variant) = first else {
-            throw BlueZError(.malformedReply, "Properties.Get(\(name)) on \(path) did not return a variant")
+    /// Reads a property of a bluetoothd object fresh from the bus, as `T`.
+    /// - Throws: ``BlueZError`` as ``call(_:_:_:_:timeout:)`` does; `.malformedReply` when the value is not a `T`.
+    nonisolated func property<T: DBusRepresentable>(
+        _ path: ObjectPath, _ interface: InterfaceName, _ name: MemberName, as type: T.Type,
+        timeout: Duration? = nil
+    ) async throws(BlueZError) -> T {
+        let value: Value
+        do {
+            value = try await proxy(path, interface, timeout: timeout).property(name)
+        } catch {
+            throw BlueZError(calling: "reading \(interface).\(name) on \(path)", error)
         }
-        return variant
+        do {
+            return try T(dbusValue: value)
+        } catch {
+            throw BlueZError(.malformedReply, "\(interface).\(name) of \(path) is not a \(T.dbusType): \(error.message)")
+        }
     }
 }
 

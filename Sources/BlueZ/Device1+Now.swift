@@ -6,8 +6,8 @@ import DBus
 extension Device1 {
     /// A boolean `Device1` property (`Connected`, `ServicesResolved`) as bluetoothd says now, by one
     /// `Properties.Get`; nil when the device or bluetoothd is gone, or bluetoothd does not answer within 5 s.
-    public func flagNow(_ name: String) async -> Bool? {
-        try? await bluez.getProperty(path, BlueZNames.device1, name, timeout: .seconds(5)).get(Bool.self)
+    public func flagNow(_ name: MemberName) async -> Bool? {
+        try? await bluez.property(path, BlueZNames.device1, name, as: Bool.self, timeout: .seconds(5))
     }
 
     /// `Connected` as bluetoothd says now (see ``flagNow(_:)``).
@@ -21,9 +21,7 @@ extension Device1 {
     /// - Throws: ``BlueZError`` `.bus` when the match rule cannot be added.
     public func connectionChanges() async throws(BlueZError) -> ConnectionChanges {
         do {
-            return ConnectionChanges(messages: try await bluez.connection.signals(matching: MatchRule.signal(
-                interface: BlueZNames.properties, member: "PropertiesChanged",
-                path: path)))
+            return ConnectionChanges(changes: try await bluez.proxy(path, BlueZNames.device1).propertyChanges())
         } catch {
             throw BlueZError(.bus, "cannot watch \(path): \(error.message)", cause: error)
         }
@@ -33,21 +31,19 @@ extension Device1 {
 /// The `Connected` values of one device's PropertiesChanged signals (``Device1/connectionChanges()``), in order.
 public struct ConnectionChanges: AsyncSequence, Sendable {
     public typealias Element = Bool
-    let messages: AsyncStream<Message>
+    let changes: AsyncStream<PropertiesChange>
 
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(messages: messages.makeAsyncIterator())
+        AsyncIterator(changes: changes.makeAsyncIterator())
     }
 
-    /// Skips the signals of other interfaces and those that do not carry `Connected`.
+    /// Skips the changes that do not carry `Connected`.
     public struct AsyncIterator: AsyncIteratorProtocol {
-        var messages: AsyncStream<Message>.AsyncIterator
+        var changes: AsyncStream<PropertiesChange>.AsyncIterator
 
         public mutating func next() async -> Bool? {
-            while let message = await messages.next() {
-                guard let change = PropertiesChange(message), change.interface == BlueZNames.device1,
-                      let connected = try? change.changed["Connected"]?.get(Bool.self) else { continue }
-                return connected
+            while let change = await changes.next() {
+                if let connected = try? change.changed["Connected"]?.get(Bool.self) { return connected }
             }
             return nil
         }
@@ -57,6 +53,6 @@ public struct ConnectionChanges: AsyncSequence, Sendable {
 extension Adapter1 {
     /// `AddressType` (`public` or `random`) as bluetoothd says now; the mirror's typed properties do not carry it.
     public func addressTypeNow() async -> String? {
-        try? await bluez.getProperty(path, BlueZNames.adapter1, "AddressType", timeout: .seconds(5)).get(String.self)
+        try? await bluez.property(path, BlueZNames.adapter1, "AddressType", as: String.self, timeout: .seconds(5))
     }
 }

@@ -49,11 +49,7 @@ public struct GattCharacteristic1: Sendable, Hashable {
 
     /// The negotiated ATT MTU (`MTU`, BlueZ 5.62+), read fresh from bluetoothd.
     public func mtu() async throws(BlueZError) -> Int {
-        let variant = try await bluez.getProperty(path, BlueZNames.gattCharacteristic1, "MTU")
-        guard let mtu = try? variant.get(UInt16.self) else {
-            throw BlueZError(.malformedReply, "MTU of \(path) is not a uint16")
-        }
-        return Int(mtu)
+        Int(try await bluez.property(path, BlueZNames.gattCharacteristic1, "MTU", as: UInt16.self))
     }
 
     /// Subscribes (StartNotify) and delivers the notified values as bluetoothd reports them in PropertiesChanged.
@@ -61,21 +57,17 @@ public struct GattCharacteristic1: Sendable, Hashable {
     /// coalesce rapid changes of `Value`. Unsubscribes (StopNotify) when
     /// iteration ends or the task is cancelled. The signal subscription is in place before StartNotify.
     public func notifications() async throws(BlueZError) -> AsyncStream<Data> {
-        let messages: AsyncStream<Message>
+        let changes: AsyncStream<PropertiesChange>
         do {
-            messages = try await bluez.connection.signals(
-                matching: MatchRule.signal(
-                    interface: BlueZNames.properties, member: "PropertiesChanged", path: path))
+            changes = try await bluez.proxy(path, BlueZNames.gattCharacteristic1).propertyChanges()
         } catch {
             throw BlueZError(.bus, "cannot subscribe to \(path): \(error.message)", cause: error)
         }
         let path = self.path
         let (values, continuation) = AsyncStream<Data>.makeStream(bufferingPolicy: .unbounded)
         let pump = Task {
-            for await message in messages {
-                guard let change = PropertiesChange(message), change.interface == BlueZNames.gattCharacteristic1,
-                      let bytes = try? change.changed["Value"]?.get([UInt8].self) else { continue }
-                continuation.yield(Data(bytes))
+            for await change in changes {
+                if let bytes = try? change.changed["Value"]?.get([UInt8].self) { continuation.yield(Data(bytes)) }
             }
             continuation.finish()
         }
