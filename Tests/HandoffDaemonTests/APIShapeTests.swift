@@ -1,0 +1,181 @@
+import DBus
+import HandoffDBusClient
+import HandoffTesting
+import Testing
+
+/// The daemon's API on the wire (Docs/dbus-api.md): its shapes' signatures and the introspection of
+/// `/org/handoff/Handoff1`, pinned as they were while they were still written by hand as strings (issue 13,
+/// item 2). Deriving them from Swift types must not change a byte of either.
+@Suite struct APIShapeTests {
+    @Test func theShapesKeepTheirSignatures() {
+        #expect(HandoffBusAPI.summarySignature.rawValue == "(ssssdt)")
+        #expect(HandoffBusAPI.deviceSignature.rawValue == "(ssbd)")
+        #expect(HandoffBusAPI.outboxEntrySignature.rawValue == "(sssssttds)")
+        #expect(HandoffBusAPI.inboxEntrySignature.rawValue == "(ssssstds)")
+    }
+
+    /// Every method's and signal's arguments, with their types, names and directions, in declaration order.
+    @Test func theIntrospectionIsUnchanged() async throws {
+        let machine = try await Machine(name: "laptop", ether: InMemoryEther(seed: 7), configure: { _ in })
+        defer { Task { await machine.shutDown() } }
+        let client = try machine.bus.connect()
+        defer { client.close() }
+        let reply = try await client.call(
+            destination: HandoffBusAPI.busName, path: HandoffBusAPI.objectPath,
+            interface: "org.freedesktop.DBus.Introspectable", member: "Introspect")
+        let xml = try String(dbusValue: reply.first ?? .string(""))
+        #expect(xml == Self.introspection)
+    }
+
+    /// What `Introspect` answered before the signatures were derived from types (ending in a newline).
+    static let introspection = #"""
+        <!DOCTYPE node PUBLIC "-//freedesktop//DTD D-BUS Object Introspection 1.0//EN"
+         "http://www.freedesktop.org/standards/dbus/1.0/introspect.dtd">
+        <node>
+          <interface name="org.freedesktop.DBus.Peer">
+            <method name="Ping"/>
+            <method name="GetMachineId">
+              <arg type="s" name="machine_uuid" direction="out"/>
+            </method>
+          </interface>
+          <interface name="org.freedesktop.DBus.Introspectable">
+            <method name="Introspect">
+              <arg type="s" name="xml_data" direction="out"/>
+            </method>
+          </interface>
+          <interface name="org.freedesktop.DBus.Properties">
+            <method name="Get">
+              <arg type="s" name="interface_name" direction="in"/>
+              <arg type="s" name="property_name" direction="in"/>
+              <arg type="v" name="value" direction="out"/>
+            </method>
+            <method name="GetAll">
+              <arg type="s" name="interface_name" direction="in"/>
+              <arg type="a{sv}" name="properties" direction="out"/>
+            </method>
+            <method name="Set">
+              <arg type="s" name="interface_name" direction="in"/>
+              <arg type="s" name="property_name" direction="in"/>
+              <arg type="v" name="value" direction="in"/>
+            </method>
+            <signal name="PropertiesChanged">
+              <arg type="s" name="interface_name"/>
+              <arg type="a{sv}" name="changed_properties"/>
+              <arg type="as" name="invalidated_properties"/>
+            </signal>
+          </interface>
+          <interface name="org.handoff.Handoff1">
+            <method name="Status">
+              <arg type="a{sv}" name="status" direction="out"/>
+            </method>
+            <method name="SetCurrentActivity">
+              <arg type="s" name="type" direction="in"/>
+              <arg type="s" name="title" direction="in"/>
+              <arg type="ay" name="userInfo" direction="in"/>
+              <arg type="s" name="id" direction="out"/>
+            </method>
+            <method name="UpdateCurrentActivity">
+              <arg type="s" name="id" direction="in"/>
+              <arg type="s" name="title" direction="in"/>
+              <arg type="ay" name="userInfo" direction="in"/>
+            </method>
+            <method name="ResignCurrentActivity">
+              <arg type="s" name="id" direction="in"/>
+              <arg type="t" name="graceMilliseconds" direction="in"/>
+            </method>
+            <method name="AvailableActivities">
+              <arg type="a(ssssdt)" name="activities" direction="out"/>
+            </method>
+            <method name="WatchActivities">
+            </method>
+            <method name="Continue">
+              <arg type="s" name="id" direction="in"/>
+              <arg type="(ssssdt)" name="summary" direction="out"/>
+              <arg type="s" name="type" direction="out"/>
+              <arg type="s" name="title" direction="out"/>
+              <arg type="ay" name="userInfo" direction="out"/>
+              <arg type="a{ss}" name="path" direction="out"/>
+            </method>
+            <method name="Devices">
+              <arg type="a(ssbd)" name="devices" direction="out"/>
+            </method>
+            <method name="Pair">
+              <arg type="s" name="deviceName" direction="in"/>
+              <arg type="u" name="timeoutSeconds" direction="in"/>
+              <arg type="(ssbd)" name="device" direction="out"/>
+            </method>
+            <method name="AcceptPairing">
+              <arg type="u" name="timeoutSeconds" direction="in"/>
+              <arg type="(ssbd)" name="device" direction="out"/>
+            </method>
+            <method name="ConfirmPairing">
+              <arg type="s" name="code" direction="in"/>
+              <arg type="b" name="accept" direction="in"/>
+            </method>
+            <method name="Unpair">
+              <arg type="s" name="device" direction="in"/>
+            </method>
+            <method name="Share">
+              <arg type="s" name="device" direction="in"/>
+              <arg type="s" name="kind" direction="in"/>
+              <arg type="s" name="name" direction="in"/>
+              <arg type="s" name="mediaType" direction="in"/>
+              <arg type="ay" name="content" direction="in"/>
+              <arg type="(sssssttds)" name="entry" direction="out"/>
+            </method>
+            <method name="ShareFile">
+              <arg type="s" name="device" direction="in"/>
+              <arg type="s" name="name" direction="in"/>
+              <arg type="s" name="mediaType" direction="in"/>
+              <arg type="h" name="file" direction="in"/>
+              <arg type="(sssssttds)" name="entry" direction="out"/>
+            </method>
+            <method name="Outbox">
+              <arg type="a(sssssttds)" name="entries" direction="out"/>
+            </method>
+            <method name="CancelOutboxItem">
+              <arg type="s" name="id" direction="in"/>
+            </method>
+            <method name="Inbox">
+              <arg type="a(ssssstds)" name="items" direction="out"/>
+            </method>
+            <method name="ClaimInboxItem">
+              <arg type="s" name="id" direction="in"/>
+              <arg type="s" name="destination" direction="in"/>
+              <arg type="(ssssstds)" name="item" direction="out"/>
+              <arg type="h" name="data" direction="out"/>
+              <arg type="s" name="previousDestination" direction="out"/>
+            </method>
+            <method name="FinishInboxItem">
+              <arg type="s" name="id" direction="in"/>
+            </method>
+            <method name="ReleaseInboxItem">
+              <arg type="s" name="id" direction="in"/>
+            </method>
+            <method name="DropInboxItem">
+              <arg type="s" name="id" direction="in"/>
+            </method>
+            <signal name="ActivityAppeared">
+              <arg type="(ssssdt)" name="activity"/>
+            </signal>
+            <signal name="ActivityDisappeared">
+              <arg type="(ssssdt)" name="activity"/>
+            </signal>
+            <signal name="Progress">
+              <arg type="s" name="id"/>
+              <arg type="s" name="phase"/>
+              <arg type="t" name="receivedBytes"/>
+              <arg type="t" name="totalBytes"/>
+            </signal>
+            <signal name="PairingCode">
+              <arg type="s" name="deviceName"/>
+              <arg type="s" name="code"/>
+            </signal>
+            <signal name="ItemArrived">
+              <arg type="(ssssstds)" name="item"/>
+            </signal>
+          </interface>
+        </node>
+
+        """#
+}
