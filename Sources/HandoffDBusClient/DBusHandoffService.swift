@@ -48,7 +48,7 @@ public final class DBusHandoffService: HandoffService {
         let values = try [String: Variant](dbusValue: reply.first ?? .array(.string, []))
         func get<T: DBusRepresentable>(_ key: String, _ type: T.Type) -> T? { try? values[key]?.get(T.self) }
         let adapter = get("Adapter", String.self).flatMap { $0.isEmpty ? nil : $0 }
-        let current = try values["CurrentActivity"].map { try BusCoding.summary($0.value) }
+        let current = try values["CurrentActivity"].map { try $0.get(ActivitySummary.self) }
         var status = DaemonStatus(
             version: get("Version", String.self) ?? "?", adapter: adapter, powered: get("Powered", Bool.self) ?? false,
             pairedDevices: Int(get("PairedDevices", UInt32.self) ?? 0),
@@ -78,8 +78,7 @@ public final class DBusHandoffService: HandoffService {
 
     public func availableActivities() async throws -> [ActivitySummary] {
         let reply = try await call(HandoffBusAPI.Method.availableActivities)
-        guard case .array(_, let items)? = reply.first else { return [] }
-        return try items.map(BusCoding.summary)
+        return try reply.first.map { try [ActivitySummary](dbusValue: $0) } ?? []
     }
 
     public func continueActivity(
@@ -115,17 +114,16 @@ public final class DBusHandoffService: HandoffService {
         guard reply.count == 4 || reply.count == 5, case .string(let type) = reply[1], case .string(let title) = reply[2],
             case .bytes(let info) = reply[3]
         else { throw ServiceError(.failed, "the daemon answered Continue with \(reply.map(\.type))") }
-        let summary = try BusCoding.summary(reply[0])
-        let path = reply.count == 5 ? BusCoding.transferPath(reply[4]) : (transport: nil, fallback: nil)
+        let summary = try ActivitySummary(dbusValue: reply[0])
+        let path = reply.count == 5 ? try? ContinuePath(dbusValue: reply[4]) : nil
         return ContinuedActivity(
             summary: summary, content: ActivityContent(type: type, title: title, userInfo: try BusCoding.stringUserInfo(info)),
-            transport: path.transport, fallback: path.fallback)
+            transport: path?.transport, fallback: path?.fallback)
     }
 
     public func devices() async throws -> [DeviceInfo] {
         let reply = try await call(HandoffBusAPI.Method.devices)
-        guard case .array(_, let items)? = reply.first else { return [] }
-        return try items.map(BusCoding.device)
+        return try reply.first.map { try [DeviceInfo](dbusValue: $0) } ?? []
     }
 
     public func pair(confirm: @escaping @Sendable (PairingCode) async -> Bool) async throws -> DeviceInfo {
@@ -145,7 +143,7 @@ public final class DBusHandoffService: HandoffService {
         }
         defer { answerer.cancel() }
         let reply = try await call(HandoffBusAPI.Method.pair, [.string(""), .uint32(120)], timeout: .seconds(300))
-        return try BusCoding.device(reply.first ?? .structure([]))
+        return try DeviceInfo(dbusValue: reply.first ?? .structure([]))
     }
 
     public func unpair(_ device: String) async throws {
@@ -193,7 +191,7 @@ public final class DBusHandoffService: HandoffService {
 
     private static func event(_ kind: ActivityEvent.Kind, _ message: Message) -> ActivityEvent? {
         guard let values = try? message.arguments(), let first = values.first,
-            let summary = try? BusCoding.summary(first)
+            let summary = try? ActivitySummary(dbusValue: first)
         else { return nil }
         return ActivityEvent(kind, summary)
     }

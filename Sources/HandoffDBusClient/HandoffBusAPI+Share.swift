@@ -1,11 +1,12 @@
 import DBus
+import HandoffClient
 
 /// The share, outbox and inbox part of the daemon's API (Docs/dbus-api.md, "Sharing").
 extension HandoffBusAPI {
     /// An outbox entry: id, device, name, kind, state, sent bytes, total bytes, age in seconds, reason.
-    public static let outboxEntrySignature: Signature = "(sssssttds)"
+    public static let outboxEntrySignature = Signature(types: [OutboxEntry.dbusType])
     /// An inbox item: id, sender, name, kind, media type, size in bytes, age in seconds, original name.
-    public static let inboxEntrySignature: Signature = "(ssssstds)"
+    public static let inboxEntrySignature = Signature(types: [InboxEntry.dbusType])
 }
 
 extension HandoffBusAPI.Method {

@@ -1,4 +1,5 @@
 import DBus
+import HandoffClient
 
 /// The names and shapes of the handoff daemon's D-Bus API (Docs/dbus-api.md), shared by the daemon and its client.
 public enum HandoffBusAPI {
@@ -11,9 +12,9 @@ public enum HandoffBusAPI {
     /// Every error the daemon replies with starts with this prefix (`org.handoff.Error.AccessDenied`, …).
     public static let errorPrefix = "org.handoff.Error."
     /// The signature of an activity summary: id, type, title, device, age in seconds, size in bytes.
-    public static let summarySignature: Signature = "(ssssdt)"
+    public static let summarySignature = Signature(types: [ActivitySummary.dbusType])
     /// The signature of a paired device: id, name, in range, seconds since last seen (negative: never).
-    public static let deviceSignature: Signature = "(ssbd)"
+    public static let deviceSignature = Signature(types: [DeviceInfo.dbusType])
 
     /// Method names.
     public enum Method {

@@ -32,8 +32,7 @@ extension HandoffDaemon {
         }
         method(&interface, HandoffBusAPI.Method.availableActivities, out: Signature(stringLiteral: "a" + summary),
                outputNames: ["activities"]) { daemon, call, uid in
-            [.array(.structure([.string, .string, .string, .string, .double, .uint64]),
-                    try await daemon.availableActivities(uid: uid).map(BusCoding.value))]
+            [try await daemon.availableActivities(uid: uid).dbusValue]
         }
         method(&interface, HandoffBusAPI.Method.watchActivities) { daemon, call, uid in
             try await daemon.watchActivities(sender: try Self.sender(call), uid: uid)
@@ -45,14 +44,12 @@ extension HandoffDaemon {
             let (result, activity, payload) = try await daemon.continueActivity(
                 id: try call.argument(0), sender: try Self.sender(call), uid: uid)
             let path = daemon.radio.takePath(ofContinue: try call.argument(0))
-            return [BusCoding.value(result), .string(activity.activityType), .string(activity.title ?? ""),
-                    .bytes(payload), BusCoding.value(transport: path?.kind.rawValue ?? "gatt",
-                                                     fallback: path?.fallback?.rawValue)]
+            return [result.dbusValue, .string(activity.activityType), .string(activity.title ?? ""), .bytes(payload),
+                    ContinuePath(transport: path?.kind.rawValue ?? "gatt", fallback: path?.fallback?.rawValue).dbusValue]
         }
         method(&interface, HandoffBusAPI.Method.devices, out: Signature(stringLiteral: "a" + device),
                outputNames: ["devices"]) { daemon, call, uid in
-            [.array(.structure([.string, .string, .boolean, .double]),
-                    try await daemon.devices(uid: uid).map(BusCoding.value))]
+            [try await daemon.devices(uid: uid).dbusValue]
         }
         method(&interface, HandoffBusAPI.Method.pair, in: "su", out: Signature(stringLiteral: device),
                inputNames: ["deviceName", "timeoutSeconds"], outputNames: ["device"]) { daemon, call, uid in
@@ -60,13 +57,13 @@ extension HandoffDaemon {
             let role: PairingRole = name.isEmpty ? .automatic : .initiate(name)
             let info = try await daemon.pair(role: role, timeout: Self.timeout(try call.argument(1)),
                                              sender: try Self.sender(call), uid: uid)
-            return [BusCoding.value(info)]
+            return [info.dbusValue]
         }
         method(&interface, HandoffBusAPI.Method.acceptPairing, in: "u", out: Signature(stringLiteral: device),
                inputNames: ["timeoutSeconds"], outputNames: ["device"]) { daemon, call, uid in
             let info = try await daemon.pair(role: .accept, timeout: Self.timeout(try call.argument(0)),
                                              sender: try Self.sender(call), uid: uid)
-            return [BusCoding.value(info)]
+            return [info.dbusValue]
         }
         method(&interface, HandoffBusAPI.Method.confirmPairing, in: "sb", inputNames: ["code", "accept"]) {
             daemon, call, uid in

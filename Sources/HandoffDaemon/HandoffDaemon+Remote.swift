@@ -64,7 +64,7 @@ extension HandoffDaemon {
         for (name, watcher) in watchers where persisted.ownerUID == nil || watcher.uid == persisted.ownerUID {
             do {
                 try connection.emitSignal(path: HandoffBusAPI.objectPath, interface: HandoffBusAPI.interface,
-                                          member: member, arguments: [BusCoding.value(summary)], destination: name)
+                                          member: member, arguments: [summary.dbusValue], destination: name)
             } catch {
                 logger.warning("cannot signal \(name): \(error.message)")
             }
@@ -151,7 +151,7 @@ extension HandoffDaemon {
         values["PairedDevices"] = Variant(UInt32(await engine.trust.devices.count))
         values["AvailableActivities"] = Variant(UInt32(await engine.availableActivities().count))
         if let current = await currentSummary(uid: uid) {
-            values["CurrentActivity"] = Variant(BusCoding.value(current))
+            values["CurrentActivity"] = Variant(current)
         }
         return values
     }

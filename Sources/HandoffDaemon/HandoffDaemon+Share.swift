@@ -330,7 +330,7 @@ extension HandoffDaemon {
     private func arrived(_ item: InboxItem) async {
         let line = "\(item.senderName) sent \(item.name) (\(ByteFormat.string(item.size)))"
         logger.log("inbox: \(line) as \(item.id)")
-        let value = BusCoding.value(inboxEntry(item))
+        let value = inboxEntry(item).dbusValue
         for (name, watcher) in watchers where persisted.ownerUID == nil || watcher.uid == persisted.ownerUID {
             try? connection.emitSignal(path: HandoffBusAPI.objectPath, interface: HandoffBusAPI.interface,
                                        member: HandoffBusAPI.Signal.itemArrived, arguments: [value], destination: name)
@@ -421,19 +421,19 @@ extension HandoffDaemon {
         let inboxEntry = HandoffBusAPI.inboxEntrySignature.rawValue
         method(&interface, HandoffBusAPI.Method.share, in: "ssssay", out: Signature(stringLiteral: outboxEntry),
                inputNames: ["device", "kind", "name", "mediaType", "content"], outputNames: ["entry"]) { d, call, uid in
-            [BusCoding.value(try await d.share(uid: uid, device: try call.argument(0), kind: try call.argument(1),
-                                               name: try call.argument(2), mediaType: try call.argument(3),
-                                               bytes: try call.argument(4), descriptor: nil))]
+            [try await d.share(uid: uid, device: try call.argument(0), kind: try call.argument(1),
+                               name: try call.argument(2), mediaType: try call.argument(3),
+                               bytes: try call.argument(4), descriptor: nil).dbusValue]
         }
         method(&interface, HandoffBusAPI.Method.shareFile, in: "sssh", out: Signature(stringLiteral: outboxEntry),
                inputNames: ["device", "name", "mediaType", "file"], outputNames: ["entry"]) { d, call, uid in
-            [BusCoding.value(try await d.share(uid: uid, device: try call.argument(0), kind: "file",
-                                               name: try call.argument(1), mediaType: try call.argument(2), bytes: nil,
-                                               descriptor: try call.argument(3)))]
+            [try await d.share(uid: uid, device: try call.argument(0), kind: "file",
+                               name: try call.argument(1), mediaType: try call.argument(2), bytes: nil,
+                               descriptor: try call.argument(3)).dbusValue]
         }
         method(&interface, HandoffBusAPI.Method.outbox, out: Signature(stringLiteral: "a" + outboxEntry),
                outputNames: ["entries"]) { d, _, uid in
-            [BusCoding.value(try await d.outbox(uid: uid))]
+            [try await d.outbox(uid: uid).dbusValue]
         }
         method(&interface, HandoffBusAPI.Method.cancelOutboxItem, in: "s", inputNames: ["id"]) { d, call, uid in
             try await d.cancelOutboxItem(uid: uid, id: try call.argument(0))
@@ -441,7 +441,7 @@ extension HandoffDaemon {
         }
         method(&interface, HandoffBusAPI.Method.inbox, out: Signature(stringLiteral: "a" + inboxEntry),
                outputNames: ["items"]) { d, _, uid in
-            [BusCoding.value(try await d.inbox(uid: uid))]
+            [try await d.inbox(uid: uid).dbusValue]
         }
         method(&interface, HandoffBusAPI.Method.claimInboxItem, in: "ss",
                out: Signature(stringLiteral: inboxEntry + "hs"), inputNames: ["id", "destination"],
@@ -449,7 +449,7 @@ extension HandoffDaemon {
             let (entry, fd, previous) = try await d.claimInboxItem(uid: uid, sender: try Self.sender(call),
                                                                     id: try call.argument(0),
                                                                     destination: try call.argument(1))
-            return [BusCoding.value(entry), .unixFD(fd), .string(previous)]
+            return [entry.dbusValue, .unixFD(fd), .string(previous)]
         }
         method(&interface, HandoffBusAPI.Method.finishInboxItem, in: "s", inputNames: ["id"]) { d, call, uid in
             try await d.finishInboxItem(uid: uid, id: try call.argument(0))
