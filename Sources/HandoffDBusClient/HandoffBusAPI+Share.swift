@@ -4,9 +4,9 @@ import HandoffClient
 /// The share, outbox and inbox part of the daemon's API (Docs/dbus-api.md, "Sharing").
 extension HandoffBusAPI {
     /// An outbox entry: id, device, name, kind, state, sent bytes, total bytes, age in seconds, reason.
-    public static let outboxEntrySignature = Signature(types: [OutboxEntry.dbusType])
+    public static let outboxEntrySignature = Signature(of: OutboxEntry.self)
     /// An inbox item: id, sender, name, kind, media type, size in bytes, age in seconds, original name.
-    public static let inboxEntrySignature = Signature(types: [InboxEntry.dbusType])
+    public static let inboxEntrySignature = Signature(of: InboxEntry.self)
 }
 
 extension HandoffBusAPI.Method {

@@ -12,9 +12,9 @@ public enum HandoffBusAPI {
     /// Every error the daemon replies with starts with this prefix (`org.handoff.Error.AccessDenied`, …).
     public static let errorPrefix = "org.handoff.Error."
     /// The signature of an activity summary: id, type, title, device, age in seconds, size in bytes.
-    public static let summarySignature = Signature(types: [ActivitySummary.dbusType])
+    public static let summarySignature = Signature(of: ActivitySummary.self)
     /// The signature of a paired device: id, name, in range, seconds since last seen (negative: never).
-    public static let deviceSignature = Signature(types: [DeviceInfo.dbusType])
+    public static let deviceSignature = Signature(of: DeviceInfo.self)
 
     /// Method names.
     public enum Method {
