@@ -60,7 +60,7 @@ extension DBusHandoffService: SharingService {
         let (stream, continuation) = AsyncStream<InboxEntry>.makeStream()
         let task = Task {
             for await message in messages {
-                if let first = try? message.arguments().first, let entry = try? InboxEntry(dbusValue: first) {
+                if let entry = try? HandoffBusAPI.Signal.itemArrived.arguments(of: message) {
                     continuation.yield(entry)
                 }
             }

@@ -33,9 +33,11 @@ public final class DBusHandoffService: HandoffService {
     }
 
     /// Subscribes to one of the daemon's signals (sent to this connection only).
-    func signals(_ member: MemberName) async throws -> AsyncStream<Message> {
+    func signals<each Argument>(_ signal: SignalDeclaration<repeat each Argument>) async throws
+        -> AsyncStream<Message>
+    {
         do {
-            let rule = MatchRule.signal(interface: HandoffBusAPI.interface, member: member)
+            let rule = MatchRule.signal(interface: HandoffBusAPI.interface, member: signal.name)
                 .sender(HandoffBusAPI.busName).path(HandoffBusAPI.objectPath)
             return try await connection.signals(matching: rule)
         } catch {
@@ -84,16 +86,16 @@ public final class DBusHandoffService: HandoffService {
     public func continueActivity(
         _ id: ActivityID, progress: @escaping @Sendable (ContinueProgress) -> Void
     ) async throws -> ContinuedActivity {
-        let updates = try await signals(HandoffBusAPI.Signal.progress)
+        let progressSignal = HandoffBusAPI.Signal.progress
+        let updates = try await signals(progressSignal)
         // The daemon says `finishing` just before it replies; the bus delivers that signal before the reply, but
         // the forwarder may not have handed it on yet when the reply resumes this call. `finished` lets the call
         // wait for it, so the caller has seen every report (a progress bar ends full) when this returns.
         let (finished, finishing) = AsyncStream<Void>.makeStream()
         let forwarder = Task {
             for await message in updates {
-                guard let values = try? message.arguments(), values.count == 4, case .string(id.rawValue) = values[0],
-                    case .string(let phaseText) = values[1], let phase = ContinueProgress.Phase(rawValue: phaseText),
-                    case .uint64(let received) = values[2], case .uint64(let total) = values[3]
+                guard let (signalID, phaseText, received, total) = try? progressSignal.arguments(of: message),
+                    signalID == id.rawValue, let phase = ContinueProgress.Phase(rawValue: phaseText)
                 else { continue }
                 progress(ContinueProgress(phase: phase, receivedBytes: Int(clamping: received),
                                           totalBytes: total == 0 ? nil : Int(clamping: total)))
@@ -131,9 +133,7 @@ public final class DBusHandoffService: HandoffService {
         let connection = self.connection
         let answerer = Task {
             for await message in codes {
-                guard let values = try? message.arguments(), values.count == 2, case .string(let name) = values[0],
-                    case .string(let code) = values[1]
-                else { continue }
+                guard let (name, code) = try? HandoffBusAPI.Signal.pairingCode.arguments(of: message) else { continue }
                 let accepted = await confirm(PairingCode(deviceName: name, code: code))
                 _ = try? await connection.call(
                     destination: HandoffBusAPI.busName, path: HandoffBusAPI.objectPath,
@@ -164,13 +164,17 @@ public final class DBusHandoffService: HandoffService {
         let tasks = [
             Task {
                 for await message in appeared {
-                    if let event = Self.event(.appeared, message) { continuation.yield(event) }
+                    if let event = Self.event(.appeared, HandoffBusAPI.Signal.activityAppeared, message) {
+                        continuation.yield(event)
+                    }
                 }
                 continuation.finish(throwing: ServiceError(.unreachable, "the connection to the daemon was lost"))
             },
             Task {
                 for await message in disappeared {
-                    if let event = Self.event(.disappeared, message) { continuation.yield(event) }
+                    if let event = Self.event(.disappeared, HandoffBusAPI.Signal.activityDisappeared, message) {
+                        continuation.yield(event)
+                    }
                 }
             },
             Task {
@@ -189,10 +193,9 @@ public final class DBusHandoffService: HandoffService {
         return stream
     }
 
-    private static func event(_ kind: ActivityEvent.Kind, _ message: Message) -> ActivityEvent? {
-        guard let values = try? message.arguments(), let first = values.first,
-            let summary = try? ActivitySummary(dbusValue: first)
-        else { return nil }
+    private static func event(_ kind: ActivityEvent.Kind, _ signal: SignalDeclaration<ActivitySummary>,
+                              _ message: Message) -> ActivityEvent? {
+        guard let summary = try? signal.arguments(of: message) else { return nil }
         return ActivityEvent(kind, summary)
     }
 }

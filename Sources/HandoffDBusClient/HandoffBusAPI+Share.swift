@@ -31,8 +31,8 @@ extension HandoffBusAPI.Method {
 }
 
 extension HandoffBusAPI.Signal {
-    /// `ItemArrived((ssssstds))`, to connections that called WatchActivities.
-    public static let itemArrived: MemberName = "ItemArrived"
+    /// `ItemArrived((ssssstds) item)`, to connections that called WatchActivities.
+    public static let itemArrived = SignalDeclaration("ItemArrived", of: InboxEntry.self, argumentNames: ["item"])
 }
 
 extension HandoffBusError {

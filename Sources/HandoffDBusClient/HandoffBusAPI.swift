@@ -45,15 +45,21 @@ public enum HandoffBusAPI {
         public static let unpair: MemberName = "Unpair"
     }
 
-    /// Signal names; every signal is sent to one caller only (a unicast signal).
+    /// The signals, each with its arguments' Swift types, which the daemon emits and the client reads; every
+    /// signal is sent to one caller only (a unicast signal).
     public enum Signal {
-        /// `ActivityAppeared((ssssdt))`, to connections that called WatchActivities.
-        public static let activityAppeared: MemberName = "ActivityAppeared"
-        /// `ActivityDisappeared((ssssdt))`, to connections that called WatchActivities.
-        public static let activityDisappeared: MemberName = "ActivityDisappeared"
+        /// `ActivityAppeared((ssssdt) activity)`, to connections that called WatchActivities.
+        public static let activityAppeared = SignalDeclaration(
+            "ActivityAppeared", of: ActivitySummary.self, argumentNames: ["activity"])
+        /// `ActivityDisappeared((ssssdt) activity)`, to connections that called WatchActivities.
+        public static let activityDisappeared = SignalDeclaration(
+            "ActivityDisappeared", of: ActivitySummary.self, argumentNames: ["activity"])
         /// `Progress(s id, s phase, t receivedBytes, t totalBytes)`, to the caller of Continue.
-        public static let progress: MemberName = "Progress"
+        public static let progress = SignalDeclaration(
+            "Progress", of: String.self, String.self, UInt64.self, UInt64.self,
+            argumentNames: ["id", "phase", "receivedBytes", "totalBytes"])
         /// `PairingCode(s deviceName, s code)`, to the caller of Pair or AcceptPairing.
-        public static let pairingCode: MemberName = "PairingCode"
+        public static let pairingCode = SignalDeclaration(
+            "PairingCode", of: String.self, String.self, argumentNames: ["deviceName", "code"])
     }
 }

@@ -62,14 +62,10 @@ extension HandoffDaemon {
             daemon, _, uid, device in
             try await daemon.unpair(device, uid: uid)
         }
-        interface.signal(HandoffBusAPI.Signal.activityAppeared, arguments: ActivitySummary.self,
-                         argumentNames: ["activity"])
-        interface.signal(HandoffBusAPI.Signal.activityDisappeared, arguments: ActivitySummary.self,
-                         argumentNames: ["activity"])
-        interface.signal(HandoffBusAPI.Signal.progress, arguments: String.self, String.self, UInt64.self, UInt64.self,
-                         argumentNames: ["id", "phase", "receivedBytes", "totalBytes"])
-        interface.signal(HandoffBusAPI.Signal.pairingCode, arguments: String.self, String.self,
-                         argumentNames: ["deviceName", "code"])
+        interface.signal(HandoffBusAPI.Signal.activityAppeared)
+        interface.signal(HandoffBusAPI.Signal.activityDisappeared)
+        interface.signal(HandoffBusAPI.Signal.progress)
+        interface.signal(HandoffBusAPI.Signal.pairingCode)
         addShareMethods(&interface)
         return interface
     }

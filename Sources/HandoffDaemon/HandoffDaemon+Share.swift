@@ -330,10 +330,10 @@ extension HandoffDaemon {
     private func arrived(_ item: InboxItem) async {
         let line = "\(item.senderName) sent \(item.name) (\(ByteFormat.string(item.size)))"
         logger.log("inbox: \(line) as \(item.id)")
-        let value = inboxEntry(item).dbusValue
+        let entry = inboxEntry(item)
         for (name, watcher) in watchers where persisted.ownerUID == nil || watcher.uid == persisted.ownerUID {
-            try? connection.emitSignal(path: HandoffBusAPI.objectPath, interface: HandoffBusAPI.interface,
-                                       member: HandoffBusAPI.Signal.itemArrived, arguments: [value], destination: name)
+            try? connection.emitSignal(HandoffBusAPI.Signal.itemArrived, entry, path: HandoffBusAPI.objectPath,
+                                       interface: HandoffBusAPI.interface, destination: name)
         }
         await notifier?.notify(summary: line, body: "Run 'handoff inbox' to see it, 'handoff inbox take' to take it.")
     }
@@ -453,6 +453,6 @@ extension HandoffDaemon {
         method(&interface, HandoffBusAPI.Method.dropInboxItem, in: String.self, inputNames: ["id"]) { d, _, uid, id in
             try await d.dropInboxItem(uid: uid, id: id)
         }
-        interface.signal(HandoffBusAPI.Signal.itemArrived, arguments: InboxEntry.self, argumentNames: ["item"])
+        interface.signal(HandoffBusAPI.Signal.itemArrived)
     }
 }

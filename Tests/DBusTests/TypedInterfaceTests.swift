@@ -22,7 +22,7 @@ import Testing
         typed.method("Pair", out: DBusStructure<String, Bool>.self, [String].self) { _ in
             (DBusStructure("a", true), ["b"])
         }
-        typed.signal("Changed", arguments: String.self, UInt64.self, argumentNames: ["id", "size"])
+        typed.signal(SignalDeclaration("Changed", of: String.self, UInt64.self, argumentNames: ["id", "size"]))
         var untyped = ExportedInterface(Self.interfaceName)
         untyped.method("Describe", in: "su", out: "s", inputNames: ["name", "count"], outputNames: ["text"]) { _ in [] }
         untyped.method("Nothing") { _ in [] }
@@ -56,6 +56,30 @@ import Testing
         }
         #expect(error?.name == .invalidArgs)
         #expect(error?.message.contains("'su'") == true)
+    }
+
+    @Test func aDeclaredSignalIsEmittedAndReadAsSwiftValues() async throws {
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let service = try bus.connect()
+        let client = try bus.connect()
+        defer {
+            service.close()
+            client.close()
+        }
+        let changed = SignalDeclaration("Changed", of: String.self, UInt64.self)
+        let other = SignalDeclaration("Changed", of: String.self)
+        #expect(changed.signature == "st")
+        let rule = MatchRule.signal(interface: Self.interfaceName, member: changed.name)
+        let messages = try await client.signals(matching: rule)
+        try service.emitSignal(changed, "note", 7, path: Self.path, interface: Self.interfaceName,
+                               destination: client.uniqueName)
+        var iterator = messages.makeAsyncIterator()
+        let message = try #require(await iterator.next())
+        let (id, size) = try changed.arguments(of: message)
+        #expect(id == "note")
+        #expect(size == 7)
+        #expect(throws: DBusError.self) { try other.arguments(of: message) }
     }
 
     /// The XML `Introspect` answers for an object with just `interface`.

@@ -1,5 +1,6 @@
-/// Methods and signals declared by their Swift types: the signatures that introspection shows and that calls are
-/// checked against follow from the types, so they cannot disagree with what the handler reads and returns.
+/// Methods declared by their Swift types: the signatures that introspection shows and that calls are checked
+/// against follow from the types, so they cannot disagree with what the handler reads and returns. (Signals:
+/// ``SignalDeclaration``.)
 extension ExportedInterface {
     /// Declares a method by its arguments' and results' Swift types; its input and output signatures follow
     /// from them. A later declaration with the same name replaces the earlier one.
@@ -30,16 +31,5 @@ extension ExportedInterface {
             for result in repeat each results { values.append(result.dbusValue) }
             return values
         }
-    }
-
-    /// Declares a signal by its arguments' Swift types; its signature follows from them.
-    ///
-    /// ```swift
-    /// greeter.signal("Greeted", arguments: String.self, argumentNames: ["name"])   // Greeted(s name)
-    /// ```
-    public mutating func signal<each Argument: DBusRepresentable>(
-        _ name: MemberName, arguments: repeat (each Argument).Type, argumentNames: [String] = []
-    ) {
-        signal(name, Signature(of: repeat each arguments), argumentNames: argumentNames)
     }
 }
