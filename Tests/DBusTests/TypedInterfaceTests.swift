@@ -1,5 +1,4 @@
 import DBus
-import DBusTestSupport
 import Testing
 
 /// Methods and signals declared by Swift types: the signatures follow from the types, the handler reads and
@@ -32,50 +31,38 @@ import Testing
     }
 
     @Test func aTypedMethodGetsAndReturnsSwiftValues() async throws {
-        let bus = try PrivateBus()
-        defer { bus.stop() }
-        let service = try bus.connect()
-        let client = try bus.connect()
-        defer {
-            service.close()
-            client.close()
-        }
-        var interface = ExportedInterface(Self.interfaceName)
-        interface.method("Describe", in: String.self, UInt32.self, out: String.self, UInt64.self) { _, name, count in
-            ("\(name):\(count)", UInt64(count) * 2)
-        }
-        try await service.export([interface], at: Self.path)
-        let reply = try await client.call(
-            destination: service.uniqueName, path: Self.path, interface: Self.interfaceName, member: "Describe",
-            arguments: [.string("note"), .uint32(3)])
-        #expect(reply == [.string("note:3"), .uint64(6)])
-        let error = await #expect(throws: DBusError.self) {
-            _ = try await client.call(
+        try await onPrivateBus { service, client in
+            var interface = ExportedInterface(Self.interfaceName)
+            interface.method("Describe", in: String.self, UInt32.self, out: String.self, UInt64.self) {
+                _, name, count in ("\(name):\(count)", UInt64(count) * 2)
+            }
+            try await service.export([interface], at: Self.path)
+            let reply = try await client.call(
                 destination: service.uniqueName, path: Self.path, interface: Self.interfaceName, member: "Describe",
-                arguments: [.string("note")])
+                arguments: [.string("note"), .uint32(3)])
+            #expect(reply == [.string("note:3"), .uint64(6)])
+            let error = await #expect(throws: DBusError.self) {
+                _ = try await client.call(
+                    destination: service.uniqueName, path: Self.path, interface: Self.interfaceName,
+                    member: "Describe", arguments: [.string("note")])
+            }
+            #expect(error?.name == .invalidArgs)
+            #expect(error?.message.contains("'su'") == true)
         }
-        #expect(error?.name == .invalidArgs)
-        #expect(error?.message.contains("'su'") == true)
     }
 
     @Test func aDeclaredSignalIsEmittedAndReadAsSwiftValues() async throws {
-        let bus = try PrivateBus()
-        defer { bus.stop() }
-        let service = try bus.connect()
-        let client = try bus.connect()
-        defer {
-            service.close()
-            client.close()
-        }
         let changed = SignalDeclaration("Changed", of: String.self, UInt64.self)
         let other = SignalDeclaration("Changed", of: String.self)
         #expect(changed.signature == "st")
-        let rule = MatchRule.signal(interface: Self.interfaceName, member: changed.name)
-        let messages = try await client.signals(matching: rule)
-        try service.emitSignal(changed, "note", 7, path: Self.path, interface: Self.interfaceName,
-                               destination: client.uniqueName)
-        var iterator = messages.makeAsyncIterator()
-        let message = try #require(await iterator.next())
+        let message = try await onPrivateBus { service, client in
+            let messages = try await client.signals(
+                matching: MatchRule.signal(interface: Self.interfaceName, member: changed.name))
+            try service.emitSignal(changed, "note", 7, path: Self.path, interface: Self.interfaceName,
+                                   destination: client.uniqueName)
+            var iterator = messages.makeAsyncIterator()
+            return try #require(await iterator.next())
+        }
         let (id, size) = try changed.arguments(of: message)
         #expect(id == "note")
         #expect(size == 7)
@@ -84,18 +71,21 @@ import Testing
 
     /// The XML `Introspect` answers for an object with just `interface`.
     private func introspect(_ interface: ExportedInterface) async throws -> String {
-        let bus = try PrivateBus()
-        defer { bus.stop() }
-        let service = try bus.connect()
-        let client = try bus.connect()
-        defer {
-            service.close()
-            client.close()
+        try await onPrivateBus { service, client in
+            try await service.export([interface], at: Self.path)
+            let reply = try await client.call(
+                destination: service.uniqueName, path: Self.path, interface: "org.freedesktop.DBus.Introspectable",
+                member: "Introspect")
+            return try String(dbusValue: reply.first ?? .string(""))
         }
-        try await service.export([interface], at: Self.path)
-        let reply = try await client.call(
-            destination: service.uniqueName, path: Self.path, interface: "org.freedesktop.DBus.Introspectable",
-            member: "Introspect")
-        return try String(dbusValue: reply.first ?? .string(""))
+    }
+
+    /// A private bus with a service and a client connection, all gone once `body` returns or throws.
+    private func onPrivateBus<R>(_ body: (_ service: Connection, _ client: Connection) async throws -> R)
+        async throws -> R
+    {
+        let bus = SharedBus()
+        defer { bus.stop() }
+        return try await bus.withServiceAndClient(body)
     }
 }

@@ -54,46 +54,14 @@ import Testing
             destination: HandoffBusAPI.busName, path: HandoffBusAPI.objectPath,
             interface: "org.freedesktop.DBus.Introspectable", member: "Introspect")
         let xml = try String(dbusValue: reply.first ?? .string(""))
-        #expect(xml == Self.introspection)
+        let start = try #require(xml.range(of: #"  <interface name="org.handoff.Handoff1">"#))
+        let end = try #require(xml.range(of: "  </interface>\n", range: start.upperBound..<xml.endIndex))
+        #expect(xml[start.lowerBound..<end.upperBound] == Self.introspection)
     }
 
-    /// What `Introspect` answered before the signatures were derived from types (ending in a newline).
+    /// The daemon's interface in what `Introspect` answered before the signatures were derived from types (the
+    /// standard interfaces around it are the D-Bus layer's, tested there).
     static let introspection = #"""
-        <!DOCTYPE node PUBLIC "-//freedesktop//DTD D-BUS Object Introspection 1.0//EN"
-         "http://www.freedesktop.org/standards/dbus/1.0/introspect.dtd">
-        <node>
-          <interface name="org.freedesktop.DBus.Peer">
-            <method name="Ping"/>
-            <method name="GetMachineId">
-              <arg type="s" name="machine_uuid" direction="out"/>
-            </method>
-          </interface>
-          <interface name="org.freedesktop.DBus.Introspectable">
-            <method name="Introspect">
-              <arg type="s" name="xml_data" direction="out"/>
-            </method>
-          </interface>
-          <interface name="org.freedesktop.DBus.Properties">
-            <method name="Get">
-              <arg type="s" name="interface_name" direction="in"/>
-              <arg type="s" name="property_name" direction="in"/>
-              <arg type="v" name="value" direction="out"/>
-            </method>
-            <method name="GetAll">
-              <arg type="s" name="interface_name" direction="in"/>
-              <arg type="a{sv}" name="properties" direction="out"/>
-            </method>
-            <method name="Set">
-              <arg type="s" name="interface_name" direction="in"/>
-              <arg type="s" name="property_name" direction="in"/>
-              <arg type="v" name="value" direction="in"/>
-            </method>
-            <signal name="PropertiesChanged">
-              <arg type="s" name="interface_name"/>
-              <arg type="a{sv}" name="changed_properties"/>
-              <arg type="as" name="invalidated_properties"/>
-            </signal>
-          </interface>
           <interface name="org.handoff.Handoff1">
             <method name="Status">
               <arg type="a{sv}" name="status" direction="out"/>
@@ -205,7 +173,6 @@ import Testing
               <arg type="(ssssstds)" name="item"/>
             </signal>
           </interface>
-        </node>
 
         """#
 }
