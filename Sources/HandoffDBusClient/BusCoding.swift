@@ -2,41 +2,79 @@ import DBus
 import Foundation
 import HandoffClient
 
-/// Conversions between the CLI's value types and the D-Bus values of the daemon's API.
-public enum BusCoding {
-    /// An activity summary as `(ssssdt)`.
-    public static func value(_ summary: ActivitySummary) -> Value {
-        .structure([
-            .string(summary.id.rawValue), .string(summary.type), .string(summary.title), .string(summary.device),
-            .double(summary.age), .uint64(UInt64(max(0, summary.size))),
-        ])
-    }
+/// An activity summary travels as `(ssssdt)`: id, type, title, device, age in seconds, size in bytes.
+extension ActivitySummary: DBusRepresentable {
+    /// The fields on the wire, in order; a negative size is sent as 0.
+    typealias Wire = DBusStructure<String, String, String, String, Double, UInt64>
+
+    /// `(ssssdt)`.
+    public static var dbusType: DBusType { Wire.dbusType }
 
     /// Reads a `(ssssdt)` activity summary.
-    public static func summary(_ value: Value) throws -> ActivitySummary {
-        guard case .structure(let fields) = value, fields.count == 6,
-            case .string(let id) = fields[0], case .string(let type) = fields[1], case .string(let title) = fields[2],
-            case .string(let device) = fields[3], case .double(let age) = fields[4], case .uint64(let size) = fields[5]
-        else { throw DBusError(.typeMismatch, "an activity summary must be (ssssdt), got \(value.type)") }
-        return ActivitySummary(id: ActivityID(rawValue: id), type: type, title: title, device: device, age: age,
-                               size: Int(clamping: size))
+    public init(dbusValue: Value) throws(DBusError) {
+        let (id, type, title, device, age, size) = try Wire(dbusValue: dbusValue).fields
+        self.init(id: ActivityID(rawValue: id), type: type, title: title, device: device, age: age,
+                  size: Int(clamping: size))
     }
 
-    /// A paired device as `(ssbd)`; a device never seen has a negative age.
-    public static func value(_ device: DeviceInfo) -> Value {
-        .structure([.string(device.id), .string(device.name), .boolean(device.inRange),
-                    .double(device.lastSeenSecondsAgo ?? -1)])
+    /// The summary as `(ssssdt)`.
+    public var dbusValue: Value {
+        Wire(id.rawValue, type, title, device, age, UInt64(max(0, size))).dbusValue
+    }
+}
+
+/// A paired device travels as `(ssbd)`: id, name, in range, seconds since last seen (negative: never).
+extension DeviceInfo: DBusRepresentable {
+    /// The fields on the wire, in order.
+    typealias Wire = DBusStructure<String, String, Bool, Double>
+
+    /// `(ssbd)`.
+    public static var dbusType: DBusType { Wire.dbusType }
+
+    /// Reads a `(ssbd)` device; a negative age means never seen.
+    public init(dbusValue: Value) throws(DBusError) {
+        let (id, name, inRange, seen) = try Wire(dbusValue: dbusValue).fields
+        self.init(id: id, name: name, inRange: inRange, lastSeenSecondsAgo: seen < 0 ? nil : seen)
     }
 
-    /// Reads a `(ssbd)` device.
-    public static func device(_ value: Value) throws -> DeviceInfo {
-        guard case .structure(let fields) = value, fields.count == 4, case .string(let id) = fields[0],
-            case .string(let name) = fields[1], case .boolean(let inRange) = fields[2],
-            case .double(let seen) = fields[3]
-        else { throw DBusError(.typeMismatch, "a device must be (ssbd), got \(value.type)") }
-        return DeviceInfo(id: id, name: name, inRange: inRange, lastSeenSecondsAgo: seen < 0 ? nil : seen)
+    /// The device as `(ssbd)`; a device never seen has a negative age.
+    public var dbusValue: Value { Wire(id, name, inRange, lastSeenSecondsAgo ?? -1).dbusValue }
+}
+
+/// How the bytes of a continue came, as the `a{ss}` that `Continue` returns last: `transport` (`l2cap`, `gatt`)
+/// and, after a fallback, `fallback`. Unknown entries are ignored.
+public struct ContinuePath: DBusRepresentable, Equatable {
+    /// `l2cap` or `gatt`; nil when the daemon did not say.
+    public var transport: String?
+    /// Why a continue fell back to GATT, if it did.
+    public var fallback: String?
+
+    /// A path.
+    public init(transport: String?, fallback: String?) {
+        self.transport = transport
+        self.fallback = fallback
     }
 
+    /// `a{ss}`.
+    public static var dbusType: DBusType { [String: String].dbusType }
+
+    /// Reads the `a{ss}` path of a continue.
+    public init(dbusValue: Value) throws(DBusError) {
+        let entries = try [String: String](dbusValue: dbusValue)
+        self.init(transport: entries["transport"], fallback: entries["fallback"])
+    }
+
+    /// The path as `a{ss}`, `transport` first (a Swift dictionary's order is not fixed).
+    public var dbusValue: Value {
+        var entries: [DictionaryEntry] = []
+        if let transport { entries.append(DictionaryEntry(key: .string("transport"), value: .string(transport))) }
+        if let fallback { entries.append(DictionaryEntry(key: .string("fallback"), value: .string(fallback))) }
+        return .dictionary(key: .string, value: .string, entries)
+    }
+}
+
+/// The userInfo of the daemon's API: string dictionaries as the binary property lists it carries as `ay`.
+public enum BusCoding {
     /// String userInfo as a binary property list, the `ay` the API carries.
     public static func propertyList(_ userInfo: [String: String]) throws -> [UInt8] {
         do {
@@ -59,25 +97,5 @@ public enum BusCoding {
             throw DBusError(.invalidValue, "userInfo's property list root is not a dictionary")
         }
         return dictionary.mapValues { ($0 as? String) ?? String(describing: $0) }
-    }
-
-    /// The path of a continue as `a{ss}`: `transport` (`l2cap`, `gatt`) and, after a fallback, `fallback`.
-    public static func value(transport: String, fallback: String?) -> Value {
-        var entries = [DictionaryEntry(key: .string("transport"), value: .string(transport))]
-        if let fallback { entries.append(DictionaryEntry(key: .string("fallback"), value: .string(fallback))) }
-        return .dictionary(key: .string, value: .string, entries)
-    }
-
-    /// Reads the `a{ss}` path of a continue; unknown or missing entries are nil.
-    public static func transferPath(_ value: Value) -> (transport: String?, fallback: String?) {
-        guard case .dictionary(_, _, let entries) = value else { return (nil, nil) }
-        var transport: String?
-        var fallback: String?
-        for entry in entries {
-            guard case .string(let name) = entry.key, case .string(let text) = entry.value else { continue }
-            if name == "transport" { transport = text }
-            if name == "fallback" { fallback = text }
-        }
-        return (transport, fallback)
     }
 }

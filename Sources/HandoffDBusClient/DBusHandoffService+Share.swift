@@ -17,12 +17,11 @@ extension DBusHandoffService: SharingService {
                                                                     .string(item.mediaType), .unixFD(descriptor)],
                                    timeout: .seconds(60))
         }
-        return try BusCoding.outboxEntry(reply.first ?? .structure([]))
+        return try OutboxEntry(dbusValue: reply.first ?? .structure([]))
     }
 
     public func outbox() async throws -> [OutboxEntry] {
-        guard case .array(_, let items)? = try await call(HandoffBusAPI.Method.outbox).first else { return [] }
-        return try items.map(BusCoding.outboxEntry)
+        try await call(HandoffBusAPI.Method.outbox).first.map { try [OutboxEntry](dbusValue: $0) } ?? []
     }
 
     public func cancelOutboxItem(_ id: String) async throws {
@@ -30,8 +29,7 @@ extension DBusHandoffService: SharingService {
     }
 
     public func inbox() async throws -> [InboxEntry] {
-        guard case .array(_, let items)? = try await call(HandoffBusAPI.Method.inbox).first else { return [] }
-        return try items.map(BusCoding.inboxEntry)
+        try await call(HandoffBusAPI.Method.inbox).first.map { try [InboxEntry](dbusValue: $0) } ?? []
     }
 
     public func claimInboxItem(_ id: String, destination: String) async throws -> InboxGrant {
@@ -40,7 +38,7 @@ extension DBusHandoffService: SharingService {
             throw ServiceError(.failed, "the daemon answered ClaimInboxItem with \(reply.map(\.type))")
         }
         let data = FileHandle(fileDescriptor: try descriptor.duplicateRawDescriptor(), closeOnDealloc: true)
-        return InboxGrant(entry: try BusCoding.inboxEntry(reply[0]), data: data, previousDestination: previous)
+        return InboxGrant(entry: try InboxEntry(dbusValue: reply[0]), data: data, previousDestination: previous)
     }
 
     public func finishInboxItem(_ id: String) async throws {
@@ -62,7 +60,7 @@ extension DBusHandoffService: SharingService {
         let (stream, continuation) = AsyncStream<InboxEntry>.makeStream()
         let task = Task {
             for await message in messages {
-                if let first = try? message.arguments().first, let entry = try? BusCoding.inboxEntry(first) {
+                if let entry = try? HandoffBusAPI.Signal.itemArrived.arguments(of: message) {
                     continuation.yield(entry)
                 }
             }

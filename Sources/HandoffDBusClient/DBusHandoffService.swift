@@ -33,9 +33,11 @@ public final class DBusHandoffService: HandoffService {
     }
 
     /// Subscribes to one of the daemon's signals (sent to this connection only).
-    func signals(_ member: MemberName) async throws -> AsyncStream<Message> {
+    func signals<each Argument>(_ signal: SignalDeclaration<repeat each Argument>) async throws
+        -> AsyncStream<Message>
+    {
         do {
-            let rule = MatchRule.signal(interface: HandoffBusAPI.interface, member: member)
+            let rule = MatchRule.signal(interface: HandoffBusAPI.interface, member: signal.name)
                 .sender(HandoffBusAPI.busName).path(HandoffBusAPI.objectPath)
             return try await connection.signals(matching: rule)
         } catch {
@@ -48,7 +50,7 @@ public final class DBusHandoffService: HandoffService {
         let values = try [String: Variant](dbusValue: reply.first ?? .array(.string, []))
         func get<T: DBusRepresentable>(_ key: String, _ type: T.Type) -> T? { try? values[key]?.get(T.self) }
         let adapter = get("Adapter", String.self).flatMap { $0.isEmpty ? nil : $0 }
-        let current = try values["CurrentActivity"].map { try BusCoding.summary($0.value) }
+        let current = try values["CurrentActivity"].map { try $0.get(ActivitySummary.self) }
         var status = DaemonStatus(
             version: get("Version", String.self) ?? "?", adapter: adapter, powered: get("Powered", Bool.self) ?? false,
             pairedDevices: Int(get("PairedDevices", UInt32.self) ?? 0),
@@ -78,23 +80,22 @@ public final class DBusHandoffService: HandoffService {
 
     public func availableActivities() async throws -> [ActivitySummary] {
         let reply = try await call(HandoffBusAPI.Method.availableActivities)
-        guard case .array(_, let items)? = reply.first else { return [] }
-        return try items.map(BusCoding.summary)
+        return try reply.first.map { try [ActivitySummary](dbusValue: $0) } ?? []
     }
 
     public func continueActivity(
         _ id: ActivityID, progress: @escaping @Sendable (ContinueProgress) -> Void
     ) async throws -> ContinuedActivity {
-        let updates = try await signals(HandoffBusAPI.Signal.progress)
+        let progressSignal = HandoffBusAPI.Signal.progress
+        let updates = try await signals(progressSignal)
         // The daemon says `finishing` just before it replies; the bus delivers that signal before the reply, but
         // the forwarder may not have handed it on yet when the reply resumes this call. `finished` lets the call
         // wait for it, so the caller has seen every report (a progress bar ends full) when this returns.
         let (finished, finishing) = AsyncStream<Void>.makeStream()
         let forwarder = Task {
             for await message in updates {
-                guard let values = try? message.arguments(), values.count == 4, case .string(id.rawValue) = values[0],
-                    case .string(let phaseText) = values[1], let phase = ContinueProgress.Phase(rawValue: phaseText),
-                    case .uint64(let received) = values[2], case .uint64(let total) = values[3]
+                guard let (signalID, phaseText, received, total) = try? progressSignal.arguments(of: message),
+                    signalID == id.rawValue, let phase = ContinueProgress.Phase(rawValue: phaseText)
                 else { continue }
                 progress(ContinueProgress(phase: phase, receivedBytes: Int(clamping: received),
                                           totalBytes: total == 0 ? nil : Int(clamping: total)))
@@ -115,17 +116,16 @@ public final class DBusHandoffService: HandoffService {
         guard reply.count == 4 || reply.count == 5, case .string(let type) = reply[1], case .string(let title) = reply[2],
             case .bytes(let info) = reply[3]
         else { throw ServiceError(.failed, "the daemon answered Continue with \(reply.map(\.type))") }
-        let summary = try BusCoding.summary(reply[0])
-        let path = reply.count == 5 ? BusCoding.transferPath(reply[4]) : (transport: nil, fallback: nil)
+        let summary = try ActivitySummary(dbusValue: reply[0])
+        let path = reply.count == 5 ? try? ContinuePath(dbusValue: reply[4]) : nil
         return ContinuedActivity(
             summary: summary, content: ActivityContent(type: type, title: title, userInfo: try BusCoding.stringUserInfo(info)),
-            transport: path.transport, fallback: path.fallback)
+            transport: path?.transport, fallback: path?.fallback)
     }
 
     public func devices() async throws -> [DeviceInfo] {
         let reply = try await call(HandoffBusAPI.Method.devices)
-        guard case .array(_, let items)? = reply.first else { return [] }
-        return try items.map(BusCoding.device)
+        return try reply.first.map { try [DeviceInfo](dbusValue: $0) } ?? []
     }
 
     public func pair(confirm: @escaping @Sendable (PairingCode) async -> Bool) async throws -> DeviceInfo {
@@ -133,9 +133,7 @@ public final class DBusHandoffService: HandoffService {
         let connection = self.connection
         let answerer = Task {
             for await message in codes {
-                guard let values = try? message.arguments(), values.count == 2, case .string(let name) = values[0],
-                    case .string(let code) = values[1]
-                else { continue }
+                guard let (name, code) = try? HandoffBusAPI.Signal.pairingCode.arguments(of: message) else { continue }
                 let accepted = await confirm(PairingCode(deviceName: name, code: code))
                 _ = try? await connection.call(
                     destination: HandoffBusAPI.busName, path: HandoffBusAPI.objectPath,
@@ -145,7 +143,7 @@ public final class DBusHandoffService: HandoffService {
         }
         defer { answerer.cancel() }
         let reply = try await call(HandoffBusAPI.Method.pair, [.string(""), .uint32(120)], timeout: .seconds(300))
-        return try BusCoding.device(reply.first ?? .structure([]))
+        return try DeviceInfo(dbusValue: reply.first ?? .structure([]))
     }
 
     public func unpair(_ device: String) async throws {
@@ -166,13 +164,17 @@ public final class DBusHandoffService: HandoffService {
         let tasks = [
             Task {
                 for await message in appeared {
-                    if let event = Self.event(.appeared, message) { continuation.yield(event) }
+                    if let event = Self.event(.appeared, HandoffBusAPI.Signal.activityAppeared, message) {
+                        continuation.yield(event)
+                    }
                 }
                 continuation.finish(throwing: ServiceError(.unreachable, "the connection to the daemon was lost"))
             },
             Task {
                 for await message in disappeared {
-                    if let event = Self.event(.disappeared, message) { continuation.yield(event) }
+                    if let event = Self.event(.disappeared, HandoffBusAPI.Signal.activityDisappeared, message) {
+                        continuation.yield(event)
+                    }
                 }
             },
             Task {
@@ -191,10 +193,9 @@ public final class DBusHandoffService: HandoffService {
         return stream
     }
 
-    private static func event(_ kind: ActivityEvent.Kind, _ message: Message) -> ActivityEvent? {
-        guard let values = try? message.arguments(), let first = values.first,
-            let summary = try? BusCoding.summary(first)
-        else { return nil }
+    private static func event(_ kind: ActivityEvent.Kind, _ signal: SignalDeclaration<ActivitySummary>,
+                              _ message: Message) -> ActivityEvent? {
+        guard let summary = try? signal.arguments(of: message) else { return nil }
         return ActivityEvent(kind, summary)
     }
 }

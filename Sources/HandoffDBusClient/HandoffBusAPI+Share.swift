@@ -1,11 +1,12 @@
 import DBus
+import HandoffClient
 
 /// The share, outbox and inbox part of the daemon's API (Docs/dbus-api.md, "Sharing").
 extension HandoffBusAPI {
     /// An outbox entry: id, device, name, kind, state, sent bytes, total bytes, age in seconds, reason.
-    public static let outboxEntrySignature: Signature = "(sssssttds)"
+    public static let outboxEntrySignature = Signature(of: OutboxEntry.self)
     /// An inbox item: id, sender, name, kind, media type, size in bytes, age in seconds, original name.
-    public static let inboxEntrySignature: Signature = "(ssssstds)"
+    public static let inboxEntrySignature = Signature(of: InboxEntry.self)
 }
 
 extension HandoffBusAPI.Method {
@@ -30,8 +31,8 @@ extension HandoffBusAPI.Method {
 }
 
 extension HandoffBusAPI.Signal {
-    /// `ItemArrived((ssssstds))`, to connections that called WatchActivities.
-    public static let itemArrived: MemberName = "ItemArrived"
+    /// `ItemArrived((ssssstds) item)`, to connections that called WatchActivities.
+    public static let itemArrived = SignalDeclaration("ItemArrived", of: InboxEntry.self, argumentNames: ["item"])
 }
 
 extension HandoffBusError {

@@ -1,4 +1,5 @@
 import DBus
+import HandoffClient
 
 /// The names and shapes of the handoff daemon's D-Bus API (Docs/dbus-api.md), shared by the daemon and its client.
 public enum HandoffBusAPI {
@@ -11,9 +12,9 @@ public enum HandoffBusAPI {
     /// Every error the daemon replies with starts with this prefix (`org.handoff.Error.AccessDenied`, …).
     public static let errorPrefix = "org.handoff.Error."
     /// The signature of an activity summary: id, type, title, device, age in seconds, size in bytes.
-    public static let summarySignature: Signature = "(ssssdt)"
+    public static let summarySignature = Signature(of: ActivitySummary.self)
     /// The signature of a paired device: id, name, in range, seconds since last seen (negative: never).
-    public static let deviceSignature: Signature = "(ssbd)"
+    public static let deviceSignature = Signature(of: DeviceInfo.self)
 
     /// Method names.
     public enum Method {
@@ -44,15 +45,21 @@ public enum HandoffBusAPI {
         public static let unpair: MemberName = "Unpair"
     }
 
-    /// Signal names; every signal is sent to one caller only (a unicast signal).
+    /// The signals, each with its arguments' Swift types, which the daemon emits and the client reads; every
+    /// signal is sent to one caller only (a unicast signal).
     public enum Signal {
-        /// `ActivityAppeared((ssssdt))`, to connections that called WatchActivities.
-        public static let activityAppeared: MemberName = "ActivityAppeared"
-        /// `ActivityDisappeared((ssssdt))`, to connections that called WatchActivities.
-        public static let activityDisappeared: MemberName = "ActivityDisappeared"
+        /// `ActivityAppeared((ssssdt) activity)`, to connections that called WatchActivities.
+        public static let activityAppeared = SignalDeclaration(
+            "ActivityAppeared", of: ActivitySummary.self, argumentNames: ["activity"])
+        /// `ActivityDisappeared((ssssdt) activity)`, to connections that called WatchActivities.
+        public static let activityDisappeared = SignalDeclaration(
+            "ActivityDisappeared", of: ActivitySummary.self, argumentNames: ["activity"])
         /// `Progress(s id, s phase, t receivedBytes, t totalBytes)`, to the caller of Continue.
-        public static let progress: MemberName = "Progress"
+        public static let progress = SignalDeclaration(
+            "Progress", of: String.self, String.self, UInt64.self, UInt64.self,
+            argumentNames: ["id", "phase", "receivedBytes", "totalBytes"])
         /// `PairingCode(s deviceName, s code)`, to the caller of Pair or AcceptPairing.
-        public static let pairingCode: MemberName = "PairingCode"
+        public static let pairingCode = SignalDeclaration(
+            "PairingCode", of: String.self, String.self, argumentNames: ["deviceName", "code"])
     }
 }

@@ -7,100 +7,84 @@ import HandoffKit
 extension HandoffDaemon {
     func makeInterface() -> ExportedInterface {
         var interface = ExportedInterface(HandoffBusAPI.interface)
-        let summary = HandoffBusAPI.summarySignature.rawValue
-        let device = HandoffBusAPI.deviceSignature.rawValue
-
-        method(&interface, HandoffBusAPI.Method.status, out: "a{sv}", outputNames: ["status"]) { daemon, call, uid in
-            [await daemon.status(uid: uid).dbusValue]
+        method(&interface, HandoffBusAPI.Method.status, out: [String: Variant].self, outputNames: ["status"]) {
+            daemon, _, uid in
+            await daemon.status(uid: uid)
         }
-        method(&interface, HandoffBusAPI.Method.setCurrentActivity, in: "ssay", out: "s",
-               inputNames: ["type", "title", "userInfo"], outputNames: ["id"]) { daemon, call, uid in
-            let id = try await daemon.setCurrentActivity(
-                uid: uid, type: try call.argument(0), title: try call.argument(1), userInfo: try call.argument(2))
-            return [.string(id)]
+        method(&interface, HandoffBusAPI.Method.setCurrentActivity, in: String.self, String.self, [UInt8].self,
+               out: String.self, inputNames: ["type", "title", "userInfo"], outputNames: ["id"]) {
+            daemon, _, uid, type, title, userInfo in
+            try await daemon.setCurrentActivity(uid: uid, type: type, title: title, userInfo: userInfo)
         }
-        method(&interface, HandoffBusAPI.Method.updateCurrentActivity, in: "ssay",
-               inputNames: ["id", "title", "userInfo"]) { daemon, call, uid in
-            try await daemon.updateCurrentActivity(
-                uid: uid, id: try call.argument(0), title: try call.argument(1), userInfo: try call.argument(2))
-            return []
+        method(&interface, HandoffBusAPI.Method.updateCurrentActivity, in: String.self, String.self, [UInt8].self,
+               inputNames: ["id", "title", "userInfo"]) { daemon, _, uid, id, title, userInfo in
+            try await daemon.updateCurrentActivity(uid: uid, id: id, title: title, userInfo: userInfo)
         }
-        method(&interface, HandoffBusAPI.Method.resignCurrentActivity, in: "st",
-               inputNames: ["id", "graceMilliseconds"]) { daemon, call, uid in
-            try await daemon.resignCurrentActivity(uid: uid, id: try call.argument(0), milliseconds: try call.argument(1))
-            return []
+        method(&interface, HandoffBusAPI.Method.resignCurrentActivity, in: String.self, UInt64.self,
+               inputNames: ["id", "graceMilliseconds"]) { daemon, _, uid, id, grace in
+            try await daemon.resignCurrentActivity(uid: uid, id: id, milliseconds: grace)
         }
-        method(&interface, HandoffBusAPI.Method.availableActivities, out: Signature(stringLiteral: "a" + summary),
-               outputNames: ["activities"]) { daemon, call, uid in
-            [.array(.structure([.string, .string, .string, .string, .double, .uint64]),
-                    try await daemon.availableActivities(uid: uid).map(BusCoding.value))]
+        method(&interface, HandoffBusAPI.Method.availableActivities, out: [ActivitySummary].self,
+               outputNames: ["activities"]) { daemon, _, uid in
+            try await daemon.availableActivities(uid: uid)
         }
         method(&interface, HandoffBusAPI.Method.watchActivities) { daemon, call, uid in
             try await daemon.watchActivities(sender: try Self.sender(call), uid: uid)
-            return []
         }
-        method(&interface, HandoffBusAPI.Method.continueActivity, in: "s",
-               out: Signature(stringLiteral: summary + "ssaya{ss}"), inputNames: ["id"],
-               outputNames: ["summary", "type", "title", "userInfo", "path"]) { daemon, call, uid in
+        method(&interface, HandoffBusAPI.Method.continueActivity, in: String.self,
+               out: ActivitySummary.self, String.self, String.self, [UInt8].self, ContinuePath.self, inputNames: ["id"],
+               outputNames: ["summary", "type", "title", "userInfo", "path"]) { daemon, call, uid, id in
             let (result, activity, payload) = try await daemon.continueActivity(
-                id: try call.argument(0), sender: try Self.sender(call), uid: uid)
-            let path = daemon.radio.takePath(ofContinue: try call.argument(0))
-            return [BusCoding.value(result), .string(activity.activityType), .string(activity.title ?? ""),
-                    .bytes(payload), BusCoding.value(transport: path?.kind.rawValue ?? "gatt",
-                                                     fallback: path?.fallback?.rawValue)]
+                id: id, sender: try Self.sender(call), uid: uid)
+            let path = daemon.radio.takePath(ofContinue: id)
+            return (result, activity.activityType, activity.title ?? "", payload,
+                    ContinuePath(transport: path?.kind.rawValue ?? "gatt", fallback: path?.fallback?.rawValue))
         }
-        method(&interface, HandoffBusAPI.Method.devices, out: Signature(stringLiteral: "a" + device),
-               outputNames: ["devices"]) { daemon, call, uid in
-            [.array(.structure([.string, .string, .boolean, .double]),
-                    try await daemon.devices(uid: uid).map(BusCoding.value))]
+        method(&interface, HandoffBusAPI.Method.devices, out: [DeviceInfo].self, outputNames: ["devices"]) {
+            daemon, _, uid in
+            try await daemon.devices(uid: uid)
         }
-        method(&interface, HandoffBusAPI.Method.pair, in: "su", out: Signature(stringLiteral: device),
-               inputNames: ["deviceName", "timeoutSeconds"], outputNames: ["device"]) { daemon, call, uid in
-            let name: String = try call.argument(0)
+        method(&interface, HandoffBusAPI.Method.pair, in: String.self, UInt32.self, out: DeviceInfo.self,
+               inputNames: ["deviceName", "timeoutSeconds"], outputNames: ["device"]) { daemon, call, uid, name, timeout in
             let role: PairingRole = name.isEmpty ? .automatic : .initiate(name)
-            let info = try await daemon.pair(role: role, timeout: Self.timeout(try call.argument(1)),
-                                             sender: try Self.sender(call), uid: uid)
-            return [BusCoding.value(info)]
+            return try await daemon.pair(role: role, timeout: Self.timeout(timeout), sender: try Self.sender(call),
+                                         uid: uid)
         }
-        method(&interface, HandoffBusAPI.Method.acceptPairing, in: "u", out: Signature(stringLiteral: device),
-               inputNames: ["timeoutSeconds"], outputNames: ["device"]) { daemon, call, uid in
-            let info = try await daemon.pair(role: .accept, timeout: Self.timeout(try call.argument(0)),
-                                             sender: try Self.sender(call), uid: uid)
-            return [BusCoding.value(info)]
+        method(&interface, HandoffBusAPI.Method.acceptPairing, in: UInt32.self, out: DeviceInfo.self,
+               inputNames: ["timeoutSeconds"], outputNames: ["device"]) { daemon, call, uid, timeout in
+            try await daemon.pair(role: .accept, timeout: Self.timeout(timeout), sender: try Self.sender(call), uid: uid)
         }
-        method(&interface, HandoffBusAPI.Method.confirmPairing, in: "sb", inputNames: ["code", "accept"]) {
-            daemon, call, uid in
-            try await daemon.confirmPairing(code: try call.argument(0), accept: try call.argument(1), uid: uid)
-            return []
+        method(&interface, HandoffBusAPI.Method.confirmPairing, in: String.self, Bool.self,
+               inputNames: ["code", "accept"]) { daemon, _, uid, code, accept in
+            try await daemon.confirmPairing(code: code, accept: accept, uid: uid)
         }
-        method(&interface, HandoffBusAPI.Method.unpair, in: "s", inputNames: ["device"]) { daemon, call, uid in
-            try await daemon.unpair(try call.argument(0), uid: uid)
-            return []
+        method(&interface, HandoffBusAPI.Method.unpair, in: String.self, inputNames: ["device"]) {
+            daemon, _, uid, device in
+            try await daemon.unpair(device, uid: uid)
         }
-        interface.signal(HandoffBusAPI.Signal.activityAppeared, Signature(stringLiteral: summary),
-                         argumentNames: ["activity"])
-        interface.signal(HandoffBusAPI.Signal.activityDisappeared, Signature(stringLiteral: summary),
-                         argumentNames: ["activity"])
-        interface.signal(HandoffBusAPI.Signal.progress, "sstt",
-                         argumentNames: ["id", "phase", "receivedBytes", "totalBytes"])
-        interface.signal(HandoffBusAPI.Signal.pairingCode, "ss", argumentNames: ["deviceName", "code"])
+        interface.signal(HandoffBusAPI.Signal.activityAppeared)
+        interface.signal(HandoffBusAPI.Signal.activityDisappeared)
+        interface.signal(HandoffBusAPI.Signal.progress)
+        interface.signal(HandoffBusAPI.Signal.pairingCode)
         addShareMethods(&interface)
         return interface
     }
 
-    /// Declares a method whose handler gets the daemon, the call and the caller's uid, and whose errors become
-    /// `org.handoff.Error.*` replies.
-    func method(
-        _ interface: inout ExportedInterface, _ name: MemberName, in input: Signature = .empty,
-        out output: Signature = .empty, inputNames: [String] = [], outputNames: [String] = [],
-        _ body: @escaping @Sendable (HandoffDaemon, MethodCall, UInt32) async throws -> [Value]
+    /// Declares a method by its arguments' and results' Swift types (the signatures follow from them, see
+    /// ``ExportedInterface/method(_:in:out:inputNames:outputNames:noReply:handler:)``). The body gets the daemon,
+    /// the call, the caller's uid and the arguments; its errors become `org.handoff.Error.*` replies.
+    func method<each Input: DBusRepresentable, each Output: DBusRepresentable>(
+        _ interface: inout ExportedInterface, _ name: MemberName, in input: repeat (each Input).Type,
+        out output: repeat (each Output).Type, inputNames: [String] = [], outputNames: [String] = [],
+        body: @escaping @Sendable (HandoffDaemon, MethodCall, UInt32, repeat each Input) async throws
+            -> (repeat each Output)
     ) {
-        interface.method(name, in: input, out: output, inputNames: inputNames, outputNames: outputNames) {
-            [weak self] call in
+        interface.method(name, in: repeat each input, out: repeat each output, inputNames: inputNames,
+                         outputNames: outputNames) { [weak self] (call: MethodCall, arguments: repeat each Input) in
             guard let self else { throw DBusError(name: HandoffBusError.failed, message: "the daemon is stopping") }
             do {
                 let uid = try await self.callers.unixUser(of: try Self.sender(call))
-                return try await body(self, call, uid)
+                return try await body(self, call, uid, repeat each arguments)
             } catch let error as DaemonError {
                 throw error.dbusError
             } catch let error as HandoffError {

@@ -219,9 +219,8 @@ extension HandoffDaemon {
             confirmations[code] = PendingConfirmation(uid: uid, continuation: continuation)
             do {
                 try connection.emitSignal(
-                    path: HandoffBusAPI.objectPath, interface: HandoffBusAPI.interface,
-                    member: HandoffBusAPI.Signal.pairingCode, arguments: [.string(deviceName), .string(code)],
-                    destination: sender)
+                    HandoffBusAPI.Signal.pairingCode, deviceName, code, path: HandoffBusAPI.objectPath,
+                    interface: HandoffBusAPI.interface, destination: sender)
             } catch {
                 logger.warning("cannot send the pairing code to \(sender): \(error)")
                 answer(code: code, accept: false)

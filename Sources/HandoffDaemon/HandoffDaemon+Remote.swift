@@ -60,11 +60,11 @@ extension HandoffDaemon {
         emit(HandoffBusAPI.Signal.activityDisappeared, summary)
     }
 
-    private func emit(_ member: MemberName, _ summary: ActivitySummary) {
+    private func emit(_ signal: SignalDeclaration<ActivitySummary>, _ summary: ActivitySummary) {
         for (name, watcher) in watchers where persisted.ownerUID == nil || watcher.uid == persisted.ownerUID {
             do {
-                try connection.emitSignal(path: HandoffBusAPI.objectPath, interface: HandoffBusAPI.interface,
-                                          member: member, arguments: [BusCoding.value(summary)], destination: name)
+                try connection.emitSignal(signal, summary, path: HandoffBusAPI.objectPath,
+                                          interface: HandoffBusAPI.interface, destination: name)
             } catch {
                 logger.warning("cannot signal \(name): \(error.message)")
             }
@@ -86,10 +86,8 @@ extension HandoffDaemon {
         let signalID = id
         @Sendable func progress(_ phase: ContinueProgress.Phase, _ received: Int, _ total: Int) {
             try? connection.emitSignal(
-                path: HandoffBusAPI.objectPath, interface: HandoffBusAPI.interface,
-                member: HandoffBusAPI.Signal.progress,
-                arguments: [.string(signalID), .string(phase.rawValue), .uint64(UInt64(max(0, received))),
-                            .uint64(UInt64(max(0, total)))],
+                HandoffBusAPI.Signal.progress, signalID, phase.rawValue, UInt64(max(0, received)),
+                UInt64(max(0, total)), path: HandoffBusAPI.objectPath, interface: HandoffBusAPI.interface,
                 destination: sender)
         }
         progress(.requesting, 0, 0)
@@ -151,7 +149,7 @@ extension HandoffDaemon {
         values["PairedDevices"] = Variant(UInt32(await engine.trust.devices.count))
         values["AvailableActivities"] = Variant(UInt32(await engine.availableActivities().count))
         if let current = await currentSummary(uid: uid) {
-            values["CurrentActivity"] = Variant(BusCoding.value(current))
+            values["CurrentActivity"] = Variant(current)
         }
         return values
     }

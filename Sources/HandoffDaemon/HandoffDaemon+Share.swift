@@ -330,10 +330,10 @@ extension HandoffDaemon {
     private func arrived(_ item: InboxItem) async {
         let line = "\(item.senderName) sent \(item.name) (\(ByteFormat.string(item.size)))"
         logger.log("inbox: \(line) as \(item.id)")
-        let value = BusCoding.value(inboxEntry(item))
+        let entry = inboxEntry(item)
         for (name, watcher) in watchers where persisted.ownerUID == nil || watcher.uid == persisted.ownerUID {
-            try? connection.emitSignal(path: HandoffBusAPI.objectPath, interface: HandoffBusAPI.interface,
-                                       member: HandoffBusAPI.Signal.itemArrived, arguments: [value], destination: name)
+            try? connection.emitSignal(HandoffBusAPI.Signal.itemArrived, entry, path: HandoffBusAPI.objectPath,
+                                       interface: HandoffBusAPI.interface, destination: name)
         }
         await notifier?.notify(summary: line, body: "Run 'handoff inbox' to see it, 'handoff inbox take' to take it.")
     }
@@ -417,52 +417,42 @@ extension HandoffDaemon {
     // MARK: - Interface
 
     func addShareMethods(_ interface: inout ExportedInterface) {
-        let outboxEntry = HandoffBusAPI.outboxEntrySignature.rawValue
-        let inboxEntry = HandoffBusAPI.inboxEntrySignature.rawValue
-        method(&interface, HandoffBusAPI.Method.share, in: "ssssay", out: Signature(stringLiteral: outboxEntry),
-               inputNames: ["device", "kind", "name", "mediaType", "content"], outputNames: ["entry"]) { d, call, uid in
-            [BusCoding.value(try await d.share(uid: uid, device: try call.argument(0), kind: try call.argument(1),
-                                               name: try call.argument(2), mediaType: try call.argument(3),
-                                               bytes: try call.argument(4), descriptor: nil))]
+        method(&interface, HandoffBusAPI.Method.share, in: String.self, String.self, String.self, String.self,
+               [UInt8].self, out: OutboxEntry.self, inputNames: ["device", "kind", "name", "mediaType", "content"],
+               outputNames: ["entry"]) { d, _, uid, device, kind, name, mediaType, content in
+            try await d.share(uid: uid, device: device, kind: kind, name: name, mediaType: mediaType, bytes: content,
+                              descriptor: nil)
         }
-        method(&interface, HandoffBusAPI.Method.shareFile, in: "sssh", out: Signature(stringLiteral: outboxEntry),
-               inputNames: ["device", "name", "mediaType", "file"], outputNames: ["entry"]) { d, call, uid in
-            [BusCoding.value(try await d.share(uid: uid, device: try call.argument(0), kind: "file",
-                                               name: try call.argument(1), mediaType: try call.argument(2), bytes: nil,
-                                               descriptor: try call.argument(3)))]
+        method(&interface, HandoffBusAPI.Method.shareFile, in: String.self, String.self, String.self,
+               UnixFileDescriptor.self, out: OutboxEntry.self, inputNames: ["device", "name", "mediaType", "file"],
+               outputNames: ["entry"]) { d, _, uid, device, name, mediaType, file in
+            try await d.share(uid: uid, device: device, kind: "file", name: name, mediaType: mediaType, bytes: nil,
+                              descriptor: file)
         }
-        method(&interface, HandoffBusAPI.Method.outbox, out: Signature(stringLiteral: "a" + outboxEntry),
-               outputNames: ["entries"]) { d, _, uid in
-            [BusCoding.value(try await d.outbox(uid: uid))]
+        method(&interface, HandoffBusAPI.Method.outbox, out: [OutboxEntry].self, outputNames: ["entries"]) {
+            d, _, uid in
+            try await d.outbox(uid: uid)
         }
-        method(&interface, HandoffBusAPI.Method.cancelOutboxItem, in: "s", inputNames: ["id"]) { d, call, uid in
-            try await d.cancelOutboxItem(uid: uid, id: try call.argument(0))
-            return []
+        method(&interface, HandoffBusAPI.Method.cancelOutboxItem, in: String.self, inputNames: ["id"]) { d, _, uid, id in
+            try await d.cancelOutboxItem(uid: uid, id: id)
         }
-        method(&interface, HandoffBusAPI.Method.inbox, out: Signature(stringLiteral: "a" + inboxEntry),
-               outputNames: ["items"]) { d, _, uid in
-            [BusCoding.value(try await d.inbox(uid: uid))]
+        method(&interface, HandoffBusAPI.Method.inbox, out: [InboxEntry].self, outputNames: ["items"]) { d, _, uid in
+            try await d.inbox(uid: uid)
         }
-        method(&interface, HandoffBusAPI.Method.claimInboxItem, in: "ss",
-               out: Signature(stringLiteral: inboxEntry + "hs"), inputNames: ["id", "destination"],
-               outputNames: ["item", "data", "previousDestination"]) { d, call, uid in
-            let (entry, fd, previous) = try await d.claimInboxItem(uid: uid, sender: try Self.sender(call),
-                                                                    id: try call.argument(0),
-                                                                    destination: try call.argument(1))
-            return [BusCoding.value(entry), .unixFD(fd), .string(previous)]
+        method(&interface, HandoffBusAPI.Method.claimInboxItem, in: String.self, String.self,
+               out: InboxEntry.self, UnixFileDescriptor.self, String.self, inputNames: ["id", "destination"],
+               outputNames: ["item", "data", "previousDestination"]) { d, call, uid, id, destination in
+            try await d.claimInboxItem(uid: uid, sender: try Self.sender(call), id: id, destination: destination)
         }
-        method(&interface, HandoffBusAPI.Method.finishInboxItem, in: "s", inputNames: ["id"]) { d, call, uid in
-            try await d.finishInboxItem(uid: uid, id: try call.argument(0))
-            return []
+        method(&interface, HandoffBusAPI.Method.finishInboxItem, in: String.self, inputNames: ["id"]) { d, _, uid, id in
+            try await d.finishInboxItem(uid: uid, id: id)
         }
-        method(&interface, HandoffBusAPI.Method.releaseInboxItem, in: "s", inputNames: ["id"]) { d, call, uid in
-            try await d.releaseInboxItem(uid: uid, id: try call.argument(0))
-            return []
+        method(&interface, HandoffBusAPI.Method.releaseInboxItem, in: String.self, inputNames: ["id"]) { d, _, uid, id in
+            try await d.releaseInboxItem(uid: uid, id: id)
         }
-        method(&interface, HandoffBusAPI.Method.dropInboxItem, in: "s", inputNames: ["id"]) { d, call, uid in
-            try await d.dropInboxItem(uid: uid, id: try call.argument(0))
-            return []
+        method(&interface, HandoffBusAPI.Method.dropInboxItem, in: String.self, inputNames: ["id"]) { d, _, uid, id in
+            try await d.dropInboxItem(uid: uid, id: id)
         }
-        interface.signal(HandoffBusAPI.Signal.itemArrived, Signature(stringLiteral: inboxEntry), argumentNames: ["item"])
+        interface.signal(HandoffBusAPI.Signal.itemArrived)
     }
 }

@@ -128,4 +128,22 @@ final class ValueRoundTripTests: XCTestCase {
         XCTAssertEqual([UInt8]().dbusValue, .bytes([]))
         XCTAssertThrowsError(try [String](dbusValue: .bytes([])))
     }
+
+    func testAStructuresTypeAndValuesFollowFromItsFieldTypes() throws {
+        typealias Point = DBusStructure<String, Double, UInt64>
+        XCTAssertEqual(Point.dbusType.description, "(sdt)")
+        XCTAssertEqual([Point].dbusType.description, "a(sdt)")
+        let value = Point("a", 1.5, 7).dbusValue
+        XCTAssertEqual(value, .structure([.string("a"), .double(1.5), .uint64(7)]))
+        let (name, x, count) = try Point(dbusValue: value).fields
+        XCTAssertEqual(name, "a")
+        XCTAssertEqual(x, 1.5)
+        XCTAssertEqual(count, 7)
+        for wrong: Value in [.structure([.string("a"), .double(1.5)]), .structure([.string("a"), .double(1.5), .uint32(7)]),
+                             .structure([.string("a"), .double(1.5), .uint64(7), .string("extra")]), .string("a")] {
+            XCTAssertThrowsError(try Point(dbusValue: wrong)) { error in
+                XCTAssertEqual((error as? DBusError)?.code, .typeMismatch)
+            }
+        }
+    }
 }

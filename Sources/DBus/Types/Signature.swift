@@ -41,6 +41,13 @@ public struct Signature: Hashable, Sendable, CustomStringConvertible {
         self.rawValue = text
     }
 
+    /// The signature of the given Swift types, in order: `Signature(of: String.self, [UInt8].self)` is `say`.
+    public init<each T: DBusRepresentable>(of types: repeat (each T).Type) {
+        var list: [DBusType] = []
+        for type in repeat each types { list.append(type.dbusType) }
+        self.init(types: list)
+    }
+
     /// The signature text.
     public var description: String { rawValue }
 }
