@@ -177,6 +177,16 @@ final class FailureMappingTests: XCTestCase {
         XCTAssertEqual(receiver.delegate.failures.first?.activityType, noteType)
     }
 
+    func testAnActivityThatExpiresWhileOfferedIsNotContinued() async throws {
+        let clock = VirtualClock()
+        let (_, receiver, _, _, remote) = try await offered({ $0.expirationDate = clock.date.addingTimeInterval(60) },
+                                                            ether: InMemoryEther(clock: clock))
+        clock.advance(by: .seconds(61))
+        let outcome = await receiver.engine.continueActivity(remote)
+        assertFailure(outcome, .activityExpired, delegate: receiver.delegate)
+        XCTAssertEqual(outcome.error?.code.rawValue, 4616)
+    }
+
     func testWillContinueFalseMovesNoPayload() async throws {
         let (_, receiver, ether, _, remote) = try await offered()
         receiver.delegate.accept(only: [otherType])

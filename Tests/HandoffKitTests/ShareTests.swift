@@ -468,6 +468,25 @@ final class ShareTests: XCTestCase {
         XCTAssertEqual(try reopened.begin(header, from: other), .resume(record: 0, metadata: nil))
     }
 
+    func testAPartialPushIsKeptForItsLifetimeAndRemovedOnceItPassed() throws {
+        let directory = temporaryDirectory()
+        let clock = VirtualClock()
+        let inbox = try ShareInbox(directory: directory, clock: clock)
+        let sender = TrustedDevice(id: UUID(), name: "laptop", publicKey: Data(count: 32), pairedAt: clock.date)
+        let id = try XCTUnwrap(TransferID(bytes: [UInt8](repeating: 9, count: 8)))
+        let header = TransferHeader(transferID: id, sequence: 0, metadataLength: 40,
+                                    payloadLength: 10_000, recordSize: 4096)
+        XCTAssertEqual(try inbox.begin(header, from: sender), .resume(record: 0, metadata: nil))
+        let partial = inbox.partialFolder.appendingPathComponent(id.description).path
+        let lifetime = Duration.seconds(inbox.limits.partialLifetime)
+        clock.advance(by: lifetime - .seconds(1))
+        _ = try ShareInbox(directory: directory, clock: clock)   // a restart recovers the store
+        XCTAssertTrue(FileManager.default.fileExists(atPath: partial), "a partial push was dropped within its lifetime")
+        clock.advance(by: .seconds(2))
+        _ = try ShareInbox(directory: directory, clock: clock)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: partial), "a partial push outlived its lifetime")
+    }
+
     // MARK: - Exactly-once taking
 
     func testConcurrentClaimsFromManyThreadsGetEachItemExactlyOnce() async throws {
