@@ -11,6 +11,23 @@ struct VirtualClockTests {
         while clock.sleeperCount < count { await Task.yield() }
     }
 
+    enum Start { case atOnce, cancelled }
+
+    /// A task that sleeps `duration` on `clock` (`.cancelled`: only once it is cancelled) and returns whether the
+    /// sleep threw `CancellationError`.
+    private func sleeping(on clock: any HandoffClock, for duration: Duration, once start: Start = .atOnce)
+        -> Task<Bool, Never> {
+        Task {
+            if start == .cancelled { while !Task.isCancelled { await Task.yield() } }
+            do throws(CancellationError) {
+                try await clock.sleep(for: duration)
+                return false
+            } catch {
+                return true
+            }
+        }
+    }
+
     @Test func timeMovesOnlyWhenAdvancedAndTheWallClockFollows() {
         let origin = Date(timeIntervalSince1970: 1_000_000)
         let clock = VirtualClock(origin: origin)
@@ -55,14 +72,7 @@ struct VirtualClockTests {
 
     @Test func cancellationEndsASleepWithCancellationError() async {
         let clock = VirtualClock()
-        let task = Task { () -> Bool in
-            do throws(CancellationError) {
-                try await clock.sleep(for: .seconds(3600))
-                return false
-            } catch {
-                return true
-            }
-        }
+        let task = sleeping(on: clock, for: .seconds(3600))
         await sleepers(1, on: clock)
         task.cancel()
         #expect(await task.value, "the sleep did not throw CancellationError")
@@ -72,15 +82,7 @@ struct VirtualClockTests {
 
     @Test func aTaskCancelledBeforeItSleepsDoesNotWait() async {
         let clock = VirtualClock()
-        let task = Task { () -> Bool in
-            while !Task.isCancelled { await Task.yield() }
-            do throws(CancellationError) {
-                try await clock.sleep(for: .seconds(1))
-                return false
-            } catch {
-                return true
-            }
-        }
+        let task = sleeping(on: clock, for: .seconds(1), once: .cancelled)
         task.cancel()
         #expect(await task.value)
         #expect(clock.sleeperCount == 0)
@@ -91,14 +93,7 @@ struct VirtualClockTests {
         let start = clock.now
         try await clock.sleep(for: .milliseconds(20))
         #expect(start.duration(to: clock.now) >= .milliseconds(20))
-        let task = Task { () -> Bool in
-            do throws(CancellationError) {
-                try await clock.sleep(for: .seconds(3600))
-                return false
-            } catch {
-                return true
-            }
-        }
+        let task = sleeping(on: clock, for: .seconds(3600))
         task.cancel()
         #expect(await task.value)
     }
