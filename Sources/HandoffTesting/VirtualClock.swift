@@ -27,6 +27,7 @@ public final class VirtualClock: HandoffClock {
         self.origin = origin
     }
 
+    /// Instant zero plus the time advanced so far.
     public var now: HandoffInstant { state.value.now }
 
     /// `origin` plus the time advanced so far.
@@ -40,6 +41,7 @@ public final class VirtualClock: HandoffClock {
     /// The earliest deadline a task waits for, if any.
     public var nextDeadline: HandoffInstant? { state.value.sleepers.map(\.deadline).min() }
 
+    /// Waits until an `advance(by:)` reaches `deadline` (returns at once if time already has).
     public func sleep(until deadline: HandoffInstant) async throws(CancellationError) {
         let id = state.withLock { state in
             state.nextID += 1

@@ -11,6 +11,7 @@ public struct HandoffInstant: Comparable, Hashable, Sendable {
         self.offset = offset
     }
 
+    /// Whether `lhs` comes first.
     public static func < (lhs: HandoffInstant, rhs: HandoffInstant) -> Bool {
         lhs.offset < rhs.offset
     }
@@ -60,6 +61,7 @@ public struct RealClock: HandoffClock {
     /// `Date()`.
     public var date: Date { Date() }
 
+    /// `ContinuousClock.sleep(until:)` at `deadline`.
     public func sleep(until deadline: HandoffInstant) async throws(CancellationError) {
         let clock = ContinuousClock()
         do {
