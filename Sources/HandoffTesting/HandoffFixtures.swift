@@ -29,7 +29,8 @@ public enum HandoffFixtures {
         return stores
     }
 
-    /// One simulated device per name on `ether`, paired with each other, each with a started engine.
+    /// One simulated device per name on `ether`, paired with each other, each with a started engine on the
+    /// ether's clock.
     public static func devices(_ names: [String], on ether: InMemoryEther, declaredTypes: [String],
                                configure: (inout HandoffConfiguration) -> Void = { _ in }) async throws
         -> [SimulatedDevice] {
@@ -37,6 +38,7 @@ public enum HandoffFixtures {
         var configuration = HandoffConfiguration(declaredTypes: try DeclaredActivityTypes(declaredTypes))
         configuration.stallInterval = .milliseconds(500)
         configuration.beaconRotationInterval = nil
+        configuration.clock = ether.clock
         configure(&configuration)
         var devices: [SimulatedDevice] = []
         for (name, store) in zip(names, stores) {

@@ -35,9 +35,13 @@ public actor InMemoryEther {
         }
     }
 
-    /// A medium whose random faults follow `seed`.
-    public init(seed: UInt64 = 0x4841_4E44) {
+    /// Where the radios' delays and hangs wait; `HandoffFixtures` gives it to the engines too.
+    public nonisolated let clock: any HandoffClock
+
+    /// A medium whose random faults follow `seed` and whose delays and hangs wait on `clock`.
+    public init(seed: UInt64 = 0x4841_4E44, clock: any HandoffClock = RealClock()) {
         generator = SeededGenerator(seed: seed)
+        self.clock = clock
     }
 
     /// A new simulated device at `address`.

@@ -18,8 +18,8 @@ public struct InMemoryLink: RadioLink {
 
     /// Writes to the peer's request characteristic, or sends one SDU on the channel.
     public func write(_ value: [UInt8]) async throws {
-        while await ether.conditions.writesHang { try await Task.sleep(for: .milliseconds(20)) }
-        if let delay = await ether.conditions.delay { try await Task.sleep(for: delay) }
+        while await ether.conditions.writesHang { try await ether.clock.sleep(for: .milliseconds(20)) }
+        if let delay = await ether.conditions.delay { try await ether.clock.sleep(for: delay) }
         try await ether.write(value, on: id)
     }
 

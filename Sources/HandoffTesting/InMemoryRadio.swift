@@ -30,9 +30,9 @@ public struct InMemoryRadio: Radio {
     /// Connects to `peer`'s transfer service.
     public func connect(to peer: PeerAddress) async throws -> any RadioLink {
         while await ether.conditions.connectHangs {
-            try? await Task.sleep(for: .milliseconds(20))   // `try?`: a hung call does not notice cancellation
+            try? await ether.clock.sleep(for: .milliseconds(20))   // `try?`: a hung call does not notice cancellation
         }
-        if let delay = await ether.conditions.delay { try await Task.sleep(for: delay) }
+        if let delay = await ether.conditions.delay { try await ether.clock.sleep(for: delay) }
         return try await ether.connect(from: address, to: peer)
     }
 }
@@ -44,7 +44,7 @@ struct InMemoryTransferService: TransferService {
     let writes: AsyncStream<IncomingWrite>
 
     func notify(_ value: [UInt8], to central: PeerAddress) async throws {
-        if let delay = await ether.conditions.delay { try await Task.sleep(for: delay) }
+        if let delay = await ether.conditions.delay { try await ether.clock.sleep(for: delay) }
         try await ether.notify(value, from: address, to: central)
     }
 

@@ -149,6 +149,35 @@ final class BeaconTests: XCTestCase {
         XCTAssertEqual(listed.first?.sequence, remote.sequence)
         XCTAssertEqual(listed.count, 1)
     }
+
+    func testTheEngineResealsItsBeaconEveryRotationIntervalAndNotBefore() async throws {
+        let clock = VirtualClock()
+        let ether = InMemoryEther(clock: clock)
+        let interval = Duration.seconds(900)
+        let (source, receiver, _) = try await makePair(ether: ether, configure: { $0.beaconRotationInterval = interval })
+        keepAlive += [source, receiver]
+        let remote = try await offer(UserActivity(activityType: noteType), from: source, to: receiver)
+        let sealed = await ether.currentAdvertisement(of: source.radio.address)
+        for _ in 0..<1000 where clock.sleeperCount == 0 { try await quiet(ether) }   // the rotation task waits
+        clock.advance(by: interval - .seconds(1))
+        try await quiet(ether)
+        let early = await ether.currentAdvertisement(of: source.radio.address)
+        XCTAssertEqual(early, sealed, "the beacon was re-sealed before its rotation interval")
+        var rotations: [[UInt8]?] = []
+        var elapsed = interval - .seconds(1)   // since the beacon was last sealed
+        for _ in 0..<2 {
+            for _ in 0..<1000 where clock.sleeperCount == 0 { try await quiet(ether) }
+            clock.advance(by: interval - elapsed)
+            elapsed = .zero
+            for _ in 0..<1000 where await ether.currentAdvertisement(of: source.radio.address) == (rotations.last ?? sealed) {
+                try await quiet(ether)
+            }
+            rotations.append(await ether.currentAdvertisement(of: source.radio.address))
+        }
+        XCTAssertEqual(Set(rotations + [sealed]).count, 3, "each interval did not bring a freshly sealed beacon")
+        let listed = await receiver.engine.availableActivities()
+        XCTAssertEqual(listed.map(\.sequence), [remote.sequence], "a rotation surfaced as a new activity")
+    }
 }
 
 extension Sequence where Element == UInt8 {

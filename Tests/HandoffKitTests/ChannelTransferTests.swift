@@ -37,10 +37,11 @@ final class ChannelTransferTests: XCTestCase {
 
     /// Continues a note carrying `bytes` under `conditions`; returns the outcome, the link transports the
     /// receiver's engine used (through a recording radio) and the ether's counters.
-    private func continueNote(bytes: Int, conditions: LinkConditions, tap: DataTap? = nil,
+    /// With `clock`, the transfer runs on its virtual time, a stall window passing whenever the ether is quiet.
+    private func continueNote(bytes: Int, conditions: LinkConditions, tap: DataTap? = nil, clock: VirtualClock? = nil,
                               configure: (inout HandoffConfiguration) -> Void = { _ in })
         async throws -> (outcome: ContinuationOutcome, stats: InMemoryStatistics, transports: [LinkTransport]) {
-        let ether = InMemoryEther()
+        let ether = clock.map { InMemoryEther(clock: $0) } ?? InMemoryEther()
         await ether.setConditions(conditions)
         // A long stall interval: a busy test host must not make the client re-ask (which would send frames twice
         // and hide what these tests count); the loss test sets its own.
@@ -64,7 +65,14 @@ final class ChannelTransferTests: XCTestCase {
         activity.title = "Groceries"
         activity.userInfo = bytes == 0 ? [:] : ["content": "milk, eggs", "blob": .data(blob(bytes))]
         let remote = try await offer(activity, from: source, to: receiver)
-        let outcome = await receiver.engine.continueActivity(remote)
+        let outcome: ContinuationOutcome
+        if let clock {
+            outcome = try await onVirtualTime(clock, of: ether, step: engine.configuration.stallInterval) {
+                await engine.continueActivity(remote)
+            }
+        } else {
+            outcome = await receiver.engine.continueActivity(remote)
+        }
         return (outcome, await ether.statistics, recorder.transports)
     }
 
@@ -152,7 +160,7 @@ final class ChannelTransferTests: XCTestCase {
         var conditions = LinkConditions()
         conditions.channel = .open(maximumSDU: 4 * 1024)
         conditions.channelLossRate = 0.2
-        let (outcome, stats, _) = try await continueNote(bytes: 64 * 1024, conditions: conditions,
+        let (outcome, stats, _) = try await continueNote(bytes: 64 * 1024, conditions: conditions, clock: VirtualClock(),
                                                          configure: { $0.stallInterval = .milliseconds(500) })
         XCTAssertEqual(outcome.activity?.userInfo["blob"], .data(blob(64 * 1024)),
                        "failed: \(String(describing: outcome.error))")

@@ -228,7 +228,8 @@ final class EngineRoundTripTests: XCTestCase {
     /// old version's first bytes with the new one's last.
     func testAnActivityReplacedMidTransferArrivesWholeOrFailsNeverMixed() async throws {
         for (dropsLink, newActivity) in [(false, false), (true, false), (false, true), (true, true)] {
-            let ether = InMemoryEther()
+            let clock = VirtualClock()
+            let ether = InMemoryEther(clock: clock)
             var conditions = LinkConditions()
             if dropsLink { conditions.disconnectAfterNotifications = 120 }
             await ether.setConditions(conditions)
@@ -260,7 +261,12 @@ final class EngineRoundTripTests: XCTestCase {
                 let count = notified.value.load(ordering: .relaxed)
                 return count >= 60 && replaced.value.load(ordering: .relaxed) == 0 ? nil : value
             }
-            let outcome = await receiver.engine.continueActivity(remote)
+            // The receiver fetches the rest again once a stall window passed: pass it on virtual time, after the
+            // change has landed.
+            let outcome = try await onVirtualTime(clock, of: ether, step: receiver.engine.configuration.stallInterval,
+                                                  ready: { replaced.value.load(ordering: .relaxed) > 0 }) {
+                await receiver.engine.continueActivity(remote)
+            }
             let label = "dropsLink \(dropsLink), new activity \(newActivity)"
             let total = notified.value.load(ordering: .relaxed)
             let changedAt = replaced.value.load(ordering: .relaxed)

@@ -23,10 +23,10 @@ final class FailureMappingTests: XCTestCase {
         XCTAssertEqual(failures.first?.error.code, code, file: file, line: line)
     }
 
-    private func offered(_ setup: (UserActivity) -> Void = { _ in },
+    private func offered(_ setup: (UserActivity) -> Void = { _ in }, ether: InMemoryEther = InMemoryEther(),
                          receiver adjust: ((inout HandoffConfiguration) -> Void)? = nil) async throws
         -> (SimulatedDevice, SimulatedDevice, InMemoryEther, UserActivity, RemoteActivity) {
-        let (source, receiver, ether) = try await makePair(receiver: adjust)
+        let (source, receiver, ether) = try await makePair(ether: ether, receiver: adjust)
         keepAlive += [source, receiver]
         let activity = UserActivity(activityType: noteType)
         activity.userInfo = ["content": .data(Data(count: 20_000))]
@@ -83,13 +83,19 @@ final class FailureMappingTests: XCTestCase {
     }
 
     func testSilentSourceTimesOut() async throws {
-        let (_, receiver, ether, _, remote) = try await offered()
+        let clock = VirtualClock()
+        let (_, receiver, ether, _, remote) = try await offered(ether: InMemoryEther(clock: clock))
         var conditions = LinkConditions()
         conditions.dropAllNotifications = true
         await ether.setConditions(conditions)
-        let outcome = await receiver.engine.continueActivity(remote)
+        let configuration = receiver.engine.configuration
+        let outcome = try await onVirtualTime(clock, of: ether, step: configuration.stallInterval) {
+            await receiver.engine.continueActivity(remote)
+        }
         assertFailure(outcome, .remoteApplicationTimedOut, delegate: receiver.delegate)
         XCTAssertEqual(outcome.error?.code.rawValue, 4610)
+        // It gave up only after `maximumStalls` + 1 stall windows without progress, not before.
+        XCTAssertGreaterThanOrEqual(clock.now.offset, configuration.stallInterval * (configuration.maximumStalls + 1))
     }
 
     func testPeerGoneMidTransferIsConnectionUnavailable() async throws {
@@ -169,6 +175,16 @@ final class FailureMappingTests: XCTestCase {
         let outcome = await receiver.engine.continueActivity(remote)
         XCTAssertNotNil(outcome.error)
         XCTAssertEqual(receiver.delegate.failures.first?.activityType, noteType)
+    }
+
+    func testAnActivityThatExpiresWhileOfferedIsNotContinued() async throws {
+        let clock = VirtualClock()
+        let (_, receiver, _, _, remote) = try await offered({ $0.expirationDate = clock.date.addingTimeInterval(60) },
+                                                            ether: InMemoryEther(clock: clock))
+        clock.advance(by: .seconds(61))
+        let outcome = await receiver.engine.continueActivity(remote)
+        assertFailure(outcome, .activityExpired, delegate: receiver.delegate)
+        XCTAssertEqual(outcome.error?.code.rawValue, 4616)
     }
 
     func testWillContinueFalseMovesNoPayload() async throws {

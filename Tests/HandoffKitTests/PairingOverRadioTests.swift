@@ -17,6 +17,7 @@ final class PairingOverRadioTests: XCTestCase {
         var configuration = HandoffConfiguration(declaredTypes: try DeclaredActivityTypes([noteType]))
         configuration.beaconRotationInterval = nil
         configuration.stallInterval = .milliseconds(100)
+        configuration.clock = ether.clock
         let engine = try HandoffEngine(configuration: configuration, trust: try TrustStore.create(deviceName: name),
                                        radio: ether.makeRadio(address: "sim:\(name)"), delegate: delegate)
         try await engine.start()
@@ -89,6 +90,29 @@ final class PairingOverRadioTests: XCTestCase {
         } catch let error as HandoffError {
             XCTAssertEqual(error.code, .pairingFailed)
         }
+        _ = mac
+    }
+
+    func testPairingGivesUpAfterItsTimeoutWhenTheOtherDeviceNeverAnswers() async throws {
+        let clock = VirtualClock()
+        let ether = InMemoryEther(clock: clock)
+        let mac = try await freshEngine("mac", ether: ether)
+        let pc = try await freshEngine("pc", ether: ether)
+        var conditions = LinkConditions()
+        conditions.dropAllNotifications = true   // nothing mac answers reaches pc
+        await ether.setConditions(conditions)
+        let timeout = Duration.seconds(5)
+        let error = try await onVirtualTime(clock, of: ether, step: pc.configuration.stallInterval,
+                                            maximumSteps: 500) { () -> HandoffError? in
+            do {
+                _ = try await pc.pair(with: PeerAddress("sim:mac"), timeout: timeout) { _ in true }
+                return nil
+            } catch {
+                return error as? HandoffError
+            }
+        }
+        XCTAssertEqual(error?.code, .remoteApplicationTimedOut, "\(String(describing: error))")
+        XCTAssertGreaterThanOrEqual(clock.now.offset, timeout, "pairing gave up before its timeout")
         _ = mac
     }
 

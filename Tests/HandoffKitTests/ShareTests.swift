@@ -2,7 +2,6 @@ import Foundation
 @testable import HandoffKit
 import HandoffTesting
 import HandoffShared
-import Synchronization
 import XCTest
 
 /// Pushes over the in-memory radio into real on-disk inboxes: what arrives, what is refused, names, resumption,
@@ -34,11 +33,6 @@ final class ShareTests: XCTestCase {
         await receiver.engine.enableSharing(inbox: inbox, advertisePresence: true)
         for stream in sightings { _ = try await first(stream) }
         return (Array(all.dropLast()), receiver, inbox)
-    }
-
-    /// A flag across tasks.
-    private final class Counter: Sendable {
-        let value = Atomic<Int>(0)
     }
 
     private func pattern(_ count: Int) -> [UInt8] {
@@ -279,7 +273,8 @@ final class ShareTests: XCTestCase {
         // credits that never came and no disconnection arrived; the sender's loop waited in its PUSH write behind
         // them and never counted a stall. Here no write ever returns: the push must give up all the same (the
         // outbox then waits for the device).
-        let ether = InMemoryEther()
+        let clock = VirtualClock()
+        let ether = InMemoryEther(clock: clock)
         let (senders, receiver, _) = try await devices(ether: ether)
         var conditions = await ether.conditions
         conditions.writesHang = true
@@ -287,26 +282,26 @@ final class ShareTests: XCTestCase {
         let engine = senders[0].engine
         let target = receiver.store.identity.id
         let blob = pattern(20_000)
-        let pushing = Task { () -> HandoffError? in
-            do throws(HandoffError) {
-                try await engine.push(OutgoingShare(
-                    metadata: ShareMetadata(kind: .file, name: "big.bin", mediaType: "application/octet-stream"),
-                    content: .bytes(blob)), to: target)
-                return nil
-            } catch {
-                return error
+        let error: HandoffError?
+        do {
+            error = try await onVirtualTime(clock, of: ether, step: engine.configuration.stallInterval) {
+                () -> HandoffError? in
+                do throws(HandoffError) {
+                    try await engine.push(OutgoingShare(
+                        metadata: ShareMetadata(kind: .file, name: "big.bin", mediaType: "application/octet-stream"),
+                        content: .bytes(blob)), to: target)
+                    return nil
+                } catch {
+                    return error
+                }
             }
+        } catch {
+            return XCTFail("the push hung through every step of virtual time the test gave it")
         }
-        let hung = Counter()
-        let guardTask = Task {
-            guard (try? await Task.sleep(for: .seconds(60))) != nil else { return }
-            hung.value.store(1, ordering: .relaxed)
-            pushing.cancel()
-        }
-        let error = await pushing.value
-        guardTask.cancel()
-        XCTAssertEqual(hung.value.load(ordering: .relaxed), 0, "the push hung until the test's guard cancelled it")
         XCTAssertEqual(error?.code, .remoteApplicationTimedOut, "\(String(describing: error))")
+        let configuration = engine.configuration
+        XCTAssertGreaterThanOrEqual(clock.now.offset, configuration.stallInterval * (configuration.maximumStalls + 1),
+                                    "the push gave up before its stall windows passed")
     }
 
     func testAPushResumesAfterTheReceiverRestartsAndTheSenderRetries() async throws {
@@ -471,6 +466,25 @@ final class ShareTests: XCTestCase {
         // Another sender's push with the same id never mixes into it.
         let other = TrustedDevice(id: UUID(), name: "tablet", publicKey: Data(count: 32), pairedAt: Date())
         XCTAssertEqual(try reopened.begin(header, from: other), .resume(record: 0, metadata: nil))
+    }
+
+    func testAPartialPushIsKeptForItsLifetimeAndRemovedOnceItPassed() throws {
+        let directory = temporaryDirectory()
+        let clock = VirtualClock()
+        let inbox = try ShareInbox(directory: directory, clock: clock)
+        let sender = TrustedDevice(id: UUID(), name: "laptop", publicKey: Data(count: 32), pairedAt: clock.date)
+        let id = try XCTUnwrap(TransferID(bytes: [UInt8](repeating: 9, count: 8)))
+        let header = TransferHeader(transferID: id, sequence: 0, metadataLength: 40,
+                                    payloadLength: 10_000, recordSize: 4096)
+        XCTAssertEqual(try inbox.begin(header, from: sender), .resume(record: 0, metadata: nil))
+        let partial = inbox.partialFolder.appendingPathComponent(id.description).path
+        let lifetime = Duration.seconds(inbox.limits.partialLifetime)
+        clock.advance(by: lifetime - .seconds(1))
+        _ = try ShareInbox(directory: directory, clock: clock)   // a restart recovers the store
+        XCTAssertTrue(FileManager.default.fileExists(atPath: partial), "a partial push was dropped within its lifetime")
+        clock.advance(by: .seconds(2))
+        _ = try ShareInbox(directory: directory, clock: clock)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: partial), "a partial push outlived its lifetime")
     }
 
     // MARK: - Exactly-once taking

@@ -67,3 +67,43 @@ extension ContinuationOutcome {
         if case .failed(let error) = self { error } else { nil }
     }
 }
+
+/// Returns once `ether` has gone quiet: its counters unchanged over a few milliseconds, so the frames that were
+/// moving have landed (a settling pause, never a timeout of the code under test).
+func quiet(_ ether: InMemoryEther) async throws {
+    var last = await ether.statistics
+    while true {
+        try await Task.sleep(for: .milliseconds(3))
+        let now = await ether.statistics
+        if now == last { return }
+        last = now
+    }
+}
+
+/// Runs `operation` on `clock`'s virtual time: whenever `ether` is quiet, `ready()` holds and some task waits on the
+/// clock, moves the clock on by `step`, so each timeout in `operation` passes at once instead of being waited for.
+/// Throws `TimedOut` after `maximumSteps` steps, or when nothing is ready for `guardDelay` of real time (guards
+/// against a timeout that never fires, not timing assertions).
+func onVirtualTime<T: Sendable>(_ clock: VirtualClock, of ether: InMemoryEther, step: Duration,
+                                maximumSteps: Int = 200, guardDelay: Duration = .seconds(20),
+                                ready: @escaping @Sendable () async -> Bool = { true },
+                                _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { try await operation() }
+        group.addTask {
+            let deadline = ContinuousClock.now + guardDelay
+            for _ in 0..<maximumSteps {
+                while true {
+                    guard ContinuousClock.now < deadline else { return nil }
+                    try await quiet(ether)
+                    if clock.sleeperCount > 0, await ready() { break }
+                }
+                clock.advance(by: step)
+            }
+            return nil
+        }
+        defer { group.cancelAll() }
+        guard let value = try await group.next() ?? nil else { throw TimedOut() }
+        return value
+    }
+}

@@ -29,6 +29,9 @@ public struct HandoffConfiguration: Sendable {
     public var initialSequence: UInt32?
     /// Transfers the source keeps for resumption (default 4).
     public var cachedTransfers = 4
+    /// Where the engine reads time: its waits (stalls, rotation, pairing), expiry checks and timestamps
+    /// (default `RealClock()`; tests pass HandoffTesting's `VirtualClock`).
+    public var clock: any HandoffClock = RealClock()
 
     /// A configuration with the defaults above.
     public init(declaredTypes: DeclaredActivityTypes) {

@@ -42,7 +42,7 @@ extension HandoffEngine {
                 throw HandoffError(.corruptPayload, "required userInfo keys are missing: \(missing.joined(separator: ", "))",
                                    activityType: result.activityType)
             }
-            if snapshot.isExpired(at: Date()) {
+            if snapshot.isExpired(at: clock.date) {
                 throw HandoffError(.activityExpired, "the activity expired before it arrived",
                                    activityType: result.activityType)
             }

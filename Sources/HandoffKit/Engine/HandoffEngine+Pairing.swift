@@ -65,7 +65,7 @@ extension HandoffEngine {
 
     private func answerPairing(_ stream: AsyncStream<PairingWrite>,
                                confirm: @Sendable (String) async -> Bool) async throws -> TrustStore {
-        var responder = try PairingResponder(store: trust)
+        var responder = try PairingResponder(store: trust, clock: clock)
         var fragments = PairingFragments()
         var peer: PairingWrite?
         var step = 0
@@ -136,7 +136,7 @@ extension HandoffEngine {
         } catch {
             throw HandoffError(.connectionUnavailable, "cannot connect to \(peer) to pair (\(error))")
         }
-        let inbox = LinkInbox(link: link, tick: configuration.stallInterval)
+        let inbox = LinkInbox(link: link, tick: configuration.stallInterval, clock: configuration.clock)
         do {
             let store = try await runPairing(on: link, inbox: inbox, timeout: timeout, confirm: confirm)
             inbox.close()
@@ -153,7 +153,7 @@ extension HandoffEngine {
     private nonisolated func runPairing(on link: any RadioLink, inbox: LinkInbox, timeout: Duration,
                                         confirm: @Sendable (String) async -> Bool) async throws -> TrustStore {
         let session = Nonce.random()
-        var initiator = try PairingInitiator(store: await trust)
+        var initiator = try PairingInitiator(store: await trust, clock: clock)
         var fragments = PairingFragments()
         var events = inbox.events.makeAsyncIterator()
         let maximumTicks = Int((timeout / configuration.stallInterval).rounded(.up)) + 1

@@ -58,7 +58,7 @@ extension HandoffEngine {
         guard let json = try? JSONEncoder().encode(message), let link = try? await radio.connect(to: peer) else {
             return false
         }
-        let inbox = LinkInbox(link: link, tick: configuration.stallInterval)
+        let inbox = LinkInbox(link: link, tick: configuration.stallInterval, clock: configuration.clock)
         defer { inbox.close() }
         let session = Nonce.random()
         do {

@@ -28,7 +28,7 @@ extension HandoffEngine {
         }
         seen[beacon.device] = SeenBeacons(sequence: beacon.sequence, nonces: [beacon.nonce])
         let remote = RemoteActivity(device: device, activityType: typeByTag[beacon.typeTag], sequence: beacon.sequence,
-                                    peer: event.peer, rssi: event.rssi, seenAt: Date(), typeTag: beacon.typeTag)
+                                    peer: event.peer, rssi: event.rssi, seenAt: clock.date, typeTag: beacon.typeTag)
         available[beacon.device] = remote
         availability.publish(remote)
     }

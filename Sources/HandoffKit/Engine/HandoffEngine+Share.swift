@@ -39,7 +39,8 @@ extension HandoffEngine {
         var buffer: [UInt8] = []
         var metadata: ShareMetadata?
         var gapReported = false
-        var startedAt = Date()
+        /// When the session began, on the engine's clock (the oldest is evicted first).
+        var startedAt: HandoffInstant
 
         /// The next stream byte this side needs.
         var expected: Int {
@@ -60,9 +61,9 @@ extension HandoffEngine {
         share.presenceTask?.cancel()
         share.presenceTask = nil
         if advertisePresence, let interval = configuration.beaconRotationInterval {
-            share.presenceTask = Task { [weak self] in
+            share.presenceTask = Task { [weak self, clock] in
                 while !Task.isCancelled {
-                    do { try await Task.sleep(for: interval) } catch { return }
+                    do { try await clock.sleep(for: interval) } catch { return }
                     await self?.refreshPresence()
                 }
             }
@@ -139,7 +140,7 @@ extension HandoffEngine {
         let isPresence = beacon.typeTag == keys.typeTag(for: Self.presenceType)
         // A replayed older beacon must not move the device to the replayer's address.
         if let previous, beacon.sequence < previous.sequence { return isPresence }
-        let now = Date()
+        let now = clock.date
         share.sightings[beacon.device] = Sighting(peer: event.peer, seenAt: now, sequence: beacon.sequence)
         if previous == nil || previous?.peer != event.peer || now.timeIntervalSince(previous?.seenAt ?? now) > 60 {
             share.sightingBroadcast.publish(beacon.device)
@@ -196,7 +197,7 @@ extension HandoffEngine {
             if session.central != write.central {
                 session = IncomingPush(sender: sender, central: write.central, header: header, sealer: session.sealer,
                                        keys: keys, nextRecord: session.nextRecord, buffer: session.buffer,
-                                       metadata: session.metadata)
+                                       metadata: session.metadata, startedAt: clock.now)
             }
             session.gapReported = false
             share.sessions[id] = session
@@ -210,7 +211,7 @@ extension HandoffEngine {
             case .resume(let record, let metadata):
                 let session = IncomingPush(sender: sender, central: write.central, header: header,
                                            sealer: TransferSealer(header: header, key: keys.transferKey(id)),
-                                           keys: keys, nextRecord: record, metadata: metadata)
+                                           keys: keys, nextRecord: record, metadata: metadata, startedAt: clock.now)
                 if share.sessions.count >= 8, let oldest = share.sessions.min(by: { $0.value.startedAt < $1.value.startedAt }) {
                     share.sessions[oldest.key] = nil   // bound what half-open pushes can hold in memory
                 }

@@ -62,7 +62,7 @@ extension HandoffEngine {
             throw HandoffError(.handoffFailed, "the activity is not eligible for Handoff (isEligibleForHandoff is false)",
                                activityType: type)
         }
-        if snapshot.isExpired(at: Date()) {
+        if snapshot.isExpired(at: clock.date) {
             throw HandoffError(.activityExpired, "the activity expired at \(snapshot.expirationDate.map { "\($0)" } ?? "?")",
                                activityType: type)
         }
@@ -98,9 +98,9 @@ extension HandoffEngine {
     private func startRotation() {
         rotationTask?.cancel()
         guard let interval = configuration.beaconRotationInterval else { return }
-        rotationTask = Task { [weak self] in
+        rotationTask = Task { [weak self, clock] in
             while !Task.isCancelled {
-                do { try await Task.sleep(for: interval) } catch { return }
+                do { try await clock.sleep(for: interval) } catch { return }
                 try? await self?.rotateBeacon()
             }
         }

@@ -84,9 +84,12 @@ public actor HandoffEngine {
         self.trust = trust
         self.keys = GroupKeys(trust.group)
         self.beaconCodec = BeaconCodec(group: trust.group, devices: trust.devices.map(\.id))
-        self.nextSequence = configuration.initialSequence ?? UInt32(clamping: Int(Date().timeIntervalSince1970))
+        self.nextSequence = configuration.initialSequence ?? UInt32(clamping: Int(configuration.clock.date.timeIntervalSince1970))
         self.typeByTag = Self.tagTable(configuration.declaredTypes, keys: keys)
     }
+
+    /// Where the engine reads time (`configuration.clock`).
+    nonisolated var clock: any HandoffClock { configuration.clock }
 
     /// Replaces the receiving-side delegate.
     public func setDelegate(_ delegate: (any ContinuationDelegate)?) {

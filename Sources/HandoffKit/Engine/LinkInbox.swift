@@ -1,5 +1,5 @@
 /// Merges a link's notifications with a periodic tick into one stream, so the transfer client can notice both
-/// frames and a lack of progress without timing races. Cancel with `close()`.
+/// frames and a lack of progress without timing races. The tick comes from `clock`. Cancel with `close()`.
 final class LinkInbox: Sendable {
     enum Event: Sendable {
         case frame([UInt8])
@@ -12,7 +12,7 @@ final class LinkInbox: Sendable {
     private let ticker: Task<Void, Never>
     private let continuation: AsyncStream<Event>.Continuation
 
-    init(link: any RadioLink, tick: Duration) {
+    init(link: any RadioLink, tick: Duration, clock: any HandoffClock) {
         let (stream, continuation) = AsyncStream<Event>.makeStream()
         events = stream
         self.continuation = continuation
@@ -22,7 +22,7 @@ final class LinkInbox: Sendable {
         }
         ticker = Task {
             while !Task.isCancelled {
-                do { try await Task.sleep(for: tick) } catch { break }
+                do { try await clock.sleep(for: tick) } catch { break }
                 continuation.yield(.tick)
             }
         }

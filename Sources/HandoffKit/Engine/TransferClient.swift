@@ -25,7 +25,7 @@ struct TransferClient: Sendable {
         var state = State()
         var link = try await connect()
         defer { Task { [link] in await link.disconnect() } }
-        var inbox = LinkInbox(link: link, tick: configuration.stallInterval)
+        var inbox = LinkInbox(link: link, tick: configuration.stallInterval, clock: configuration.clock)
         defer { inbox.close() }
         let requestNonce = Nonce.random()
         try await sendRequest(on: link, nonce: requestNonce)
@@ -67,7 +67,7 @@ struct TransferClient: Sendable {
                                        + "come back after \(configuration.maximumReconnects) reconnection attempts")
             }
             link = try await connect()
-            inbox = LinkInbox(link: link, tick: configuration.stallInterval)
+            inbox = LinkInbox(link: link, tick: configuration.stallInterval, clock: configuration.clock)
             try await askAgain(on: link, state: &state, requestNonce: requestNonce)
         }
     }

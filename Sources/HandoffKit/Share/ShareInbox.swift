@@ -19,6 +19,8 @@ public final class ShareInbox: Sendable {
     public let directory: URL
     /// Size limit and quota.
     public let limits: ShareLimits
+    /// Where claims, arrivals and partial pushes get their dates.
+    private let clock: any HandoffClock
 
     /// Steps of `commit`, for tests that simulate a crash between them.
     enum CommitStep: Sendable { case metadataWritten, renamed }
@@ -27,14 +29,17 @@ public final class ShareInbox: Sendable {
     private let lock = Locked(())
 
     /// Opens (or creates) the store at `directory` and finishes what a crash interrupted: a push whose metadata was
-    /// written completes its rename, expired partial pushes and the trash are removed.
-    public convenience init(directory: URL, limits: ShareLimits = ShareLimits()) throws(HandoffError) {
-        try self.init(directory: directory, limits: limits, crashAfter: nil)
+    /// written completes its rename, expired partial pushes and the trash are removed. Dates come from `clock`.
+    public convenience init(directory: URL, limits: ShareLimits = ShareLimits(),
+                            clock: any HandoffClock = RealClock()) throws(HandoffError) {
+        try self.init(directory: directory, limits: limits, clock: clock, crashAfter: nil)
     }
 
-    init(directory: URL, limits: ShareLimits, crashAfter: (@Sendable (CommitStep) throws -> Void)?) throws(HandoffError) {
+    init(directory: URL, limits: ShareLimits, clock: any HandoffClock = RealClock(),
+         crashAfter: (@Sendable (CommitStep) throws -> Void)?) throws(HandoffError) {
         self.directory = directory
         self.limits = limits
+        self.clock = clock
         self.crashAfter = crashAfter
         for folder in [directory, itemsFolder, claimedFolder, partialFolder, trashFolder] {
             try ShareFiles.makeDirectory(folder)
@@ -82,7 +87,7 @@ public final class ShareInbox: Sendable {
             throw InboxError.notFound(id)
         }
         ShareFiles.syncDirectory(claimedFolder)
-        let claim = InboxClaim(claimant: claimant, destination: destination, claimedAt: Date())
+        let claim = InboxClaim(claimant: claimant, destination: destination, claimedAt: clock.date)
         try writeClaim(claim, id: id)
         return try claimed(id, claim: claim)
     }
@@ -92,7 +97,7 @@ public final class ShareInbox: Sendable {
     public func reclaim(_ id: String, claimant: String) throws -> ClaimedItem {
         guard var claim = claim(of: id) else {
             // A claim whose record was never written: its taker never learned it had the item.
-            return try claimed(id, claim: InboxClaim(claimant: claimant, destination: "", claimedAt: Date()))
+            return try claimed(id, claim: InboxClaim(claimant: claimant, destination: "", claimedAt: clock.date))
         }
         claim.claimant = claimant
         try writeClaim(claim, id: id)
@@ -174,7 +179,7 @@ public final class ShareInbox: Sendable {
             }
             try ShareFiles.makeDirectory(folder)
             let state = PartialState(transferID: key, senderID: sender.id, senderName: sender.name,
-                                     header: PartialState.Header(header), startedAt: Date(), metadata: nil)
+                                     header: PartialState.Header(header), startedAt: clock.date, metadata: nil)
             try savePartial(state, in: folder)
             return .resume(record: 0, metadata: nil)
         }
@@ -201,7 +206,7 @@ public final class ShareInbox: Sendable {
     }
 
     /// Makes a complete push an inbox item: data flushed, `meta.json` written and flushed, then one rename.
-    func commit(transferID: TransferID, at date: Date = Date()) throws(HandoffError) -> InboxItem {
+    func commit(transferID: TransferID) throws(HandoffError) -> InboxItem {
         try lock.withLock { _ throws(HandoffError) -> InboxItem in
             let key = transferID.description
             let folder = partialFolder.appendingPathComponent(key)
@@ -213,7 +218,7 @@ public final class ShareInbox: Sendable {
             }
             try ShareFiles.sync(data)
             let item = InboxItem(id: hex(Sodium.randomBytes(8)), transferID: key, senderID: state.senderID,
-                                 senderName: state.senderName, receivedAt: date, size: Int(state.header.payloadLength),
+                                 senderName: state.senderName, receivedAt: clock.date, size: Int(state.header.payloadLength),
                                  kind: metadata.kind, mediaType: metadata.mediaType,
                                  name: ShareName.sanitise(metadata.name), originalName: metadata.name)
             try ShareFiles.writeAtomically(try encode(item), to: folder.appendingPathComponent("meta.json"))
@@ -256,7 +261,7 @@ public final class ShareInbox: Sendable {
                let item = try? Self.decoder.decode(InboxItem.self, from: data) {
                 try? publish(folder, as: item.id)     // the crash came between meta.json and the rename
             } else if let state = partialState(folder),
-                      Date().timeIntervalSince(state.startedAt) > limits.partialLifetime {
+                      clock.date.timeIntervalSince(state.startedAt) > limits.partialLifetime {
                 ShareFiles.remove(folder)
             } else if partialState(folder) == nil {
                 ShareFiles.remove(folder)

@@ -36,7 +36,7 @@ struct ShareSender: Sendable {
         var writer: Task<Void, Never>?
         defer { writer?.cancel() }
         var link = try await connect()
-        var inbox = LinkInbox(link: link, tick: configuration.stallInterval)
+        var inbox = LinkInbox(link: link, tick: configuration.stallInterval, clock: configuration.clock)
         defer { inbox.close() }
         let push = ShareFrame.push(transferID: id, sender: senderID.bytes, header: header,
                                    mac: keys.pushMAC(transferID: id, sender: senderID, header: header)).encoded()
@@ -108,7 +108,7 @@ struct ShareSender: Sendable {
                                        + "back after \(configuration.maximumReconnects) reconnection attempts")
             }
             link = try await connect()
-            inbox = LinkInbox(link: link, tick: configuration.stallInterval)
+            inbox = LinkInbox(link: link, tick: configuration.stallInterval, clock: configuration.clock)
             stalls = 0
             announcer.cancel()
             announcer = Self.announce(push, on: link)

@@ -6,14 +6,16 @@ import Foundation
 public struct PairingInitiator: Sendable {
     private var store: TrustStore
     private let keyPair: (publicKey: [UInt8], secretKey: [UInt8])
+    private let clock: any HandoffClock
     private var transcript = PairingTranscript()
     private var commitment: [UInt8] = []
     private var sessionKeys: (receive: [UInt8], transmit: [UInt8])?
 
-    /// Starts a pairing for the device that owns `store`.
-    public init(store: TrustStore) throws {
+    /// Starts a pairing for the device that owns `store`; the new peer's `pairedAt` is read from `clock`.
+    public init(store: TrustStore, clock: any HandoffClock = RealClock()) throws {
         try Sodium.ensureInitialized()
         self.store = store
+        self.clock = clock
         keyPair = Sodium.keyExchangeKeyPair()
         transcript.initiatorKey = keyPair.publicKey
     }
@@ -68,7 +70,7 @@ public struct PairingInitiator: Sendable {
                                             kind: PairingMessage.finish)
         var updated = store
         var peer = offer.device
-        peer.pairedAt = Date()
+        peer.pairedAt = clock.date
         updated.adopt(group: offer.group, devices: offer.devices + [peer])
         return updated
     }

@@ -5,13 +5,15 @@ import Foundation
 public struct PairingResponder: Sendable {
     private var store: TrustStore
     private let keyPair: (publicKey: [UInt8], secretKey: [UInt8])
+    private let clock: any HandoffClock
     private var transcript = PairingTranscript()
     private var sessionKeys: (receive: [UInt8], transmit: [UInt8])?
 
-    /// Answers a pairing for the device that owns `store`.
-    public init(store: TrustStore) throws {
+    /// Answers a pairing for the device that owns `store`; the new peer's `pairedAt` is read from `clock`.
+    public init(store: TrustStore, clock: any HandoffClock = RealClock()) throws {
         try Sodium.ensureInitialized()
         self.store = store
+        self.clock = clock
         keyPair = Sodium.keyExchangeKeyPair()
         transcript.responderKey = keyPair.publicKey
         transcript.responderNonce = Sodium.randomBytes(PairingTranscript.nonceLength)
@@ -59,7 +61,7 @@ public struct PairingResponder: Sendable {
                                              + "group members first")
         }
         var peer = offer.device
-        peer.pairedAt = Date()
+        peer.pairedAt = clock.date
         var updated = store
         updated.adopt(group: group, devices: store.devices + offer.devices + [peer])
         let roster = updated.devices + [updated.identity.asTrustedDevice]
