@@ -17,6 +17,8 @@ struct Scenario: Sendable {
         Scenario(name: "radio-resume", limit: .seconds(240), run: Scenarios.resumeAfterDisconnect),
         Scenario(name: "radio-vanish", limit: .seconds(240), run: Scenarios.sourceVanishes),
         Scenario(name: "radio-restart", limit: .seconds(180), run: Scenarios.bluetoothdRestart),
+        Scenario(name: "radio-restart-continues", limit: .seconds(600),
+                 run: { try await Scenarios.continueAfterRestarts(rounds: 10) }),
         // Issue 14 §2: pairing right after bluetoothd restarts on the caches of the last pairing.
         Scenario(name: "radio-pair-after-restart", limit: .seconds(300),
                  run: { try await Scenarios.pairAfterRestart(shifted: false) }),

@@ -92,6 +92,45 @@ extension Scenarios {
             + "after BlueZ was ready; continue OK, our processes untouched"
     }
 
+    /// Issue 14 §2, as a new user would try it: `rounds` times in a row, bluetoothd is killed (SIGKILL) and
+    /// started again while a note is offered, the note is edited, and the desktop continues it as soon as the new
+    /// beacon shows, seconds after both adapters are powered again. Every continue must succeed and bring that
+    /// round's edit. Prints how long the beacon took after BlueZ was ready, and each continue.
+    @Sendable static func continueAfterRestarts(rounds: Int) async throws -> String {
+        let (source, target) = try await trustedPair()
+        defer { Task { for device in [source, target] { await device.shutDown() } } }
+        let (activity, remote) = try await offerNote(bytes: 3 * 1024, from: source, to: target)
+        var last = remote
+        var beacons: [Duration] = []
+        var continues: [Duration] = []
+        for round in 1...rounds {
+            try await runGuest(["restart-bluetoothd", "--signal", "KILL"])
+            let ready = ContinuousClock.now
+            let updates = await target.engine.availabilityUpdates()
+            let content = "after restart \(round)"
+            activity.userInfo = ["content": .string(content), "blob": .data(blob(3 * 1024))]
+            let previous = last.sequence
+            let next = try await first(updates, "round \(round)'s beacon", limit: .seconds(60)) {
+                $0.sequence > previous
+            }
+            let seen = ContinuousClock.now
+            let outcome = await target.engine.continueActivity(next)
+            guard let received = outcome.activity else {
+                throw ScenarioFailure("round \(round) of \(rounds): the continue \(seconds(ContinuousClock.now - seen)) s "
+                                          + "after the beacon failed: \(String(describing: outcome.error))")
+            }
+            try expect(received.userInfo["content"] == .string(content),
+                       "round \(round) brought \(String(describing: received.userInfo["content"]))")
+            beacons.append(seen - ready)
+            continues.append(ContinuousClock.now - seen)
+            last = next
+            say("radio-restart-continues: round \(round): beacon \(seconds(seen - ready)) s after BlueZ was ready, "
+                + "continue \(seconds(ContinuousClock.now - seen)) s")
+        }
+        return "\(rounds)/\(rounds) continues right after a bluetoothd SIGKILL and restart; beacon seen after "
+            + "\(beacons.map(seconds).joined(separator: " ")) s; continues took \(continues.map(seconds).joined(separator: " ")) s"
+    }
+
     /// Runs `guest-bluez.sh` (on PATH in the VM) through `system()` on a Dispatch thread and awaits it, so no
     /// cooperative thread blocks and nothing depends on Foundation's child-process monitoring.
     static func runGuest(_ arguments: [String]) async throws {
