@@ -9,8 +9,10 @@ extension Scenarios {
     /// The channel drops mid-transfer (the source disconnects the central): the target reconnects over the
     /// channel again and resumes from the last byte it holds, so no DATA offset arrives twice.
     @Sendable static func channelResume() async throws -> String {
-        let bytes = 1 << 20
-        let (source, target) = try await trustedPair()
+        // 4 MiB, so the drop lands mid-transfer: bluetoothd carries out a Disconnect only after its 2 s disconnect
+        // timer, and over the channel 1 MiB could finish first (then nothing had to resume).
+        let bytes = 4 << 20
+        let (source, target) = try await trustedPair(configure: { $0.maximumPayloadSize = bytes + (64 << 10) })
         defer { Task { for device in [source, target] { await device.shutDown() } } }
         let (_, remote) = try await offerNote(bytes: bytes, from: source, to: target)
         let transfer = Task { await target.engine.continueActivity(remote) }
@@ -43,7 +45,7 @@ extension Scenarios {
         let offsets = target.counting.traffic.dataOffsets
         let again = refetchedFrames(offsets)
         try expect(again == 0, "\(again) DATA frame(s) arrived twice: the resume did not start from the last byte held")
-        return "1 MiB transfer dropped by the source after \(heldAtDrop) DATA frame(s); target reconnected over "
+        return "4 MiB transfer dropped by the source after \(heldAtDrop) DATA frame(s); target reconnected over "
             + "\(transports.last.map { "\($0)" } ?? "?") (\(transports.count) links, setup of the last: "
             + "\(target.counting.lastSetup.map { "\($0.name) \(seconds($0.duration))" }.joined(separator: ", "))) "
             + "and finished \(seconds(ContinuousClock.now - dropped)) s after the drop; 0 frames fetched again"
