@@ -63,8 +63,9 @@ f_id=$(on laptop share --to desktop "$work/report.pdf" --json | share_id) || { k
 after=$(now)
 state=$(outbox_state "$f_id")
 kill -CONT "${daemon_pids[1]}"
-printf '(share returned after %.2f s with the desktop stopped; the file is %s)\n' \
-    "$(awk -v a="$after" -v b="$before" 'BEGIN{print a-b}')" "$state"
+read -r st sent _ <<<"$state"
+printf '(share returned after %.2f s with the desktop stopped; the file is %s, %s bytes sent)\n' \
+    "$(awk -v a="$after" -v b="$before" 'BEGIN{print a-b}')" "$st" "$sent"
 [[ $state != delivered* ]] || share_fail "the 1 MiB file was delivered to a stopped desktop: the outbox lies"
 show laptop handoff outbox; on laptop outbox
 step "share x3 (CLI returned)"
