@@ -8,8 +8,8 @@ public struct ShareSettings: Sendable {
     public var acceptsShares = true
     /// The inbox's size limit per item and quota (defaults 16 MiB and 256 MiB).
     public var inbox = ShareLimits()
-    /// Largest item the outbox takes (default 16 MiB; at the GATT rate measured in the VM, ~1 MiB per 67–117 s,
-    /// that is 18–31 minutes of transfer).
+    /// Largest item the outbox takes (default 16 MiB: about a minute over an L2CAP channel, 18–31 minutes over
+    /// GATT; Docs/usage.md has the rates).
     public var maximumItemSize = 16 << 20
     /// How long the outbox keeps retrying an item before it fails it (default 24 h).
     public var deadline: TimeInterval = 24 * 3600

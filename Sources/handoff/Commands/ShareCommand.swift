@@ -22,8 +22,8 @@ enum ShareCommand: HandoffCommand {
             The daemon copies each item into its outbox and delivers it in the background: the command \
             returns at once, and the transfer goes on when the other device comes into range, resumes from the \
             last byte it holds after a drop or a restart of either side, and is given up after 24 hours. See \
-            'handoff outbox'. Items are limited to 16 MiB (at today's BLE rate of about 1 MiB per 67-117 s, \
-            that is up to half an hour).
+            'handoff outbox'. Items are limited to 16 MiB: about a minute over an L2CAP channel (1 MiB in 3-4 s \
+            measured), up to half an hour where only GATT works (1 MiB per 67-117 s).
 
             Without --to, the item goes to the one paired device in range; when several are, you are asked on \
             a terminal, and with --json or without a terminal the command fails naming them.
