@@ -113,7 +113,10 @@ extension HandoffDaemon {
         case .declined(let type):
             throw DaemonError(HandoffBusError.declined, "this device declined \(type)")
         case .failed(let error):
-            if [.handoffFailed, .connectionUnavailable, .activityExpired, .untrustedPeer].contains(error.code) {
+            if error.code == .connectionUnavailable {
+                await engine.setAside(remote)   // listed and announced again once its beacon is heard again
+                withdraw(device: remote.device.id)
+            } else if [.handoffFailed, .activityExpired, .untrustedPeer].contains(error.code) {
                 await engine.forget(remote)
                 withdraw(device: remote.device.id)
             }

@@ -84,6 +84,26 @@ import Testing
         #expect(try await desktop.availableActivities().isEmpty)
     }
 
+    /// A source that was only out of reach for the moment (busy, or its link lost) is listed again as soon as its
+    /// beacon is heard again, and the user's second `continue` works: no edit on the source is needed.
+    @Test func aSourceHeardAgainAfterA4609IsListedAgainAndContinues() async throws {
+        let machines = try await TwoMachines.make()
+        defer { Task { await machines.shutDown() } }
+        let (desktop, remote) = try await offered(Self.note, machines)
+        let laptop = machines.laptop.radio.address
+        await machines.ether.setReachable(laptop, false)
+        let failure = await error { _ = try await desktop.continueActivity(remote.id) { _ in } }
+        #expect(failure?.remoteCode == "org.handoff.Error.ConnectionUnavailable")
+        #expect(try await desktop.availableActivities().isEmpty)
+        await machines.ether.setReachable(laptop, true)
+        let beacon = try #require(await machines.ether.currentAdvertisement(of: laptop))
+        await machines.ether.inject(beacon: beacon, from: laptop)
+        let again = try await eventually { try await desktop.availableActivities().first }
+        #expect(again.id == remote.id)
+        let continued = try await desktop.continueActivity(again.id) { _ in }
+        #expect(continued.content == Self.note)
+    }
+
     @Test func aSourceThatStopsAnsweringFailsWith4610() async throws {
         let machines = try await TwoMachines.make()
         defer { Task { await machines.shutDown() } }

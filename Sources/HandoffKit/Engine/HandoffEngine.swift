@@ -38,6 +38,8 @@ public actor HandoffEngine {
     var scanTask: Task<Void, Never>?
     var seen: [UUID: SeenBeacons] = [:]
     var available: [UUID: RemoteActivity] = [:]
+    /// Availabilities hidden by `setAside(_:)` until their beacon is heard again.
+    var setAside: [UUID: RemoteActivity] = [:]
     let availability = Broadcaster<RemoteActivity>()
 
     // Pairing.
