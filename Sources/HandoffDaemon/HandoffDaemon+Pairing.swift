@@ -57,7 +57,7 @@ extension HandoffDaemon {
         guard let device = store.devices.first(where: { !before.contains($0.id) }) ?? store.devices.last else {
             throw DaemonError.pairingFailed("pairing ended without a new device")
         }
-        lastSeen[device.id] = Date()
+        lastSeen[device.id] = clock.date
         logger.log("user \(uid) paired with '\(device.name)' (\(device.id))")
         return DeviceInfo(id: device.id.uuidString, name: device.name, inRange: true, lastSeenSecondsAgo: 0)
     }
@@ -74,6 +74,7 @@ extension HandoffDaemon {
         }
         let (events, sink) = AsyncStream<PairingEvent>.makeStream()
         let engine = self.engine
+        let clock = self.clock
         var responder: Task<Void, Never>?
         var generation = 0
         var attemptsLeft = 3
@@ -94,12 +95,13 @@ extension HandoffDaemon {
         startResponder()
         // Candidates come from the daemon's permanent watcher (remember(_:)): the ones seen lately now, later
         // ones as they come. Both happen on this actor, so none falls between the two.
-        for recent in recentCandidates.values where Date().timeIntervalSince(recent.seen) < Self.candidateMemory {
+        let now = clock.date
+        for recent in recentCandidates.values where now.timeIntervalSince(recent.seen) < Self.candidateMemory {
             sink.yield(.candidate(recent.candidate))
         }
         pairingEvents = sink
         let timer = Task {
-            try? await Task.sleep(for: timeout)
+            try? await clock.sleep(for: timeout)
             sink.yield(.timedOut)
         }
         // Nobody is left to confirm a code when the caller (`handoff pair`) goes away: stop pairing then.
@@ -175,7 +177,7 @@ extension HandoffDaemon {
                     // The other device re-enters pairing mode with the same beacon, which BlueZ may not report
                     // again: offer the same candidate once more after a moment.
                     Task {
-                        try? await Task.sleep(for: .seconds(2))
+                        try? await clock.sleep(for: .seconds(2))
                         sink.yield(.candidate(candidate))
                     }
                 }
@@ -193,7 +195,7 @@ extension HandoffDaemon {
     /// Records a device seen in pairing mode: the latest `maximumRecentCandidates` names of the last
     /// `candidateMemory` seconds.
     func remember(_ candidate: PairingCandidate) {
-        let now = Date()
+        let now = clock.date
         recentCandidates = recentCandidates.filter { now.timeIntervalSince($0.value.seen) < Self.candidateMemory }
         recentCandidates[candidate.name] = (candidate, now)
         if recentCandidates.count > Self.maximumRecentCandidates,
@@ -209,8 +211,9 @@ extension HandoffDaemon {
         -> Bool
     {
         logger.log("pairing code \(code) with '\(deviceName)': waiting for user \(uid) to confirm")
+        let clock = self.clock
         let timer = Task { [weak self] in
-            try? await Task.sleep(for: timeout)
+            try? await clock.sleep(for: timeout)
             await self?.answer(code: code, accept: false)
         }
         defer { timer.cancel() }
