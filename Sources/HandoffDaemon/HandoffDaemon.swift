@@ -43,7 +43,7 @@ public actor HandoffDaemon {
     var candidateTask: Task<Void, Never>?
     var trustTask: Task<Void, Never>?
     var recentCandidates: [String: (candidate: PairingCandidate, seen: Date)] = [:]
-    var pairingEvents: AsyncStream<PairingEvent>.Continuation?
+    var pairingEvents: AsyncStream<PairingSession.Event>.Continuation?
     var sharing: Sharing?
 
     /// The caller's current activity.
