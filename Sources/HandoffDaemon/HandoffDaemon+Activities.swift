@@ -38,8 +38,9 @@ extension HandoffDaemon {
         guard let expiration = activity.expirationDate else { return }
         let clock = self.clock
         let delay = Duration.milliseconds(Int64(max(0, expiration.timeIntervalSince(clock.date)) * 1000))
+        let deadline = clock.now + delay   // from now, not from whenever the task gets to run
         offer?.resignTask = Task { [weak self] in
-            do { try await clock.sleep(for: delay) } catch { return }
+            do { try await clock.sleep(until: deadline) } catch { return }
             await self?.expire(id)
         }
     }
@@ -55,8 +56,9 @@ extension HandoffDaemon {
         }
         let delay = Duration.milliseconds(Int64(clamping: milliseconds))
         let clock = self.clock
+        let deadline = clock.now + delay   // from the call, not from whenever the task gets to run
         offer?.resignTask = Task { [weak self] in
-            do { try await clock.sleep(for: delay) } catch { return }
+            do { try await clock.sleep(until: deadline) } catch { return }
             await self?.expire(id)
         }
         logger.log("user \(uid)'s activity stays available for \(milliseconds / 1000) s")

@@ -127,8 +127,9 @@ extension HandoffDaemon {
                     sink.yield(.candidateSeen(recent.candidate))
                 }
                 pairingEvents = sink
+                let deadline = clock.now + timeout
                 timer = Task {
-                    try? await clock.sleep(for: timeout)
+                    try? await clock.sleep(until: deadline)
                     sink.yield(.timedOut)
                 }
                 // Nobody is left to confirm a code when the caller (`handoff pair`) goes away: stop pairing then.

@@ -190,8 +190,9 @@ extension HandoffDaemon {
         let settings = configuration.share
         let delay = min(settings.retryBackoff * (1 << min(waits - 1, 16)), settings.retryInterval)
         let clock = self.clock
+        let deadline = clock.now + delay   // from the attempt's end, not from whenever the task gets to run
         let task = Task { [weak self] in
-            do { try await clock.sleep(for: delay) } catch { return }
+            do { try await clock.sleep(until: deadline) } catch { return }
             await self?.pump(device)
         }
         sharing?.retries[device] = (waits, task)
