@@ -15,6 +15,13 @@ public struct DaemonConfiguration: Sendable {
     /// The engine's configuration: declared types, limits, timing. Its `initialSequence` is replaced by the
     /// persisted sequence + 1.
     public var handoff: HandoffConfiguration
+    /// The daemon's one source of time, shared with its engine: every wait, deadline and timestamp of the daemon
+    /// and the engine reads it (`RealClock()` by default; tests pass HandoffTesting's `VirtualClock`). It is
+    /// `handoff.clock`, so the two can never differ.
+    public var clock: any HandoffClock {
+        get { handoff.clock }
+        set { handoff.clock = newValue }
+    }
     /// A paired device counts as in range when its last new beacon is younger than this (default 10 minutes).
     public var inRangeInterval: Duration = .seconds(600)
     /// Sharing: the inbox's limits, the outbox's deadline and size limit (Docs/dbus-api.md, "Sharing").

@@ -67,6 +67,8 @@ public struct DaemonLogger: Sendable {
 
     /// Standard error, in the journal's format when `environment`'s `JOURNAL_STREAM` is this process's standard
     /// error, else with a UTC timestamp. One write(2) per line, so lines of concurrent writers do not interleave.
+    /// The timestamp is the real wall clock's, not the daemon's `DaemonConfiguration.clock`: the logger is built
+    /// before the daemon and its clock exist (and a log line says when it was written, on any clock).
     public static func standardError(threshold: Level = .info,
                                      environment: [String: String] = ProcessInfo.processInfo.environment)
         -> DaemonLogger {

@@ -36,9 +36,11 @@ extension HandoffDaemon {
     /// An activity with an expiration date (a type's ``ActivityTypeRule/lifetime``) stops being offered then.
     private func withdrawWhenExpired(_ id: String, _ activity: UserActivity) {
         guard let expiration = activity.expirationDate else { return }
-        let delay = Duration.milliseconds(Int64(max(0, expiration.timeIntervalSinceNow) * 1000))
+        let clock = self.clock
+        let delay = Duration.milliseconds(Int64(max(0, expiration.timeIntervalSince(clock.date)) * 1000))
+        let deadline = clock.now + delay   // from now, not from whenever the task gets to run
         offer?.resignTask = Task { [weak self] in
-            do { try await Task.sleep(for: delay) } catch { return }
+            do { try await clock.sleep(until: deadline) } catch { return }
             await self?.expire(id)
         }
     }
@@ -53,8 +55,10 @@ extension HandoffDaemon {
             return
         }
         let delay = Duration.milliseconds(Int64(clamping: milliseconds))
+        let clock = self.clock
+        let deadline = clock.now + delay   // from the call, not from whenever the task gets to run
         offer?.resignTask = Task { [weak self] in
-            do { try await Task.sleep(for: delay) } catch { return }
+            do { try await clock.sleep(until: deadline) } catch { return }
             await self?.expire(id)
         }
         logger.log("user \(uid)'s activity stays available for \(milliseconds / 1000) s")
@@ -119,7 +123,7 @@ extension HandoffDaemon {
         let activity = UserActivity(activityType: type)
         activity.title = title
         activity.userInfo = info
-        try configuration.typeRules[type]?.apply(to: activity, at: Date())
+        try configuration.typeRules[type]?.apply(to: activity, at: clock.date)
         return activity
     }
 

@@ -8,23 +8,7 @@ import HandoffShared
 /// Pairing and unpairing. The user who pairs becomes the owner of the trust group.
 extension HandoffDaemon {
     /// How a pairing runs.
-    enum PairingRole {
-        /// `handoff pair` on both devices: each enters pairing mode and looks for the other; the device whose
-        /// name sorts first initiates, the other answers.
-        case automatic
-        /// Initiate with the device in pairing mode that has this name.
-        case initiate(String)
-        /// Pairing mode only: wait for a device to initiate.
-        case accept
-    }
-
-    /// Events of a running pairing, merged into one stream.
-    enum PairingEvent: Sendable {
-        case answered(generation: Int, Result<TrustStore, any Error>)
-        case candidate(PairingCandidate)
-        case timedOut
-        case callerLeft
-    }
+    typealias PairingRole = PairingSession.Role
 
     /// Pairs as `role`, showing codes to `sender` (PairingCode signals, answered with ConfirmPairing), and returns
     /// the new device.
@@ -57,130 +41,112 @@ extension HandoffDaemon {
         guard let device = store.devices.first(where: { !before.contains($0.id) }) ?? store.devices.last else {
             throw DaemonError.pairingFailed("pairing ended without a new device")
         }
-        lastSeen[device.id] = Date()
+        lastSeen[device.id] = clock.date
         logger.log("user \(uid) paired with '\(device.name)' (\(device.id))")
         return DeviceInfo(id: device.id.uuidString, name: device.name, inRange: true, lastSeenSecondsAgo: 0)
     }
 
+    /// Runs a ``PairingSession``: feeds it the events (candidates, the responder's and the initiator's ends, the
+    /// timer, the caller leaving) one at a time and carries out its actions, until it finishes.
     private func runPairing(role: PairingRole, timeout: Duration, sender: BusName, uid: UInt32) async throws
         -> TrustStore
     {
-        let ownName = await engine.trust.identity.name
+        var session = PairingSession(role: role, ownName: await engine.trust.identity.name, timeout: timeout)
         // The other device's name, learnt from its pairing beacon while the pairing runs.
         let peerName = Locked<String?>(nil)
         let confirm: @Sendable (String) async -> Bool = { [weak self] code in
             await self?.askUser(code: code, deviceName: peerName.value ?? "a nearby device", sender: sender,
                                 uid: uid, timeout: timeout) ?? false
         }
-        let (events, sink) = AsyncStream<PairingEvent>.makeStream()
+        let (events, sink) = AsyncStream<PairingSession.Event>.makeStream()
         let engine = self.engine
+        let clock = self.clock
         var responder: Task<Void, Never>?
-        var generation = 0
-        var attemptsLeft = 3
-        func startResponder() {
-            guard case .initiate = role else {
-                generation += 1
-                let current = generation
-                responder = Task {
-                    do {
-                        sink.yield(.answered(generation: current, .success(try await engine.acceptPairing(confirm: confirm))))
-                    } catch {
-                        sink.yield(.answered(generation: current, .failure(error)))
-                    }
-                }
-                return
-            }
-        }
-        startResponder()
-        // Candidates come from the daemon's permanent watcher (remember(_:)): the ones seen lately now, later
-        // ones as they come. Both happen on this actor, so none falls between the two.
-        for recent in recentCandidates.values where Date().timeIntervalSince(recent.seen) < Self.candidateMemory {
-            sink.yield(.candidate(recent.candidate))
-        }
-        pairingEvents = sink
-        let timer = Task {
-            try? await Task.sleep(for: timeout)
-            sink.yield(.timedOut)
-        }
-        // Nobody is left to confirm a code when the caller (`handoff pair`) goes away: stop pairing then.
-        let departures = try? await connection.nameOwnerChanges(of: sender)
-        let callerWatch = Task {
-            guard let departures else { return }
-            for await change in departures where change.newOwner == nil {
-                sink.yield(.callerLeft)
-                return
-            }
-        }
+        var timer: Task<Void, Never>?
+        var callerWatch: Task<Void, Never>?
         defer {
             responder?.cancel()
-            callerWatch.cancel()
-            timer.cancel()
+            callerWatch?.cancel()
+            timer?.cancel()
             sink.finish()
             pairingEvents = nil
         }
-        /// Over the air the first exchange right after a connection is sometimes lost; both sides then start
-        /// over (the responder re-enters pairing mode, the initiator tries the candidate again), a few times.
-        func retryable(_ error: any Error) -> Bool {
-            guard let error = error as? HandoffError, attemptsLeft > 0,
-                [.connectionUnavailable, .remoteApplicationTimedOut].contains(error.code) else { return false }
-            attemptsLeft -= 1
-            logger.notice("pairing attempt failed (\(error)); trying again")
-            return true
-        }
-        for await event in events {
-            switch event {
-            case .answered(let answered, .success(let store)):
-                guard answered == generation else { continue }
-                return store
-            case .answered(let answered, .failure(let error)):
-                guard answered == generation, responder != nil else { continue }
-                guard retryable(error) else { throw error }
-                startResponder()
-            case .timedOut:
-                throw HandoffError(.pairingFailed, "no device paired within \(timeout.components.seconds) s")
-            case .callerLeft:
-                throw HandoffError(.pairingFailed, "the program that asked to pair went away")
-            case .candidate(let candidate):
-                let initiate: Bool
-                switch role {
-                case .accept:
-                    peerName.value = candidate.name
-                    initiate = false
-                case .initiate(let name):
-                    initiate = name.isEmpty || candidate.name == name
-                case .automatic:
-                    guard candidate.name != ownName else {
-                        throw HandoffError(.pairingFailed, "both devices are named '\(ownName)'; start one with "
-                            + "another --name")
+        var iterator = events.makeAsyncIterator()
+        var actions = session.handle(.started)
+        while true {
+            // Carry out the actions in order; the initiator's end adds those it leads to.
+            peerName.value = session.peerName
+            var index = 0
+            while index < actions.count {
+                let action = actions[index]
+                index += 1
+                switch action {
+                case .startResponder(let generation):
+                    responder = Task {
+                        do {
+                            sink.yield(.responderAnswered(generation: generation,
+                                                          .success(try await engine.acceptPairing(confirm: confirm))))
+                        } catch {
+                            sink.yield(.responderAnswered(generation: generation, .failure(error)))
+                        }
                     }
-                    peerName.value = candidate.name
-                    initiate = ownName < candidate.name
-                }
-                guard initiate else { continue }
-                peerName.value = candidate.name
-                if let running = responder {
-                    responder = nil
-                    running.cancel()
-                    await running.value
-                }
-                logger.log("pairing with '\(candidate.name)' as the initiator")
-                do {
-                    // Each attempt gets at most 45 s between messages (the other user confirming the code
-                    // included), so a lost exchange is retried within the caller's timeout.
-                    return try await engine.pair(with: candidate.peer, timeout: min(timeout, .seconds(45)),
-                                                 confirm: confirm)
-                } catch {
-                    guard retryable(error) else { throw error }
-                    startResponder()
-                    // The other device re-enters pairing mode with the same beacon, which BlueZ may not report
-                    // again: offer the same candidate once more after a moment.
+                case .stopResponder:
+                    if let running = responder {
+                        responder = nil
+                        running.cancel()
+                        await running.value
+                    }
+                case .initiate(let candidate, let attemptTimeout):
+                    logger.log("pairing with '\(candidate.name)' as the initiator")
+                    let result: Result<TrustStore, any Error>
+                    do {
+                        result = .success(try await engine.pair(with: candidate.peer, timeout: attemptTimeout,
+                                                                confirm: confirm))
+                    } catch {
+                        result = .failure(error)
+                    }
+                    // Awaited here, before the next event is read, as the session expects.
+                    actions += session.handle(.initiatorFinished(result))
+                    peerName.value = session.peerName
+                case .offerAgain(let candidate, let delay):
                     Task {
-                        try? await Task.sleep(for: .seconds(2))
-                        sink.yield(.candidate(candidate))
+                        try? await clock.sleep(for: delay)
+                        sink.yield(.candidateSeen(candidate))
+                    }
+                case .noteRetry(let error):
+                    logger.notice("pairing attempt failed (\(error)); trying again")
+                case .finish(let result):
+                    return try result.get()
+                }
+            }
+            if timer == nil {
+                // Candidates come from the daemon's permanent watcher (remember(_:)): the ones seen lately now,
+                // later ones as they come. Both happen on this actor, so none falls between the two.
+                let now = clock.date
+                for recent in recentCandidates.values where now.timeIntervalSince(recent.seen) < Self.candidateMemory {
+                    sink.yield(.candidateSeen(recent.candidate))
+                }
+                pairingEvents = sink
+                let deadline = clock.now + timeout
+                timer = Task {
+                    try? await clock.sleep(until: deadline)
+                    sink.yield(.timedOut)
+                }
+                // Nobody is left to confirm a code when the caller (`handoff pair`) goes away: stop pairing then.
+                let departures = try? await connection.nameOwnerChanges(of: sender)
+                callerWatch = Task {
+                    guard let departures else { return }
+                    for await change in departures where change.newOwner == nil {
+                        sink.yield(.callerLeft)
+                        return
                     }
                 }
             }
+            // The stream ends only when this task is cancelled.
+            guard let event = await iterator.next() else { break }
+            actions = session.handle(event)
         }
+        if case .finish(let result)? = session.handle(.cancelled).last { return try result.get() }
         throw HandoffError(.pairingFailed, "pairing was cancelled")
     }
 
@@ -193,7 +159,7 @@ extension HandoffDaemon {
     /// Records a device seen in pairing mode: the latest `maximumRecentCandidates` names of the last
     /// `candidateMemory` seconds.
     func remember(_ candidate: PairingCandidate) {
-        let now = Date()
+        let now = clock.date
         recentCandidates = recentCandidates.filter { now.timeIntervalSince($0.value.seen) < Self.candidateMemory }
         recentCandidates[candidate.name] = (candidate, now)
         if recentCandidates.count > Self.maximumRecentCandidates,
@@ -201,7 +167,7 @@ extension HandoffDaemon {
         {
             recentCandidates[oldest] = nil
         }
-        pairingEvents?.yield(.candidate(candidate))
+        pairingEvents?.yield(.candidateSeen(candidate))
     }
 
     /// Sends the code to the caller and waits for ConfirmPairing (false after `timeout`).
@@ -209,8 +175,9 @@ extension HandoffDaemon {
         -> Bool
     {
         logger.log("pairing code \(code) with '\(deviceName)': waiting for user \(uid) to confirm")
+        let clock = self.clock
         let timer = Task { [weak self] in
-            try? await Task.sleep(for: timeout)
+            try? await clock.sleep(for: timeout)
             await self?.answer(code: code, accept: false)
         }
         defer { timer.cancel() }

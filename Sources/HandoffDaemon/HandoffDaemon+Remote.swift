@@ -17,7 +17,7 @@ extension HandoffDaemon {
         let id = Self.activityID(remote)
         return ActivitySummary(
             id: ActivityID(rawValue: id), type: remote.activityType ?? "(undeclared type)", title: titles[id] ?? "",
-            device: remote.device.name, age: max(0, Date().timeIntervalSince(remote.seenAt)), size: 0)
+            device: remote.device.name, age: max(0, clock.date.timeIntervalSince(remote.seenAt)), size: 0)
     }
 
     /// Activities nearby trusted devices offer, freshest first.
@@ -92,7 +92,7 @@ extension HandoffDaemon {
         }
         progress(.requesting, 0, 0)
         radio.observe(remote.peer) { received, total in progress(.transferring, received, total) }
-        let started = Date()
+        let started = clock.now
         let outcome = await engine.continueActivity(remote)
         radio.stopObserving(remote.peer)
         switch outcome {
@@ -106,7 +106,7 @@ extension HandoffDaemon {
             let path = radio.lastTransport(of: remote.peer)
             radio.remember(path, ofContinue: id)
             logger.log("continued \(activity.activityType) from '\(remote.device.name)' ("
-                + "\(payload.count) bytes in \(String(format: "%.2f", Date().timeIntervalSince(started))) s over "
+                + "\(payload.count) bytes in \(String(format: "%.2f", Self.seconds(started.duration(to: clock.now)))) s over "
                 + "\(path.map { "\($0)" } ?? "an unknown path"))")
             withdraw(device: remote.device.id)
             return (result, activity, payload)
@@ -127,7 +127,7 @@ extension HandoffDaemon {
     /// Paired devices, with whether each sent a new beacon recently.
     func devices(uid: UInt32) async throws -> [DeviceInfo] {
         try authorize(uid, "see devices")
-        let now = Date()
+        let now = clock.date
         let window = Double(configuration.inRangeInterval.components.seconds)
         let sightings = await engine.lastSightings()   // any beacon, a presence beacon included
         return await engine.trust.devices.map { device in

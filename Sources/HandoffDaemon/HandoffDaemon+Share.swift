@@ -43,12 +43,13 @@ extension HandoffDaemon {
         }
         let outbox = OutboxSpool(directory: state.url.appendingPathComponent("outbox"))
         try outbox.prepare()
-        outbox.prune(olderThan: settings.historyLifetime)
+        outbox.prune(olderThan: settings.historyLifetime, now: clock.date)
         var sharing = Sharing(inbox: inbox, outbox: outbox, progress: ProgressTable())
         await engine.enableSharing(inbox: settings.acceptsShares ? inbox : nil, advertisePresence: settings.acceptsShares)
         let arrivals = await engine.arrivals()
         let sightings = await engine.sightings()
         let interval = settings.retryInterval
+        let clock = self.clock
         sharing.tasks = [
             Task { [weak self] in
                 for await item in arrivals { await self?.arrived(item) }
@@ -58,7 +59,7 @@ extension HandoffDaemon {
             },
             Task { [weak self] in
                 while !Task.isCancelled {
-                    do { try await Task.sleep(for: interval) } catch { return }
+                    do { try await clock.sleep(for: interval) } catch { return }
                     await self?.pumpAll()
                 }
             },
@@ -98,7 +99,7 @@ extension HandoffDaemon {
             throw DaemonError.invalidArguments("the media type '\(mediaType)' is not printable ASCII")
         }
         let limit = configuration.share.maximumItemSize
-        let now = Date()
+        let now = clock.date
         let record = OutboxRecord(id: OutgoingShare.newTransferID(), deviceID: target.id, deviceName: target.name,
                                   uid: uid, metadata: ShareMetadata(kind: kind, name: name, mediaType: mediaType),
                                   size: 0, createdAt: now, deadline: now.addingTimeInterval(configuration.share.deadline),
@@ -134,7 +135,7 @@ extension HandoffDaemon {
         }
         record.state = .cancelled
         record.reason = "cancelled by the user"
-        record.finishedAt = Date()
+        record.finishedAt = clock.date
         try sharing.outbox.save(record)
         logger.log("outbox: \(id) cancelled")
         if sharing.progress.entries.withLock({ $0[id] != nil }) {
@@ -149,7 +150,7 @@ extension HandoffDaemon {
         let sent = record.state == .delivered ? total : live?.sent ?? 0
         return OutboxEntry(id: record.id, device: record.deviceName, name: record.metadata.name,
                            kind: record.metadata.kind.rawValue, state: state, sentBytes: sent, totalBytes: total,
-                           ageSeconds: max(0, Date().timeIntervalSince(record.createdAt)), reason: record.reason)
+                           ageSeconds: max(0, clock.date.timeIntervalSince(record.createdAt)), reason: record.reason)
     }
 
     /// Starts draining the outbox for `device` unless that already runs.
@@ -188,8 +189,10 @@ extension HandoffDaemon {
         sharing?.retries[device]?.task.cancel()
         let settings = configuration.share
         let delay = min(settings.retryBackoff * (1 << min(waits - 1, 16)), settings.retryInterval)
+        let clock = self.clock
+        let deadline = clock.now + delay   // from the attempt's end, not from whenever the task gets to run
         let task = Task { [weak self] in
-            do { try await Task.sleep(for: delay) } catch { return }
+            do { try await clock.sleep(until: deadline) } catch { return }
             await self?.pump(device)
         }
         sharing?.retries[device] = (waits, task)
@@ -208,7 +211,7 @@ extension HandoffDaemon {
     private func nextPending(for device: UUID) -> OutboxRecord? {
         guard let sharing else { return nil }
         for var record in sharing.outbox.records() where record.deviceID == device && record.state == .pending {
-            if Date() > record.deadline {
+            if clock.date > record.deadline {
                 finish(&record, .failed, "not delivered before the deadline"
                     + (record.reason.isEmpty ? "" : " (last: \(record.reason))"))
                 continue
@@ -228,7 +231,7 @@ extension HandoffDaemon {
         defer { table.entries.withLock { $0[id] = nil } }
         let item = OutgoingShare(transferID: record.id, metadata: record.metadata,
                                  content: .file(sharing.outbox.dataURL(record.id)))
-        let started = Date()
+        let started = clock.now
         let engine = self.engine
         let device = record.deviceID
         let pushing = Task { () -> HandoffError? in
@@ -242,7 +245,8 @@ extension HandoffDaemon {
             }
         }
         let end = await withTaskCancellationHandler {
-            await Self.watch(pushing, id: id, table: table, stallLimit: configuration.share.attemptStallLimit)
+            await Self.watch(pushing, id: id, table: table, stallLimit: configuration.share.attemptStallLimit,
+                             clock: clock)
         } onCancel: {
             pushing.cancel()
         }
@@ -271,7 +275,7 @@ extension HandoffDaemon {
                 return true
             }
         }
-        let seconds = Date().timeIntervalSince(started)
+        let seconds = Self.seconds(started.duration(to: clock.now))
         logger.log("outbox: \(id) delivered to '\(record.deviceName)' (\(record.size) bytes in "
             + "\(String(format: "%.2f", seconds)) s)")
         finish(&record, .delivered, "")
@@ -284,11 +288,11 @@ extension HandoffDaemon {
         case stalled(Duration)
     }
 
-    /// Waits for `pushing`, or until its progress entry in `table` has not moved for `stallLimit`, whichever
-    /// comes first. It does not wait for a stalled push to notice its cancellation: a call hung on a stopped
+    /// Waits for `pushing`, or until its progress entry in `table` has not moved for `stallLimit` of `clock`'s
+    /// time, whichever comes first. It does not wait for a stalled push to notice its cancellation: a call hung on a stopped
     /// peer may never return, and the outbox must go on.
     private static func watch(_ pushing: Task<HandoffError?, Never>, id: String, table: ProgressTable,
-                              stallLimit: Duration) async -> AttemptEnd {
+                              stallLimit: Duration, clock: any HandoffClock) async -> AttemptEnd {
         let once = Locked<CheckedContinuation<AttemptEnd, Never>?>(nil)
         @Sendable func end(_ value: AttemptEnd) {
             once.withLock { continuation in
@@ -302,14 +306,14 @@ extension HandoffDaemon {
             Task {
                 let tick = min(.seconds(1), stallLimit / 4)
                 var last = table.entries.withLock { $0[id]?.sent }
-                var since = ContinuousClock.now
+                var since = clock.now
                 while once.withLock({ $0 != nil }) {
-                    try? await Task.sleep(for: tick)
+                    try? await clock.sleep(for: tick)
                     let now = table.entries.withLock { $0[id]?.sent }
                     if now != last {
                         last = now
-                        since = ContinuousClock.now
-                    } else if ContinuousClock.now - since >= stallLimit {
+                        since = clock.now
+                    } else if since.duration(to: clock.now) >= stallLimit {
                         end(.stalled(stallLimit))
                     }
                 }
@@ -320,7 +324,7 @@ extension HandoffDaemon {
     private func finish(_ record: inout OutboxRecord, _ state: OutboxRecord.State, _ reason: String) {
         record.state = state
         record.reason = reason
-        record.finishedAt = Date()
+        record.finishedAt = clock.date
         do { try sharing?.outbox.save(record) } catch { logger.error("outbox: cannot save \(record.id): \(error)") }
     }
 
@@ -341,7 +345,7 @@ extension HandoffDaemon {
     private func inboxEntry(_ item: InboxItem) -> InboxEntry {
         InboxEntry(id: item.id, sender: item.senderName, name: item.name, kind: item.kind.rawValue,
                    mediaType: item.mediaType, sizeBytes: item.size,
-                   ageSeconds: max(0, Date().timeIntervalSince(item.receivedAt)), originalName: item.originalName)
+                   ageSeconds: max(0, clock.date.timeIntervalSince(item.receivedAt)), originalName: item.originalName)
     }
 
     /// Items waiting in the inbox.

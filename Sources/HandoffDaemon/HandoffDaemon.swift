@@ -28,6 +28,8 @@ public actor HandoffDaemon {
     let delegate: DaemonContinuationDelegate
     let notifier: DesktopNotifier?
     let logger: DaemonLogger
+    /// The one clock of the daemon and its engine (`configuration.clock`).
+    nonisolated let clock: any HandoffClock
 
     var persisted: DaemonState
     var offer: Offer?
@@ -41,7 +43,7 @@ public actor HandoffDaemon {
     var candidateTask: Task<Void, Never>?
     var trustTask: Task<Void, Never>?
     var recentCandidates: [String: (candidate: PairingCandidate, seen: Date)] = [:]
-    var pairingEvents: AsyncStream<PairingEvent>.Continuation?
+    var pairingEvents: AsyncStream<PairingSession.Event>.Continuation?
     var sharing: Sharing?
 
     /// The caller's current activity.
@@ -76,6 +78,7 @@ public actor HandoffDaemon {
         self.delegate = delegate
         self.notifier = notifier
         self.logger = logger
+        self.clock = configuration.clock
         self.persisted = persisted
     }
 
@@ -94,8 +97,8 @@ public actor HandoffDaemon {
         let persisted = try state.loadState()
         let trust = try state.loadTrust(deviceName: configuration.deviceName)
         var handoff = configuration.handoff
-        let clock = UInt32(clamping: Int(Date().timeIntervalSince1970))
-        handoff.initialSequence = max(clock, (persisted.lastSequence ?? 0) &+ 1)
+        let seconds = UInt32(clamping: Int(configuration.clock.date.timeIntervalSince1970))
+        handoff.initialSequence = max(seconds, (persisted.lastSequence ?? 0) &+ 1)
         let progressRadio = ProgressRadio(radio)
         let delegate = DaemonContinuationDelegate(logger: logger)
         let engine = try HandoffEngine(configuration: handoff, trust: trust, radio: progressRadio, delegate: delegate)
@@ -176,6 +179,12 @@ public actor HandoffDaemon {
             throw DaemonError.accessDenied("user \(uid) may not \(action): this device's trust group belongs to user "
                 + "\(owner), who paired it")
         }
+    }
+
+    /// `duration` in seconds, for log lines.
+    nonisolated static func seconds(_ duration: Duration) -> TimeInterval {
+        let (seconds, attoseconds) = duration.components
+        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
     }
 
     /// Saves the daemon state; a failure is logged (the daemon keeps running with what it has in memory).

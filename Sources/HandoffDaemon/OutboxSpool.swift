@@ -124,8 +124,8 @@ struct OutboxSpool: Sendable {
         directory.appendingPathComponent(id).appendingPathComponent("data")
     }
 
-    /// Forgets final items older than `lifetime`.
-    func prune(olderThan lifetime: TimeInterval, now: Date = Date()) {
+    /// Forgets final items older than `lifetime` at `now` (the daemon's clock).
+    func prune(olderThan lifetime: TimeInterval, now: Date) {
         for record in records() where record.state != .pending {
             if now.timeIntervalSince(record.finishedAt ?? record.createdAt) > lifetime {
                 try? FileManager.default.removeItem(at: directory.appendingPathComponent(record.id))

@@ -2,6 +2,7 @@ import Foundation
 import HandoffClient
 import HandoffDaemon
 import HandoffKit
+import HandoffTesting
 import Testing
 
 /// Clipboard, web page and terminal activities through two daemons: declared, so offered and continued like
@@ -74,15 +75,18 @@ import Testing
     }
 
     @Test func anExpiredClipboardIsNoLongerHandedOver() async throws {
+        // The laptop's time is virtual: the clipboard's lifetime passes when the test says.
+        let clock = VirtualClock()
         let machines = try await TwoMachines.make(laptop: {
             $0.typeRules["org.handoff.clipboard"] = ActivityTypeRule(lifetime: .milliseconds(300))
+            $0.clock = clock
         })
         defer { Task { await machines.shutDown() } }
         _ = try await machines.laptop.client().setCurrentActivity(
             ActivityContent(type: "org.handoff.clipboard", title: "t", userInfo: ["mediaType": "text/plain", "text": "x"]))
         let desktop = try await machines.desktop.client()
         let remote = try await eventually { try await desktop.availableActivities().first }
-        try await Task.sleep(for: .milliseconds(600))
+        clock.advance(by: .milliseconds(300))
         let failure = await error { _ = try await desktop.continueActivity(remote.id) { _ in } }
         #expect(failure?.code == .continueFailed)
         // Withdrawn at expiry (4608), or refused as expired if asked in the same instant (4616).

@@ -171,3 +171,9 @@ func eventually<T>(within seconds: Double = 10, _ body: () async throws -> T?) a
     }
     throw TestFailure("the condition did not hold within \(seconds) s")
 }
+
+/// A settling pause after a `VirtualClock.advance(by:)`: long enough for the tasks it woke to run on an idle
+/// machine, and a wait for nothing else (never a timeout of the code under test).
+func settle() async throws {
+    try await Task.sleep(for: .milliseconds(50))
+}

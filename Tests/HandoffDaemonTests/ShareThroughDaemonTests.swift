@@ -106,10 +106,13 @@ import Testing
 
     @Test func aReceiverBackSoonAfterAFailedAttemptIsTriedAgainWithinTheBackoffNotTheRetryInterval() async throws {
         // Found in the VM: after the desktop's adapter came back on, the share waited for the next 60 s retry,
-        // since no beacon counts as a sighting that soon. Here the periodic retry is an hour away.
+        // since no beacon counts as a sighting that soon. Here the periodic retry is an hour away, on the laptop's
+        // virtual time, which moves only by the backoff.
+        let clock = VirtualClock()
         let machines = try await machines(laptop: {
             $0.share.retryInterval = .seconds(3600)
             $0.share.retryBackoff = .milliseconds(200)
+            $0.clock = clock
         })
         defer { Task { await machines.shutDown() } }
         await machines.ether.setReachable(machines.desktop.radio.address, false)
@@ -118,6 +121,9 @@ import Testing
                                                      content: .bytes(Array("back soon".utf8))), to: "desktop").id
         _ = try await eventually { try await laptop.outbox().first { $0.id == id && $0.reason.contains("waiting") } }
         await machines.ether.setReachable(machines.desktop.radio.address, true)
+        // The attempt's end is saved before the backoff starts: wait for its sleeper, so the advance wakes it.
+        _ = try await eventually { clock.nextDeadline == HandoffInstant(offset: .milliseconds(200)) ? true : nil }
+        clock.advance(by: .milliseconds(200))
         #expect(try await delivered([id], on: laptop).first?.state == "delivered")
         #expect(try await sharing(machines.desktop).inbox().map(\.name) == ["soon.txt"])
     }

@@ -1,5 +1,6 @@
 import Foundation
 import HandoffClient
+import HandoffTesting
 import Testing
 
 @Suite(.serialized) struct WholeFlowTests {
@@ -64,18 +65,24 @@ import Testing
     }
 
     @Test func theGracePeriodKeepsTheActivityOfferedThenWithdrawsIt() async throws {
-        let machines = try await TwoMachines.make()
+        // On the laptop's virtual time: the grace period passes when the test says, never by itself.
+        let clock = VirtualClock()
+        let machines = try await TwoMachines.make(laptop: { $0.clock = clock })
         defer { Task { await machines.shutDown() } }
         let laptop = try await machines.laptop.client()
         let id = try await laptop.setCurrentActivity(.note(name: "n", title: "N", content: "x"))
         try await laptop.resignCurrentActivity(id, after: .milliseconds(300))
-        #expect(try await laptop.status().currentActivity?.id == id)
+        clock.advance(by: .milliseconds(299))
+        try await settle()
+        #expect(try await laptop.status().currentActivity?.id == id, "withdrawn before the grace period ended")
+        clock.advance(by: .milliseconds(1))
         _ = try await eventually { try await laptop.status().currentActivity == nil ? true : nil }
         // Updating within the grace period cancels it: the note is being edited again.
         let second = try await laptop.setCurrentActivity(.note(name: "n", title: "N", content: "y"))
         try await laptop.resignCurrentActivity(second, after: .milliseconds(200))
         try await laptop.updateCurrentActivity(second, with: .note(name: "n", title: "N", content: "z"))
-        try await Task.sleep(for: .milliseconds(500))
+        clock.advance(by: .milliseconds(500))
+        try await settle()
         #expect(try await laptop.status().currentActivity?.id == second)
     }
 
