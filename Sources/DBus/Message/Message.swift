@@ -80,8 +80,7 @@ public final class Message: @unchecked Sendable {
     /// The parsed signature of the body.
     public var signature: Signature {
         get throws(DBusError) {
-            var parser = SignatureParser(Array(signatureText.utf8))
-            return Signature(types: try parser.parseAll())
+            Signature(types: try SignatureParser.parseAll(signatureText))
         }
     }
 
