@@ -53,6 +53,10 @@ alive() {
 hostile_start() {
     for prog in handoffd handoff; do [[ -x $bin/$prog ]] || fail "$bin/$prog is not built"; done
     wait_until 30 powered hci2 || fail "hci2 (the hostile controller) is not powered; is the scenario @controllers=3?"
+    # Each scenario starts from a silent stranger: no advertising instance an earlier scenario left on hci2 (the
+    # kernel keeps them across bluetoothd restarts; a flood's made-up pairing beacons would spoil the pairing).
+    # (MGMT Remove Advertising of instance 0 answers Invalid Parameters when there is none: not an error here.)
+    btmgmt --index 2 clr-adv >/dev/null 2>&1 || true
     local machine adapter api
     for machine in laptop desktop; do
         mkdir -p "$work/$machine"

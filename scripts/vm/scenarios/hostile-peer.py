@@ -605,6 +605,7 @@ class Advertiser:
         self.master = master
         self.acks = 0
         self.failures = 0
+        self.cleared = threading.Event()
         self.window = threading.Semaphore(window)
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
@@ -629,6 +630,8 @@ class Advertiser:
                     if self.failures <= 3:
                         say(line.decode("utf-8", "replace").strip())
                     self.window.release()
+                elif b"Instance removed" in line or b"Remove Advertising failed" in line:
+                    self.cleared.set()
 
     def add(self, beacon, instance):
         ad = bytes([3 + len(beacon), 0xFF, 0xFF, 0xFF]) + beacon
@@ -638,8 +641,15 @@ class Advertiser:
         self.proc.stdin.flush()
 
     def close(self):
+        # btmgmt's quit ends its main loop at once, before a queued MGMT command is written: wait for the
+        # removal's reply first, or the last instances (some pairing-shaped, with made-up names) stay on the air
+        # and spoil the next scenario's pairing.
         try:
-            self.proc.stdin.write("clr-adv\nquit\n")
+            self.proc.stdin.write("clr-adv\n")
+            self.proc.stdin.flush()
+            if not self.cleared.wait(timeout=5):
+                say("btmgmt did not confirm clr-adv within 5 s")
+            self.proc.stdin.write("quit\n")
             self.proc.stdin.close()
             self.proc.wait(timeout=5)
         except Exception:
