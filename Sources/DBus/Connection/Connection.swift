@@ -102,20 +102,9 @@ public final class Connection: Sendable {
         destination: BusName?, path: ObjectPath, interface: InterfaceName?, member: MemberName,
         arguments: [Value] = [], timeout: Duration? = nil
     ) async throws(DBusError) -> [Value] {
-        try await reply(
-            destination: destination, path: path, interface: interface, member: member, arguments: arguments,
-            timeout: timeout
-        ).arguments()
-    }
-
-    /// Calls a method and returns the reply message, for callers that decode it their own way (a typed result).
-    func reply(
-        destination: BusName?, path: ObjectPath, interface: InterfaceName?, member: MemberName,
-        arguments: [Value], timeout: Duration?
-    ) async throws(DBusError) -> Message {
         let message = try Message.methodCall(
             destination: destination, path: path, interface: interface, member: member, arguments: arguments)
-        return try await core.call(message, timeout: timeout)
+        return try await core.call(message, timeout: timeout).arguments()
     }
 
     /// Sends a prepared method call and returns the whole reply message (for headers or fds).

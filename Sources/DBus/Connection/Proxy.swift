@@ -52,11 +52,7 @@ public struct Proxy: Sendable {
     public func call<R: DBusRepresentable>(
         _ member: MemberName, arguments: [Value] = [], returning type: R.Type
     ) async throws(DBusError) -> R {
-        let message = try await connection.reply(
-            destination: destination, path: path, interface: interface, member: member, arguments: arguments,
-            timeout: timeout)
-        if let only = try MessageReader.readOnly(message) { return try R(dbusValue: only) }
-        let reply = try message.arguments()
+        let reply = try await call(member, arguments: arguments)
         guard reply.count == 1, let only = reply.first else {
             throw DBusError(
                 .typeMismatch, "'\(member)' returned \(reply.count) values where one \(R.dbusType) was expected")

@@ -80,7 +80,8 @@ public final class Message: @unchecked Sendable {
     /// The parsed signature of the body.
     public var signature: Signature {
         get throws(DBusError) {
-            Signature(types: try SignatureParser.parseAll(signatureText))
+            var parser = SignatureParser(Array(signatureText.utf8))
+            return Signature(types: try parser.parseAll())
         }
     }
 

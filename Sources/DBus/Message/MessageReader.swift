@@ -1,48 +1,21 @@
 import CDBus
-import Glibc
 
 /// Unmarshals a message body into ``Value``s, guided by the body's parsed signature so that container element
 /// types are known without asking libdbus for signature strings (variants excepted: they carry their own).
 enum MessageReader {
-    /// Every value of the body.
     static func read(_ message: Message) throws(DBusError) -> [Value] {
-        try withSignature(of: message) { (parser, iter) throws(DBusError) in
+        let types = try message.signature.types
+        guard !types.isEmpty else { return [] }
+        var iter = DBusMessageIter()
+        guard dbus_message_iter_init(message.raw, &iter) != 0 else { return [] }
+        return try withUnsafeMutablePointer(to: &iter) { (pointer) throws(DBusError) in
             var values: [Value] = []
-            while !parser.isAtEnd {
-                if !values.isEmpty { dbus_message_iter_next(iter) }
-                values.append(try read(try parser.parseOne(), from: iter, depth: 0))
+            values.reserveCapacity(types.count)
+            for (index, type) in types.enumerated() {
+                if index > 0 { dbus_message_iter_next(pointer) }
+                values.append(try read(type, from: pointer, depth: 0))
             }
             return values
-        } ?? []
-    }
-
-    /// The body's value when it holds exactly one, else nil (for a typed single result, without an array).
-    static func readOnly(_ message: Message) throws(DBusError) -> Value? {
-        try withSignature(of: message) { (parser, iter) throws(DBusError) -> Value? in
-            let type = try parser.parseOne()
-            guard parser.isAtEnd else { return nil }
-            return try read(type, from: iter, depth: 0)
-        } ?? nil
-    }
-
-    /// Calls `body` with a parser over the body's signature, read in place from libdbus (no copy), and an
-    /// iterator at the first value; returns nil without calling it when the body is empty.
-    private static func withSignature<R>(
-        of message: Message,
-        _ body: (inout SignatureParser, UnsafeMutablePointer<DBusMessageIter>) throws(DBusError) -> R
-    ) throws(DBusError) -> R? {
-        guard let cSignature = dbus_message_get_signature(message.raw) else { return nil }
-        let length = strlen(cSignature)
-        guard length > 0 else { return nil }
-        return try withExtendedLifetime(message) { () throws(DBusError) -> R? in
-            try cSignature.withMemoryRebound(to: UInt8.self, capacity: length) { (bytes) throws(DBusError) -> R? in
-                var parser = SignatureParser(UnsafeBufferPointer(start: bytes, count: length))
-                var iter = DBusMessageIter()
-                guard dbus_message_iter_init(message.raw, &iter) != 0 else { return nil }
-                return try withUnsafeMutablePointer(to: &iter) { (pointer) throws(DBusError) -> R in
-                    try body(&parser, pointer)
-                }
-            }
         }
     }
 

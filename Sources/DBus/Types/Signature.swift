@@ -28,7 +28,8 @@ public struct Signature: Hashable, Sendable, CustomStringConvertible {
             let reason = cError.message.map { String(cString: $0) } ?? "invalid"
             throw DBusError(.invalidSignature, "signature '\(text)' is not valid: \(reason)")
         }
-        self.types = try SignatureParser.parseAll(text)
+        var parser = SignatureParser(Array(text.utf8))
+        self.types = try parser.parseAll()
         self.rawValue = text
     }
 
@@ -66,33 +67,13 @@ extension Signature: ExpressibleByStringLiteral {
 }
 
 /// A recursive-descent parser over signature bytes that libdbus has already validated.
-///
-/// It reads the bytes in place (a message's signature straight from libdbus, or a string's UTF-8 storage), so
-/// parsing a signature costs no copy; the buffer must outlive the parser.
 struct SignatureParser {
-    private let bytes: UnsafeBufferPointer<UInt8>
+    private let bytes: [UInt8]
     private var index = 0
 
-    init(_ bytes: UnsafeBufferPointer<UInt8>) {
+    init(_ bytes: [UInt8]) {
         self.bytes = bytes
     }
-
-    /// Every complete type of `text`.
-    static func parseAll(_ text: String) throws(DBusError) -> [DBusType] {
-        var text = text
-        let parsed: Result<[DBusType], DBusError> = text.withUTF8 { bytes in
-            var parser = SignatureParser(bytes)
-            do throws(DBusError) {
-                return .success(try parser.parseAll())
-            } catch {
-                return .failure(error)
-            }
-        }
-        return try parsed.get()
-    }
-
-    /// True when every byte has been parsed.
-    var isAtEnd: Bool { index >= bytes.count }
 
     mutating func parseAll() throws(DBusError) -> [DBusType] {
         var types: [DBusType] = []
@@ -110,8 +91,7 @@ struct SignatureParser {
         return bytes[index]
     }
 
-    /// The next complete type.
-    mutating func parseOne() throws(DBusError) -> DBusType {
+    private mutating func parseOne() throws(DBusError) -> DBusType {
         let code = try next()
         switch code {
         case UInt8(ascii: "y"): return .byte

@@ -6,11 +6,7 @@
 ///
 /// Most code does not build `Value`s by hand: Swift types conforming to ``DBusRepresentable`` convert with
 /// `dbusValue` and `init(dbusValue:)`.
-///
-/// Only the cases that nest (a variant holds a `Value`) or would make every value wider than a string (a
-/// signature, a dictionary's two key types) are `indirect`: a string or a number is stored inline, not in a heap
-/// box of its own, which saves an allocation per argument and per decoded value.
-public enum Value: Sendable, Equatable {
+public indirect enum Value: Sendable, Equatable {
     /// `y`
     case byte(UInt8)
     /// `b`
@@ -34,17 +30,17 @@ public enum Value: Sendable, Equatable {
     /// `o`
     case objectPath(ObjectPath)
     /// `g`
-    indirect case signature(Signature)
+    case signature(Signature)
     /// `h`, an owned file descriptor.
     case unixFD(UnixFileDescriptor)
     /// `v`
-    indirect case variant(Variant)
+    case variant(Variant)
     /// `ay`, kept as raw bytes.
     case bytes([UInt8])
     /// `aT`, with the element type `T` (not a dictionary entry; see ``dictionary(key:value:_:)``).
     case array(DBusType, [Value])
     /// `a{KV}`, entries in wire order.
-    indirect case dictionary(key: DBusType, value: DBusType, [DictionaryEntry])
+    case dictionary(key: DBusType, value: DBusType, [DictionaryEntry])
     /// `(…)`, one value per field.
     case structure([Value])
 
