@@ -141,7 +141,7 @@ if Context.environment["HANDOFF_FUZZ"] != nil {
         ("dbus-arguments", ["HandoffDaemon", "HandoffDBusClient", "HandoffKit", "DBus", "CDBus"]),
         ("note-file", ["HandoffNotes"]),
         ("state-json", ["HandoffDaemon", "HandoffKit"]),
-        ("pairing", ["HandoffKit"]),
+        ("pairing", ["HandoffKit", "CSodium"]),
     ]
     package.targets.append(.target(name: "FuzzSupport", path: "Fuzz/Support"))
     for (name, dependencies) in fuzzTargets {

@@ -18,8 +18,8 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 targets=(beacon frame sealed-stream plist dbus-arguments note-file state-json pairing)
 scratch="$root/.build/fuzz"
-# The note-file and state-json targets write files (and fsync them) for every input: on a tmpfs that costs
-# nothing, on a disk it dominates.
+# The note-file and state-json targets write files (and fsync them) for one input in 64: on a tmpfs that costs
+# little, on a disk it would dominate.
 [[ -n ${FUZZ_TMPDIR:-} || ! -w /dev/shm ]] || export TMPDIR=/dev/shm
 [[ -z ${FUZZ_TMPDIR:-} ]] || export TMPDIR=$FUZZ_TMPDIR
 bin="$scratch/release"

@@ -29,12 +29,7 @@ public struct StateDirectory: Sendable {
     /// read is an error: it is never replaced, so no pairing is lost to a bad read.
     public func loadTrust(deviceName: String) throws -> TrustStore {
         if let data = try read(trustFile) {
-            var store: TrustStore
-            do {
-                store = try TrustStore.load(from: data)
-            } catch {
-                throw DaemonError.failed("\(trustFile.path) cannot be used (\(error)); move it away to start afresh")
-            }
+            var store = try decodeTrust(data)
             if store.identity.name != deviceName {
                 store.rename(deviceName)
                 try saveTrust(store)
@@ -46,6 +41,16 @@ public struct StateDirectory: Sendable {
         return store
     }
 
+    /// `trust.json`'s bytes as a trust store, validated, without touching the disk (what ``loadTrust(deviceName:)``
+    /// does once it has read them, and what the `state-json` fuzz target feeds directly).
+    func decodeTrust(_ data: Data) throws -> TrustStore {
+        do {
+            return try TrustStore.load(from: data)
+        } catch {
+            throw DaemonError.failed("\(trustFile.path) cannot be used (\(error)); move it away to start afresh")
+        }
+    }
+
     /// Saves the trust store atomically, mode 0600.
     public func saveTrust(_ store: TrustStore) throws {
         try AtomicFile.write(try store.encoded(), to: trustFile)
@@ -54,6 +59,11 @@ public struct StateDirectory: Sendable {
     /// The saved daemon state, or an empty one.
     public func loadState() throws -> DaemonState {
         guard let data = try read(stateFile) else { return DaemonState() }
+        return try decodeState(data)
+    }
+
+    /// `state.json`'s bytes as the daemon state, without touching the disk.
+    func decodeState(_ data: Data) throws -> DaemonState {
         do {
             return try JSONDecoder().decode(DaemonState.self, from: data)
         } catch {

@@ -43,8 +43,13 @@ extension NoteStore {
 
     /// The hash of the content the last restore wrote to this note, if a restore wrote it.
     func restoredHash(_ name: NoteName) -> ContentHash? {
-        guard let data = try? FileSystem.read(statePath(name, "restored")),
-              let text = String(data: data, encoding: .utf8) else { return nil }
+        guard let data = try? FileSystem.read(statePath(name, "restored")) else { return nil }
+        return Self.restoredHash(from: data)
+    }
+
+    /// A restore record's bytes as the hash it holds (nil when they are not UTF-8 or hold only spaces); no disk.
+    static func restoredHash(from data: Data) -> ContentHash? {
+        guard let text = String(data: data, encoding: .utf8) else { return nil }
         let hex = text.trimmingCharacters(in: .whitespacesAndNewlines)
         return hex.isEmpty ? nil : ContentHash(hex: hex)
     }

@@ -98,13 +98,23 @@ public struct NoteStore: Sendable {
             if let error = error as? NoteError { throw error }
             throw NoteError(.io, "cannot read \(path): \(error.localizedDescription)")
         }
+        let modified = attributes[.modificationDate] as? Date ?? Date(timeIntervalSince1970: 0)
+        return try decode(data, of: name, modified: modified, lenient: lenient)
+    }
+
+    /// A note file's bytes as its text and metadata, without touching the disk: what every read does once it has
+    /// the bytes (and what the `note-file` fuzz target feeds directly). `lenient` decodes invalid UTF-8 with
+    /// replacement characters instead of throwing `.notText`.
+    func decode(
+        _ data: Data, of name: NoteName, modified: Date, lenient: Bool
+    ) throws(NoteError) -> (String, NoteMetadata) {
+        let path = path(of: name)
         let strict = String(data: data, encoding: .utf8)
         guard let content = strict ?? (lenient ? String(decoding: data, as: UTF8.self) : nil) else {
             throw NoteError(.notText, "note '\(name)' is not UTF-8 text (\(path))")
         }
         let metadata = NoteMetadata(
-            name: name, title: Note.title(of: content, fallback: name.rawValue), path: path,
-            modified: attributes[.modificationDate] as? Date ?? Date(timeIntervalSince1970: 0),
+            name: name, title: Note.title(of: content, fallback: name.rawValue), path: path, modified: modified,
             size: data.count, hash: ContentHash(of: data))
         return (content, metadata)
     }

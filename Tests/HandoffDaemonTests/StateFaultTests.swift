@@ -76,6 +76,37 @@ import Testing
         }
     }
 
+    /// `decodeTrust` and `decodeState`, what the start does once it has read the files (and what the `state-json`
+    /// fuzz target feeds without the disk), accept what the start loads and refuse the same files with the same
+    /// message.
+    @Test func theDecodersOfTheFilesBytesGiveWhatTheStartGives() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (trust, state) = try validState(in: directory)
+        let files = StateDirectory(directory)
+        #expect(try files.decodeTrust(trust) == files.loadTrust(deviceName: "laptop"))
+        #expect(try files.decodeState(state) == files.loadState())
+        for bad in [trust.prefix(trust.count - 3), Data(), Data("[]".utf8)] {
+            #expect(throws: (any Error).self) { try files.decodeTrust(bad) }
+            #expect(throws: (any Error).self) { try files.decodeState(bad) }
+            try bad.write(to: files.trustFile)
+            try bad.write(to: files.stateFile)
+            let trustRefusal = failure { try files.decodeTrust(bad) }, stateRefusal = failure { try files.decodeState(bad) }
+            #expect(trustRefusal.contains(files.trustFile.path) && stateRefusal.contains(files.stateFile.path))
+            #expect(failure { try files.loadTrust(deviceName: "laptop") } == trustRefusal)
+            #expect(failure { try files.loadState() } == stateRefusal)
+        }
+    }
+
+    private func failure(_ body: () throws -> some Any) -> String {
+        do {
+            _ = try body()
+            return ""
+        } catch {
+            return "\(error)"
+        }
+    }
+
     @Test func aCorruptOrTruncatedStateFileStopsTheStartAndNothingIsWritten() async throws {
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -1,5 +1,5 @@
 import Foundation
-import HandoffNotes
+@testable import HandoffNotes
 import Testing
 
 @Suite struct NoteStoreTests {
@@ -127,5 +127,40 @@ import Testing
         store.endEditing(name)
         #expect(store.isBeingEdited(name))
         #expect(!store.isBeingEdited(try NoteName("other note")))
+    }
+}
+
+/// The decoders the reads use once they have a file's bytes (`NoteStore.decode`, `NoteStore.restoredHash(from:)`),
+/// factored out so the `note-file` fuzz target feeds them without the disk: they give what the reads give.
+@Suite struct NoteDecodingTests {
+    @Test func decodingTheBytesGivesWhatReadingTheFileGives() throws {
+        let temp = try TemporaryDirectory()
+        let store = try temp.store()
+        let name = try NoteName("groceries")
+        let written = try store.write("# Groceries ☕\nmilk\n", to: name)
+        let (content, metadata) = try store.decode(Data("# Groceries ☕\nmilk\n".utf8), of: name,
+                                                   modified: written.modified, lenient: false)
+        #expect(content == (try store.read(name)).content)
+        #expect(metadata == written)
+    }
+
+    @Test func invalidUTF8IsRefusedStrictlyAndReplacedLeniently() throws {
+        let store = NoteStore(directory: "/nonexistent")
+        let name = try NoteName("n")
+        let bytes = Data([0x61, 0xFF, 0x62])
+        #expect(throws: NoteError.self) {
+            _ = try store.decode(bytes, of: name, modified: Date(timeIntervalSince1970: 0), lenient: false)
+        }
+        let (lenient, metadata) = try store.decode(bytes, of: name, modified: Date(timeIntervalSince1970: 0),
+                                                   lenient: true)
+        #expect(lenient == "a\u{FFFD}b")
+        #expect(metadata.size == 3)
+        #expect(metadata.hash == ContentHash(of: bytes))
+    }
+
+    @Test func aRestoreRecordIsItsTrimmedHexOrNothing() {
+        #expect(NoteStore.restoredHash(from: Data("abc123\n".utf8))?.hex == "abc123")
+        #expect(NoteStore.restoredHash(from: Data(" \n".utf8)) == nil)
+        #expect(NoteStore.restoredHash(from: Data([0xFF])) == nil)
     }
 }

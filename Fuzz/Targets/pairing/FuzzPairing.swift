@@ -1,3 +1,4 @@
+import CSodium
 import Foundation
 import FuzzSupport
 @testable import HandoffKit
@@ -12,28 +13,51 @@ import FuzzSupport
 /// 2. the rest is a rekey message's JSON, decoded as the engine does before any authentication, then applied to
 ///    a trust store that trusts the sender, which must refuse it unless it authenticates;
 /// 3. the rest is a sealed pairing message opened under the fixed key (forgeries must fail).
-/// The two trust stores, kept as their JSON and decoded for each input: a `TrustStore` kept alive across inputs
-/// is reported by LeakSanitizer (its `Data` keys; see FuzzSupport).
-private let storesJSON: (mine: [UInt8], peer: [UInt8]) = {
+/// The key material is made once per process, as `[UInt8]` (a `Data` held by a global is reported by
+/// LeakSanitizer; see FuzzSupport): the two devices' long-term keys and group key, from which the two trust stores
+/// are assembled for each input (their memberwise initializers, no JSON: the stores are not what is fuzzed here),
+/// and the state machines' ephemeral key pairs, handed to them through their internal initializers so no X25519
+/// key is generated per input. What the input sends is still decoded and, when it is a well-formed public key,
+/// agreed with as in production.
+private struct Keys {
+    var mine: (id: UUID, publicKey: [UInt8], secretKey: [UInt8])
+    var peer: (id: UUID, publicKey: [UInt8], secretKey: [UInt8])
+    var group: [UInt8]
+    var initiator: (publicKey: [UInt8], secretKey: [UInt8])
+    var responder: (publicKey: [UInt8], secretKey: [UInt8])
+}
+
+private let keys: Keys = {
     do {
         try Sodium.ensureInitialized()
-        var mine = try TrustStore.create(deviceName: "fuzz")
-        var peer = try TrustStore.create(deviceName: "peer")
-        mine.adopt(group: mine.group, devices: [peer.identity.asTrustedDevice])
-        peer.adopt(group: mine.group, devices: [mine.identity.asTrustedDevice])
-        return ([UInt8](try mine.encoded()), [UInt8](try peer.encoded()))
     } catch {
-        fatalError("cannot make the trust stores: \(error)")
+        fatalError("cannot initialise libsodium: \(error)")
     }
+    // From fixed seeds, so the same keys in every process: a seed made by `Fuzz/run.sh seeds` (a rekey sealed by
+    // the peer, a commit answering the initiator) still authenticates in the next run.
+    func pair(_ n: UInt8) -> (publicKey: [UInt8], secretKey: [UInt8]) {
+        var publicKey = [UInt8](repeating: 0, count: Int(crypto_kx_PUBLICKEYBYTES))
+        var secretKey = [UInt8](repeating: 0, count: Int(crypto_kx_SECRETKEYBYTES))
+        let seed = [UInt8](repeating: n, count: Int(crypto_kx_SEEDBYTES))
+        guard crypto_kx_seed_keypair(&publicKey, &secretKey, seed) == 0 else { fatalError("crypto_kx_seed_keypair") }
+        return (publicKey, secretKey)
+    }
+    let mine = pair(1), peer = pair(2)
+    return Keys(mine: (Fuzz.uuid(1), mine.publicKey, mine.secretKey), peer: (Fuzz.uuid(2), peer.publicKey, peer.secretKey),
+                group: [UInt8](repeating: 5, count: 32), initiator: pair(3), responder: pair(4))
 }()
 
+/// Two paired stores in one group of epoch 1, each trusting the other: what `TrustStore.create` and `adopt` make.
 private func stores() -> (mine: TrustStore, peer: TrustStore) {
-    do {
-        return (try TrustStore.load(from: Data(storesJSON.mine)), try TrustStore.load(from: Data(storesJSON.peer)))
-    } catch {
-        fatalError("cannot load the trust stores: \(error)")
-    }
+    let group = TrustGroup(key: Data(keys.group), epoch: 1)
+    let mine = DeviceIdentity(id: keys.mine.id, name: "fuzz", publicKey: Data(keys.mine.publicKey),
+                              secretKey: Data(keys.mine.secretKey))
+    let peer = DeviceIdentity(id: keys.peer.id, name: "peer", publicKey: Data(keys.peer.publicKey),
+                              secretKey: Data(keys.peer.secretKey))
+    return (TrustStore(identity: mine, group: group, devices: [peer.asTrustedDevice]),
+            TrustStore(identity: peer, group: group, devices: [mine.asTrustedDevice]))
 }
+
 private let sessionKey = [UInt8](repeating: 0x24, count: 32)
 private let transcript: PairingTranscript = {
     var t = PairingTranscript()
@@ -49,11 +73,12 @@ public func fuzzPairing(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Fuzz.bytes(data, size)
     guard let mode = bytes.first else { return 0 }
     let rest = Array(bytes.dropFirst())
-    let stores = stores()
     switch mode % 4 {
     case 0:
-        guard var initiator = try? PairingInitiator(store: stores.mine),
-              var responder = try? PairingResponder(store: stores.mine) else { fatalError("cannot start pairing") }
+        let stores = stores()
+        guard var initiator = try? PairingInitiator(store: stores.mine, clock: RealClock(), keyPair: keys.initiator),
+              var responder = try? PairingResponder(store: stores.mine, clock: RealClock(), keyPair: keys.responder)
+        else { fatalError("cannot start pairing") }
         for message in Fuzz.pieces(rest) {
             _ = try? initiator.receiveCommit(message)
             _ = try? initiator.receiveReveal(message)
@@ -70,6 +95,7 @@ public func fuzzPairing(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
                                      kind: kind)
     case 2:
         guard let rekey = try? JSONDecoder().decode(RekeyMessage.self, from: Data(rest)) else { return 0 }
+        let stores = stores()
         var store = stores.mine
         if (try? store.applyRekey(rekey)) != nil, store.group == stores.mine.group {
             fatalError("a rekey applied without changing the group")
@@ -82,16 +108,21 @@ public func fuzzPairing(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 
 @_cdecl("LLVMFuzzerInitialize")
 public func initialize(_ argc: UnsafeMutableRawPointer, _ argv: UnsafeMutableRawPointer) -> CInt {
-    _ = (storesJSON, transcript)
+    _ = (keys, transcript)
     Fuzz.writeSeedsIfAsked(try {
         let stores = stores()
-        let initiator = try PairingInitiator(store: stores.mine)
-        var responder = try PairingResponder(store: stores.peer)
+        let initiator = try PairingInitiator(store: stores.mine, clock: RealClock(), keyPair: keys.initiator)
+        var responder = try PairingResponder(store: stores.peer, clock: RealClock(), keyPair: keys.responder)
         let commit = try responder.receiveHello(initiator.hello())
         let offer = PairingOffer(device: stores.peer.identity.asTrustedDevice, group: stores.peer.group,
                                  devices: stores.peer.devices)
+        // The peer revokes a third device: its rekey to us authenticates (the keys are the same in every run), so
+        // the seed reaches the applied-rekey check.
         var revoker = stores.peer
-        let rekeys = (try? revoker.revoke(Fuzz.uuid(9))) ?? []
+        let third = TrustedDevice(id: Fuzz.uuid(9), name: "third", publicKey: Data(keys.initiator.publicKey),
+                                  pairedAt: Date(timeIntervalSince1970: 0))
+        revoker.adopt(group: revoker.group, devices: [third])
+        let rekeys = try revoker.revoke(Fuzz.uuid(9)).filter { $0.to == stores.mine.identity.id }
         return [
             [0] + Fuzz.joined([initiator.hello(), commit]),
             [1] + [UInt8](try JSONEncoder().encode(offer)),

@@ -14,9 +14,16 @@ public struct PairingInitiator: Sendable {
     /// Starts a pairing for the device that owns `store`; the new peer's `pairedAt` is read from `clock`.
     public init(store: TrustStore, clock: any HandoffClock = RealClock()) throws {
         try Sodium.ensureInitialized()
+        try self.init(store: store, clock: clock, keyPair: Sodium.keyExchangeKeyPair())
+    }
+
+    /// The same with a given ephemeral key pair (the fuzz target's fixed keys, so it does no key generation per
+    /// input); production always takes the public initializer's fresh pair.
+    init(store: TrustStore, clock: any HandoffClock, keyPair: (publicKey: [UInt8], secretKey: [UInt8])) throws {
+        try Sodium.ensureInitialized()
         self.store = store
         self.clock = clock
-        keyPair = Sodium.keyExchangeKeyPair()
+        self.keyPair = keyPair
         transcript.initiatorKey = keyPair.publicKey
     }
 
