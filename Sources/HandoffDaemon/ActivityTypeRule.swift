@@ -1,5 +1,6 @@
 import Foundation
 import HandoffKit
+import HandoffShared
 
 /// What the daemon adds to every activity of one declared type before offering it, as the system (not the app)
 /// does on Apple's platforms: Universal Clipboard's two-minute lifetime, a browsing activity's `webpageURL`.
@@ -27,9 +28,7 @@ public struct ActivityTypeRule: Sendable, Equatable {
     /// - Throws: `DaemonError.invalidArguments` when the type's webpage URL is missing or not an absolute URL.
     public func apply(to activity: UserActivity, at now: Date) throws {
         if let lifetime {
-            let components = lifetime.components
-            activity.expirationDate = now.addingTimeInterval(
-                Double(components.seconds) + Double(components.attoseconds) / 1e18)
+            activity.expirationDate = now.addingTimeInterval(lifetime.timeInterval)
         }
         if let key = webpageURLKey {
             guard case .string(let text)? = activity.userInfo[key], let url = URL(string: text), url.scheme != nil

@@ -3,6 +3,7 @@ import Foundation
 import HandoffClient
 import HandoffDBusClient
 import HandoffKit
+import HandoffShared
 
 /// Activities other devices offer: the list, the watchers' signals, continuing one.
 extension HandoffDaemon {
@@ -106,7 +107,7 @@ extension HandoffDaemon {
             let path = radio.lastTransport(of: remote.peer)
             radio.remember(path, ofContinue: id)
             logger.log("continued \(activity.activityType) from '\(remote.device.name)' ("
-                + "\(payload.count) bytes in \(String(format: "%.2f", Self.seconds(started.duration(to: clock.now)))) s over "
+                + "\(payload.count) bytes in \(String(format: "%.2f", started.duration(to: clock.now).timeInterval)) s over "
                 + "\(path.map { "\($0)" } ?? "an unknown path"))")
             withdraw(device: remote.device.id)
             return (result, activity, payload)

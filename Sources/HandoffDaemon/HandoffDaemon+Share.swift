@@ -275,7 +275,7 @@ extension HandoffDaemon {
                 return true
             }
         }
-        let seconds = Self.seconds(started.duration(to: clock.now))
+        let seconds = started.duration(to: clock.now).timeInterval
         logger.log("outbox: \(id) delivered to '\(record.deviceName)' (\(record.size) bytes in "
             + "\(String(format: "%.2f", seconds)) s)")
         finish(&record, .delivered, "")

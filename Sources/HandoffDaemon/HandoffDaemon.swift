@@ -181,12 +181,6 @@ public actor HandoffDaemon {
         }
     }
 
-    /// `duration` in seconds, for log lines.
-    nonisolated static func seconds(_ duration: Duration) -> TimeInterval {
-        let (seconds, attoseconds) = duration.components
-        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
-    }
-
     /// Saves the daemon state; a failure is logged (the daemon keeps running with what it has in memory).
     func saveState() {
         do {

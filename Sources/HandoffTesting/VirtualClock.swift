@@ -32,7 +32,7 @@ public final class VirtualClock: HandoffClock {
 
     /// `origin` plus the time advanced so far.
     public var date: Date {
-        origin.addingTimeInterval(Self.seconds(state.value.now.offset))
+        origin.addingTimeInterval(state.value.now.offset.timeInterval)
     }
 
     /// Tasks waiting in `sleep`.
@@ -84,10 +84,5 @@ public final class VirtualClock: HandoffClock {
             guard let index = state.sleepers.firstIndex(where: { $0.id == id }) else { return nil }
             return state.sleepers.remove(at: index).continuation
         }
-    }
-
-    private static func seconds(_ duration: Duration) -> TimeInterval {
-        let (seconds, attoseconds) = duration.components
-        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
     }
 }
