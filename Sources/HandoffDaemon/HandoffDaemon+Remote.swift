@@ -106,20 +106,24 @@ extension HandoffDaemon {
             titles[id] = result.title
             let path = radio.lastTransport(of: remote.peer)
             radio.remember(path, ofContinue: id)
+            let took = String(format: "%.2f", started.duration(to: clock.now).timeInterval)
             logger.log("continued \(activity.activityType) from '\(remote.device.name)' ("
-                + "\(payload.count) bytes in \(String(format: "%.2f", started.duration(to: clock.now).timeInterval)) s over "
+                + "\(payload.count) bytes in \(took) s over "
                 + "\(path.map { "\($0)" } ?? "an unknown path"))")
             withdraw(device: remote.device.id)
             return (result, activity, payload)
         case .declined(let type):
             throw DaemonError(HandoffBusError.declined, "this device declined \(type)")
         case .failed(let error):
-            if error.code == .connectionUnavailable {
+            switch error.code {
+            case .connectionUnavailable:
                 await engine.setAside(remote)   // listed and announced again once its beacon is heard again
                 withdraw(device: remote.device.id)
-            } else if [.handoffFailed, .activityExpired, .untrustedPeer].contains(error.code) {
+            case .handoffFailed, .activityExpired, .untrustedPeer:
                 await engine.forget(remote)
                 withdraw(device: remote.device.id)
+            default:
+                break
             }
             throw DaemonError(error)
         }

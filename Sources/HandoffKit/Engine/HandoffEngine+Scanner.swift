@@ -20,7 +20,7 @@ extension HandoffEngine {
             if beacon.sequence == state.sequence {
                 let fresh = state.nonces.insert(beacon.nonce).inserted            // a rotation: same activity
                 seen[beacon.device] = state
-                if var remote = setAside.removeValue(forKey: beacon.device) {     // still there after a failure
+                if var remote = setAsideActivities.removeValue(forKey: beacon.device) {   // still there after a failure
                     remote.peer = event.peer
                     remote.rssi = event.rssi
                     remote.seenAt = clock.date
@@ -35,7 +35,7 @@ extension HandoffEngine {
             }
         }
         seen[beacon.device] = SeenBeacons(sequence: beacon.sequence, nonces: [beacon.nonce])
-        setAside[beacon.device] = nil
+        setAsideActivities[beacon.device] = nil
         let remote = RemoteActivity(device: device, activityType: typeByTag[beacon.typeTag], sequence: beacon.sequence,
                                     peer: event.peer, rssi: event.rssi, seenAt: clock.date, typeTag: beacon.typeTag)
         available[beacon.device] = remote
@@ -56,7 +56,7 @@ extension HandoffEngine {
     /// version of the device's activity is listed again.
     public func forget(_ remote: RemoteActivity) {
         available[remote.device.id] = nil
-        setAside[remote.device.id] = nil
+        setAsideActivities[remote.device.id] = nil
     }
 
     /// Hides an availability until its beacon is heard again, and then lists and announces it once more: for a
@@ -66,6 +66,6 @@ extension HandoffEngine {
     public func setAside(_ remote: RemoteActivity) {
         guard let listed = available[remote.device.id], listed.sequence == remote.sequence else { return }
         available[remote.device.id] = nil
-        setAside[remote.device.id] = listed
+        setAsideActivities[remote.device.id] = listed
     }
 }

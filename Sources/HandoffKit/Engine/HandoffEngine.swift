@@ -39,7 +39,7 @@ public actor HandoffEngine {
     var seen: [UUID: SeenBeacons] = [:]
     var available: [UUID: RemoteActivity] = [:]
     /// Availabilities hidden by `setAside(_:)` until their beacon is heard again.
-    var setAside: [UUID: RemoteActivity] = [:]
+    var setAsideActivities: [UUID: RemoteActivity] = [:]
     let availability = Broadcaster<RemoteActivity>()
 
     // Pairing.
