@@ -120,7 +120,7 @@ case $vm_rc in
     *) why="VM runner exited $vm_rc" ;;
 esac
 
-passed=0 failed=0 retried=0
+passed=0 failed=0 retried=0 failed_names=()
 for n in "${names[@]}"; do
     result=$(grep -E "^(PASS|FAIL) $n " "$run/results" 2>/dev/null | tail -n1)
     read -r verdict _ took reason <<<"$result"
@@ -132,11 +132,21 @@ for n in "${names[@]}"; do
         passed=$((passed + 1))
     elif [[ "$verdict" == FAIL ]]; then
         echo "FAIL $n ($reason after ${took}s; log $run/scenarios/$n.log)"
-        failed=$((failed + 1))
+        failed=$((failed + 1)) failed_names+=("$n")
     else
         echo "FAIL $n (did not run: ${why:-no result recorded}; see $run/console.log)"
         failed=$((failed + 1))
     fi
+done
+
+# Why each failed scenario failed, at the end of the output (where a CI log that keeps only its tail still shows
+# it): the last lines of each try's log.
+for n in "${failed_names[@]}"; do
+    for log in "$run/scenarios/$n.try1.log" "$run/scenarios/$n.log"; do
+        [[ -f $log ]] || continue
+        echo "vm-test: last lines of ${log#"$run/"}:" >&2
+        tail -n 12 "$log" | cut -c1-200 | sed 's/^/    /' >&2
+    done
 done
 
 ready=$(sed -n 's/^host_boot_to_ready_ms=//p' "$run/timings" 2>/dev/null)
