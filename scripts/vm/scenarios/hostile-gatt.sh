@@ -15,6 +15,7 @@ text=$'# Hostile GATT\nthe real note, continued after the garbage\n'
 offer "$text"
 watch_start
 wait_available 1 60
+laptop_links_idle
 note "the stranger attacks the laptop's GATT server and L2CAP channel"
 before=$(rss_kb "$laptop_pid")
 /usr/bin/python3 "$here/hostile-peer.py" gatt "$(adapter_address hci0)" --writes "${HOSTILE_WRITES:-300}" | tee "$out/hostile.txt"

@@ -20,6 +20,7 @@ devices_before=$(paired)
 note "laptop's devices: $devices_before"
 [[ $devices_before == *desktop* ]] || fail "the laptop has not paired the desktop"
 
+laptop_links_idle
 note "1. ${HOSTILE_GUESSES:-1000} pairing attempts while the laptop is not in pairing mode"
 /usr/bin/python3 "$here/hostile-peer.py" pair-guess "$target" "${HOSTILE_GUESSES:-1000}" | tee "$out/guess.txt"
 rc=${PIPESTATUS[0]}
