@@ -200,6 +200,9 @@ version_of() { "$@" 2>/dev/null | head -n 1 || echo unknown; }
 "$python_system" "$bench/summarize.py" "$work" "$bench/results"
 # The payload codec against plistlib in the same run (issue 12 §5): bench/results/codec.json.
 BENCH_PIN=$pinned BENCH_SECONDS=$seconds BENCH_REPS=$reps "$bench/codec/run.sh" || failed+=(codec)
+# What wakes an idle Swift process: the default executor against one of our own (issue 12 §3):
+# bench/results/idle-wakeups.json.
+"$bench/idle/run.sh" || failed+=(idle)
 if ((${#failed[@]})); then
     die "!!! clients failed: ${failed[*]}"
 fi

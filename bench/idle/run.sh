@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# What wakes an idle Swift process on Linux (issue 12 §3): Swift concurrency on its default executor (Dispatch's
+# global queues, as handoffd runs today) against a single-thread executor of our own installed with Swift 6.3's
+# experimental `_createExecutors(factory:)` (loop-executor.swift). Both programs run a few tasks, then sleep in
+# `Task.sleep`; over BENCH_IDLE_SECONDS (10) of that sleep, the voluntary context switches of every thread
+# (/proc/PID/task/*/status: each is a wakeup from a blocking wait) are counted, in the same run.
+#
+#   bench/idle/run.sh          prints a table and the ratio; writes bench/results/idle-wakeups.json
+# A benchmark, not a test: it fails only when a program cannot be built or run.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+out=$root/.build/bench/idle
+results=$root/bench/results
+seconds=${BENCH_IDLE_SECONDS:-10}
+mkdir -p "$out" "$results"
+
+for program in default-executor loop-executor; do
+    swiftc -O -parse-as-library "$here/$program.swift" -o "$out/$program" 2>"$out/$program.build.log" \
+        || { cat "$out/$program.build.log" >&2; echo "idle: cannot build $program" >&2; exit 1; }
+done
+
+# measure PROGRAM: prints "THREADS SWITCHES PER-THREAD" for one idle window of the program.
+measure() {
+    local program=$1 pid waited=0 thread before after
+    "$out/$program" $((seconds + 3)) >"$out/$program.out" &
+    pid=$!
+    until grep -q '^idle' "$out/$program.out" 2>/dev/null; do
+        sleep 0.05
+        waited=$((waited + 1))
+        ((waited < 200)) || { kill "$pid"; echo "idle: $program never went idle" >&2; exit 1; }
+    done
+    sleep 0.5
+    declare -A start
+    for thread in /proc/"$pid"/task/*; do
+        start[${thread##*/}]=$(awk '/^voluntary_ctxt_switches/ { print $2 }' "$thread/status")
+    done
+    sleep "$seconds"
+    local total=0 threads=0 each=()
+    for thread in /proc/"$pid"/task/*; do
+        after=$(awk '/^voluntary_ctxt_switches/ { print $2 }' "$thread/status")
+        before=${start[${thread##*/}]:-0}
+        total=$((total + after - before)) threads=$((threads + 1))
+        each+=("$(tr -d '\n' <"$thread/comm"):$((after - before))")
+    done
+    wait "$pid"
+    echo "$threads $total ${each[*]}"
+}
+
+read -r default_threads default_switches default_each <<<"$(measure default-executor)"
+read -r loop_threads loop_switches loop_each <<<"$(measure loop-executor)"
+printf '%-18s %8s %22s   %s\n' executor threads "wakeups in ${seconds} s" "per thread (name:wakeups)"
+printf '%-18s %8s %22s   %s\n' default "$default_threads" "$default_switches" "$default_each"
+printf '%-18s %8s %22s   %s\n' loop "$loop_threads" "$loop_switches" "$loop_each"
+echo "loop executor: $loop_switches wakeups against the default's $default_switches in the same ${seconds} s"
+cat >"$results/idle-wakeups.json" <<JSON
+{"date": "$(date -u +%Y-%m-%dT%H:%M:%SZ)", "commit": "$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)",
+ "seconds": $seconds, "load": "$(cut -d' ' -f1-3 /proc/loadavg)", "swift": "$(swiftc --version 2>&1 | head -n1)",
+ "default": {"threads": $default_threads, "wakeups": $default_switches, "per_thread": "$default_each"},
+ "loop": {"threads": $loop_threads, "wakeups": $loop_switches, "per_thread": "$loop_each"}}
+JSON
+echo "idle: results in bench/results/idle-wakeups.json"
