@@ -19,16 +19,18 @@ public final class DBusHandoffService: HandoffService {
         self.busDescription = busDescription
     }
 
-    /// Calls a method of the daemon, translating errors to ``ServiceError``.
-    func call(_ member: MemberName, _ arguments: [Value] = [], timeout: Duration = .seconds(10)) async throws
-        -> [Value]
-    {
+    /// Calls a method of the daemon's API with Swift arguments and returns its Swift results, translating errors to
+    /// ``ServiceError``.
+    func call<each In: DBusRepresentable, each Out: DBusRepresentable>(
+        _ method: MethodDeclaration<DBusTypes<repeat each In>, DBusTypes<repeat each Out>>, _ arguments: repeat each In,
+        timeout: Duration = .seconds(10)
+    ) async throws -> (repeat each Out) {
         do {
             return try await connection.call(
-                destination: HandoffBusAPI.busName, path: HandoffBusAPI.objectPath, interface: HandoffBusAPI.interface,
-                member: member, arguments: arguments, timeout: timeout)
+                method, repeat each arguments, destination: HandoffBusAPI.busName, path: HandoffBusAPI.objectPath,
+                interface: HandoffBusAPI.interface, timeout: timeout)
         } catch {
-            throw ServiceErrorMapping.serviceError(error, bus: busDescription, member: member)
+            throw ServiceErrorMapping.serviceError(error, bus: busDescription, member: method.name)
         }
     }
 
@@ -46,8 +48,7 @@ public final class DBusHandoffService: HandoffService {
     }
 
     public func status() async throws -> DaemonStatus {
-        let reply = try await call(HandoffBusAPI.Method.status)
-        let values = try [String: Variant](dbusValue: reply.first ?? .array(.string, []))
+        let values = try await call(HandoffBusAPI.Method.status)
         func get<T: DBusRepresentable>(_ key: String, _ type: T.Type) -> T? { try? values[key]?.get(T.self) }
         let adapter = get("Adapter", String.self).flatMap { $0.isEmpty ? nil : $0 }
         let current = try values["CurrentActivity"].map { try $0.get(ActivitySummary.self) }
@@ -61,26 +62,22 @@ public final class DBusHandoffService: HandoffService {
 
     public func setCurrentActivity(_ activity: ActivityContent) async throws -> ActivityID {
         let info = try BusCoding.propertyList(activity.userInfo)
-        let reply = try await call(
-            HandoffBusAPI.Method.setCurrentActivity, [.string(activity.type), .string(activity.title), .bytes(info)])
-        return ActivityID(rawValue: try String(dbusValue: reply.first ?? .string("")))
+        let id = try await call(HandoffBusAPI.Method.setCurrentActivity, activity.type, activity.title, info)
+        return ActivityID(rawValue: id)
     }
 
     public func updateCurrentActivity(_ id: ActivityID, with content: ActivityContent) async throws {
         let info = try BusCoding.propertyList(content.userInfo)
-        _ = try await call(
-            HandoffBusAPI.Method.updateCurrentActivity, [.string(id.rawValue), .string(content.title), .bytes(info)])
+        try await call(HandoffBusAPI.Method.updateCurrentActivity, id.rawValue, content.title, info)
     }
 
     public func resignCurrentActivity(_ id: ActivityID, after grace: Duration) async throws {
         let milliseconds = max(0, grace.components.seconds) * 1000 + grace.components.attoseconds / 1_000_000_000_000_000
-        _ = try await call(HandoffBusAPI.Method.resignCurrentActivity,
-                           [.string(id.rawValue), .uint64(UInt64(max(0, milliseconds)))])
+        try await call(HandoffBusAPI.Method.resignCurrentActivity, id.rawValue, UInt64(max(0, milliseconds)))
     }
 
     public func availableActivities() async throws -> [ActivitySummary] {
-        let reply = try await call(HandoffBusAPI.Method.availableActivities)
-        return try reply.first.map { try [ActivitySummary](dbusValue: $0) } ?? []
+        try await call(HandoffBusAPI.Method.availableActivities)
     }
 
     public func continueActivity(
@@ -104,7 +101,8 @@ public final class DBusHandoffService: HandoffService {
             finishing.finish()
         }
         defer { forwarder.cancel() }
-        let reply = try await call(HandoffBusAPI.Method.continueActivity, [.string(id.rawValue)], timeout: .seconds(120))
+        let (summary, type, title, info, path) = try await call(
+            HandoffBusAPI.Method.continueActivity, id.rawValue, timeout: .seconds(120))
         // Already queued when the reply came, so this is at once; bounded for a daemon that never says it.
         let waited = Task { for await _ in finished {} }
         let limit = Task {
@@ -113,19 +111,13 @@ public final class DBusHandoffService: HandoffService {
         }
         await waited.value
         limit.cancel()
-        guard reply.count == 4 || reply.count == 5, case .string(let type) = reply[1], case .string(let title) = reply[2],
-            case .bytes(let info) = reply[3]
-        else { throw ServiceError(.failed, "the daemon answered Continue with \(reply.map(\.type))") }
-        let summary = try ActivitySummary(dbusValue: reply[0])
-        let path = reply.count == 5 ? try? ContinuePath(dbusValue: reply[4]) : nil
         return ContinuedActivity(
             summary: summary, content: ActivityContent(type: type, title: title, userInfo: try BusCoding.stringUserInfo(info)),
-            transport: path?.transport, fallback: path?.fallback)
+            transport: path.transport, fallback: path.fallback)
     }
 
     public func devices() async throws -> [DeviceInfo] {
-        let reply = try await call(HandoffBusAPI.Method.devices)
-        return try reply.first.map { try [DeviceInfo](dbusValue: $0) } ?? []
+        try await call(HandoffBusAPI.Method.devices)
     }
 
     public func pair(confirm: @escaping @Sendable (PairingCode) async -> Bool) async throws -> DeviceInfo {
@@ -135,19 +127,17 @@ public final class DBusHandoffService: HandoffService {
             for await message in codes {
                 guard let (name, code) = try? HandoffBusAPI.Signal.pairingCode.arguments(of: message) else { continue }
                 let accepted = await confirm(PairingCode(deviceName: name, code: code))
-                _ = try? await connection.call(
-                    destination: HandoffBusAPI.busName, path: HandoffBusAPI.objectPath,
-                    interface: HandoffBusAPI.interface, member: HandoffBusAPI.Method.confirmPairing,
-                    arguments: [.string(code), .boolean(accepted)])
+                try? await connection.call(
+                    HandoffBusAPI.Method.confirmPairing, code, accepted, destination: HandoffBusAPI.busName,
+                    path: HandoffBusAPI.objectPath, interface: HandoffBusAPI.interface)
             }
         }
         defer { answerer.cancel() }
-        let reply = try await call(HandoffBusAPI.Method.pair, [.string(""), .uint32(120)], timeout: .seconds(300))
-        return try DeviceInfo(dbusValue: reply.first ?? .structure([]))
+        return try await call(HandoffBusAPI.Method.pair, "", UInt32(120), timeout: .seconds(300))
     }
 
     public func unpair(_ device: String) async throws {
-        _ = try await call(HandoffBusAPI.Method.unpair, [.string(device)])
+        try await call(HandoffBusAPI.Method.unpair, device)
     }
 
     public func activityEvents() async throws -> AsyncThrowingStream<ActivityEvent, any Error> {
@@ -159,7 +149,7 @@ public final class DBusHandoffService: HandoffService {
         } catch {
             throw ServiceErrorMapping.serviceError(error, bus: busDescription)
         }
-        _ = try await call(HandoffBusAPI.Method.watchActivities)
+        try await call(HandoffBusAPI.Method.watchActivities)
         let (stream, continuation) = AsyncThrowingStream<ActivityEvent, any Error>.makeStream()
         let tasks = [
             Task {

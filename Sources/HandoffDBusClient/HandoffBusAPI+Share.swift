@@ -11,23 +11,29 @@ extension HandoffBusAPI {
 
 extension HandoffBusAPI.Method {
     /// `Share(s device, s kind, s name, s mediaType, ay content) → (sssssttds)`: text, a link or a small file.
-    public static let share: MemberName = "Share"
+    public static let share = MethodDeclaration(
+        "Share", in: String.self, String.self, String.self, String.self, [UInt8].self, out: OutboxEntry.self,
+        inputNames: ["device", "kind", "name", "mediaType", "content"], outputNames: ["entry"])
     /// `ShareFile(s device, s name, s mediaType, h file) → (sssssttds)`: a regular file, read through the descriptor.
-    public static let shareFile: MemberName = "ShareFile"
+    public static let shareFile = MethodDeclaration(
+        "ShareFile", in: String.self, String.self, String.self, UnixFileDescriptor.self, out: OutboxEntry.self,
+        inputNames: ["device", "name", "mediaType", "file"], outputNames: ["entry"])
     /// `Outbox() → a(sssssttds)`.
-    public static let outbox: MemberName = "Outbox"
+    public static let outbox = MethodDeclaration("Outbox", out: [OutboxEntry].self, outputNames: ["entries"])
     /// `CancelOutboxItem(s id)`.
-    public static let cancelOutboxItem: MemberName = "CancelOutboxItem"
+    public static let cancelOutboxItem = MethodDeclaration("CancelOutboxItem", in: String.self, inputNames: ["id"])
     /// `Inbox() → a(ssssstds)`.
-    public static let inbox: MemberName = "Inbox"
+    public static let inbox = MethodDeclaration("Inbox", out: [InboxEntry].self, outputNames: ["items"])
     /// `ClaimInboxItem(s id, s destination) → ((ssssstds) item, h data, s previousDestination)`.
-    public static let claimInboxItem: MemberName = "ClaimInboxItem"
+    public static let claimInboxItem = MethodDeclaration(
+        "ClaimInboxItem", in: String.self, String.self, out: InboxEntry.self, UnixFileDescriptor.self, String.self,
+        inputNames: ["id", "destination"], outputNames: ["item", "data", "previousDestination"])
     /// `FinishInboxItem(s id)`.
-    public static let finishInboxItem: MemberName = "FinishInboxItem"
+    public static let finishInboxItem = MethodDeclaration("FinishInboxItem", in: String.self, inputNames: ["id"])
     /// `ReleaseInboxItem(s id)`.
-    public static let releaseInboxItem: MemberName = "ReleaseInboxItem"
+    public static let releaseInboxItem = MethodDeclaration("ReleaseInboxItem", in: String.self, inputNames: ["id"])
     /// `DropInboxItem(s id)`.
-    public static let dropInboxItem: MemberName = "DropInboxItem"
+    public static let dropInboxItem = MethodDeclaration("DropInboxItem", in: String.self, inputNames: ["id"])
 }
 
 extension HandoffBusAPI.Signal {

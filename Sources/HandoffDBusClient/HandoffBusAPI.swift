@@ -16,33 +16,46 @@ public enum HandoffBusAPI {
     /// The signature of a paired device: id, name, in range, seconds since last seen (negative: never).
     public static let deviceSignature = Signature(of: DeviceInfo.self)
 
-    /// Method names.
+    /// The methods, each with its arguments' and results' Swift types, which the daemon exports and the client
+    /// calls: the signatures follow from the types, said once here.
     public enum Method {
         /// `Status() → a{sv}`.
-        public static let status: MemberName = "Status"
+        public static let status = MethodDeclaration("Status", out: [String: Variant].self, outputNames: ["status"])
         /// `SetCurrentActivity(s type, s title, ay userInfo) → s id`.
-        public static let setCurrentActivity: MemberName = "SetCurrentActivity"
+        public static let setCurrentActivity = MethodDeclaration(
+            "SetCurrentActivity", in: String.self, String.self, [UInt8].self, out: String.self,
+            inputNames: ["type", "title", "userInfo"], outputNames: ["id"])
         /// `UpdateCurrentActivity(s id, s title, ay userInfo)`.
-        public static let updateCurrentActivity: MemberName = "UpdateCurrentActivity"
+        public static let updateCurrentActivity = MethodDeclaration(
+            "UpdateCurrentActivity", in: String.self, String.self, [UInt8].self, inputNames: ["id", "title", "userInfo"])
         /// `ResignCurrentActivity(s id, t graceMilliseconds)`.
-        public static let resignCurrentActivity: MemberName = "ResignCurrentActivity"
+        public static let resignCurrentActivity = MethodDeclaration(
+            "ResignCurrentActivity", in: String.self, UInt64.self, inputNames: ["id", "graceMilliseconds"])
         /// `AvailableActivities() → a(ssssdt)`.
-        public static let availableActivities: MemberName = "AvailableActivities"
+        public static let availableActivities = MethodDeclaration(
+            "AvailableActivities", out: [ActivitySummary].self, outputNames: ["activities"])
         /// `WatchActivities()`: ActivityAppeared/ActivityDisappeared are sent to the caller from now on.
-        public static let watchActivities: MemberName = "WatchActivities"
+        public static let watchActivities = MethodDeclaration("WatchActivities")
         /// `Continue(s id) → ((ssssdt) summary, s type, s title, ay userInfo, a{ss} path)`, with Progress signals;
         /// `path` says how the bytes came: `transport` (`l2cap`, `gatt`) and, after a fallback, `fallback`.
-        public static let continueActivity: MemberName = "Continue"
+        public static let continueActivity = MethodDeclaration(
+            "Continue", in: String.self, out: ActivitySummary.self, String.self, String.self, [UInt8].self,
+            ContinuePath.self, inputNames: ["id"], outputNames: ["summary", "type", "title", "userInfo", "path"])
         /// `Devices() → a(ssbd)`.
-        public static let devices: MemberName = "Devices"
+        public static let devices = MethodDeclaration("Devices", out: [DeviceInfo].self, outputNames: ["devices"])
         /// `Pair(s deviceName, u timeoutSeconds) → (ssbd)`, with PairingCode signals.
-        public static let pair: MemberName = "Pair"
+        public static let pair = MethodDeclaration(
+            "Pair", in: String.self, UInt32.self, out: DeviceInfo.self, inputNames: ["deviceName", "timeoutSeconds"],
+            outputNames: ["device"])
         /// `AcceptPairing(u timeoutSeconds) → (ssbd)`, with PairingCode signals.
-        public static let acceptPairing: MemberName = "AcceptPairing"
+        public static let acceptPairing = MethodDeclaration(
+            "AcceptPairing", in: UInt32.self, out: DeviceInfo.self, inputNames: ["timeoutSeconds"],
+            outputNames: ["device"])
         /// `ConfirmPairing(s code, b accept)`.
-        public static let confirmPairing: MemberName = "ConfirmPairing"
+        public static let confirmPairing = MethodDeclaration(
+            "ConfirmPairing", in: String.self, Bool.self, inputNames: ["code", "accept"])
         /// `Unpair(s device)`.
-        public static let unpair: MemberName = "Unpair"
+        public static let unpair = MethodDeclaration("Unpair", in: String.self, inputNames: ["device"])
     }
 
     /// The signals, each with its arguments' Swift types, which the daemon emits and the client reads; every

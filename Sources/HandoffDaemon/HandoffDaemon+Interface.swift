@@ -7,59 +7,46 @@ import HandoffKit
 extension HandoffDaemon {
     func makeInterface() -> ExportedInterface {
         var interface = ExportedInterface(HandoffBusAPI.interface)
-        method(&interface, HandoffBusAPI.Method.status, out: [String: Variant].self, outputNames: ["status"]) {
-            daemon, _, uid in
+        method(&interface, HandoffBusAPI.Method.status) { daemon, _, uid in
             await daemon.status(uid: uid)
         }
-        method(&interface, HandoffBusAPI.Method.setCurrentActivity, in: String.self, String.self, [UInt8].self,
-               out: String.self, inputNames: ["type", "title", "userInfo"], outputNames: ["id"]) {
-            daemon, _, uid, type, title, userInfo in
+        method(&interface, HandoffBusAPI.Method.setCurrentActivity) { daemon, _, uid, type, title, userInfo in
             try await daemon.setCurrentActivity(uid: uid, type: type, title: title, userInfo: userInfo)
         }
-        method(&interface, HandoffBusAPI.Method.updateCurrentActivity, in: String.self, String.self, [UInt8].self,
-               inputNames: ["id", "title", "userInfo"]) { daemon, _, uid, id, title, userInfo in
+        method(&interface, HandoffBusAPI.Method.updateCurrentActivity) { daemon, _, uid, id, title, userInfo in
             try await daemon.updateCurrentActivity(uid: uid, id: id, title: title, userInfo: userInfo)
         }
-        method(&interface, HandoffBusAPI.Method.resignCurrentActivity, in: String.self, UInt64.self,
-               inputNames: ["id", "graceMilliseconds"]) { daemon, _, uid, id, grace in
+        method(&interface, HandoffBusAPI.Method.resignCurrentActivity) { daemon, _, uid, id, grace in
             try await daemon.resignCurrentActivity(uid: uid, id: id, milliseconds: grace)
         }
-        method(&interface, HandoffBusAPI.Method.availableActivities, out: [ActivitySummary].self,
-               outputNames: ["activities"]) { daemon, _, uid in
+        method(&interface, HandoffBusAPI.Method.availableActivities) { daemon, _, uid in
             try await daemon.availableActivities(uid: uid)
         }
         method(&interface, HandoffBusAPI.Method.watchActivities) { daemon, call, uid in
             try await daemon.watchActivities(sender: try Self.sender(call), uid: uid)
         }
-        method(&interface, HandoffBusAPI.Method.continueActivity, in: String.self,
-               out: ActivitySummary.self, String.self, String.self, [UInt8].self, ContinuePath.self, inputNames: ["id"],
-               outputNames: ["summary", "type", "title", "userInfo", "path"]) { daemon, call, uid, id in
+        method(&interface, HandoffBusAPI.Method.continueActivity) { daemon, call, uid, id in
             let (result, activity, payload) = try await daemon.continueActivity(
                 id: id, sender: try Self.sender(call), uid: uid)
             let path = daemon.radio.takePath(ofContinue: id)
             return (result, activity.activityType, activity.title ?? "", payload,
                     ContinuePath(transport: path?.kind.rawValue ?? "gatt", fallback: path?.fallback?.rawValue))
         }
-        method(&interface, HandoffBusAPI.Method.devices, out: [DeviceInfo].self, outputNames: ["devices"]) {
-            daemon, _, uid in
+        method(&interface, HandoffBusAPI.Method.devices) { daemon, _, uid in
             try await daemon.devices(uid: uid)
         }
-        method(&interface, HandoffBusAPI.Method.pair, in: String.self, UInt32.self, out: DeviceInfo.self,
-               inputNames: ["deviceName", "timeoutSeconds"], outputNames: ["device"]) { daemon, call, uid, name, timeout in
+        method(&interface, HandoffBusAPI.Method.pair) { daemon, call, uid, name, timeout in
             let role: PairingRole = name.isEmpty ? .automatic : .initiate(name)
             return try await daemon.pair(role: role, timeout: Self.timeout(timeout), sender: try Self.sender(call),
                                          uid: uid)
         }
-        method(&interface, HandoffBusAPI.Method.acceptPairing, in: UInt32.self, out: DeviceInfo.self,
-               inputNames: ["timeoutSeconds"], outputNames: ["device"]) { daemon, call, uid, timeout in
+        method(&interface, HandoffBusAPI.Method.acceptPairing) { daemon, call, uid, timeout in
             try await daemon.pair(role: .accept, timeout: Self.timeout(timeout), sender: try Self.sender(call), uid: uid)
         }
-        method(&interface, HandoffBusAPI.Method.confirmPairing, in: String.self, Bool.self,
-               inputNames: ["code", "accept"]) { daemon, _, uid, code, accept in
+        method(&interface, HandoffBusAPI.Method.confirmPairing) { daemon, _, uid, code, accept in
             try await daemon.confirmPairing(code: code, accept: accept, uid: uid)
         }
-        method(&interface, HandoffBusAPI.Method.unpair, in: String.self, inputNames: ["device"]) {
-            daemon, _, uid, device in
+        method(&interface, HandoffBusAPI.Method.unpair) { daemon, _, uid, device in
             try await daemon.unpair(device, uid: uid)
         }
         interface.signal(HandoffBusAPI.Signal.activityAppeared)
@@ -70,17 +57,16 @@ extension HandoffDaemon {
         return interface
     }
 
-    /// Declares a method by its arguments' and results' Swift types (the signatures follow from them, see
-    /// ``ExportedInterface/method(_:in:out:inputNames:outputNames:noReply:handler:)``). The body gets the daemon,
-    /// the call, the caller's uid and the arguments; its errors become `org.handoff.Error.*` replies.
+    /// Exports a method of the shared API (``HandoffBusAPI/Method``; its signatures and names come from the
+    /// declaration). The body gets the daemon, the call, the caller's uid and the arguments; its errors become
+    /// `org.handoff.Error.*` replies.
     func method<each Input: DBusRepresentable, each Output: DBusRepresentable>(
-        _ interface: inout ExportedInterface, _ name: MemberName, in input: repeat (each Input).Type,
-        out output: repeat (each Output).Type, inputNames: [String] = [], outputNames: [String] = [],
+        _ interface: inout ExportedInterface,
+        _ declaration: MethodDeclaration<DBusTypes<repeat each Input>, DBusTypes<repeat each Output>>,
         body: @escaping @Sendable (HandoffDaemon, MethodCall, UInt32, repeat each Input) async throws
             -> (repeat each Output)
     ) {
-        interface.method(name, in: repeat each input, out: repeat each output, inputNames: inputNames,
-                         outputNames: outputNames) { [weak self] (call: MethodCall, arguments: repeat each Input) in
+        interface.method(declaration) { [weak self] (call: MethodCall, arguments: repeat each Input) in
             guard let self else { throw DBusError(name: HandoffBusError.failed, message: "the daemon is stopping") }
             do {
                 let uid = try await self.callers.unixUser(of: try Self.sender(call))

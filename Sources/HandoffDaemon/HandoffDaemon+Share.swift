@@ -421,40 +421,33 @@ extension HandoffDaemon {
     // MARK: - Interface
 
     func addShareMethods(_ interface: inout ExportedInterface) {
-        method(&interface, HandoffBusAPI.Method.share, in: String.self, String.self, String.self, String.self,
-               [UInt8].self, out: OutboxEntry.self, inputNames: ["device", "kind", "name", "mediaType", "content"],
-               outputNames: ["entry"]) { d, _, uid, device, kind, name, mediaType, content in
+        method(&interface, HandoffBusAPI.Method.share) { d, _, uid, device, kind, name, mediaType, content in
             try await d.share(uid: uid, device: device, kind: kind, name: name, mediaType: mediaType, bytes: content,
                               descriptor: nil)
         }
-        method(&interface, HandoffBusAPI.Method.shareFile, in: String.self, String.self, String.self,
-               UnixFileDescriptor.self, out: OutboxEntry.self, inputNames: ["device", "name", "mediaType", "file"],
-               outputNames: ["entry"]) { d, _, uid, device, name, mediaType, file in
+        method(&interface, HandoffBusAPI.Method.shareFile) { d, _, uid, device, name, mediaType, file in
             try await d.share(uid: uid, device: device, kind: "file", name: name, mediaType: mediaType, bytes: nil,
                               descriptor: file)
         }
-        method(&interface, HandoffBusAPI.Method.outbox, out: [OutboxEntry].self, outputNames: ["entries"]) {
-            d, _, uid in
+        method(&interface, HandoffBusAPI.Method.outbox) { d, _, uid in
             try await d.outbox(uid: uid)
         }
-        method(&interface, HandoffBusAPI.Method.cancelOutboxItem, in: String.self, inputNames: ["id"]) { d, _, uid, id in
+        method(&interface, HandoffBusAPI.Method.cancelOutboxItem) { d, _, uid, id in
             try await d.cancelOutboxItem(uid: uid, id: id)
         }
-        method(&interface, HandoffBusAPI.Method.inbox, out: [InboxEntry].self, outputNames: ["items"]) { d, _, uid in
+        method(&interface, HandoffBusAPI.Method.inbox) { d, _, uid in
             try await d.inbox(uid: uid)
         }
-        method(&interface, HandoffBusAPI.Method.claimInboxItem, in: String.self, String.self,
-               out: InboxEntry.self, UnixFileDescriptor.self, String.self, inputNames: ["id", "destination"],
-               outputNames: ["item", "data", "previousDestination"]) { d, call, uid, id, destination in
+        method(&interface, HandoffBusAPI.Method.claimInboxItem) { d, call, uid, id, destination in
             try await d.claimInboxItem(uid: uid, sender: try Self.sender(call), id: id, destination: destination)
         }
-        method(&interface, HandoffBusAPI.Method.finishInboxItem, in: String.self, inputNames: ["id"]) { d, _, uid, id in
+        method(&interface, HandoffBusAPI.Method.finishInboxItem) { d, _, uid, id in
             try await d.finishInboxItem(uid: uid, id: id)
         }
-        method(&interface, HandoffBusAPI.Method.releaseInboxItem, in: String.self, inputNames: ["id"]) { d, _, uid, id in
+        method(&interface, HandoffBusAPI.Method.releaseInboxItem) { d, _, uid, id in
             try await d.releaseInboxItem(uid: uid, id: id)
         }
-        method(&interface, HandoffBusAPI.Method.dropInboxItem, in: String.self, inputNames: ["id"]) { d, _, uid, id in
+        method(&interface, HandoffBusAPI.Method.dropInboxItem) { d, _, uid, id in
             try await d.dropInboxItem(uid: uid, id: id)
         }
         interface.signal(HandoffBusAPI.Signal.itemArrived)

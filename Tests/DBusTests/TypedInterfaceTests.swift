@@ -69,6 +69,44 @@ import Testing
         #expect(throws: DBusError.self) { try other.arguments(of: message) }
     }
 
+    /// One declaration serves both sides: the exporter's handler and the caller take and give Swift values, the
+    /// introspection is the one the declaration's types and names give, and a reply of another shape is refused.
+    @Test func aDeclaredMethodIsExportedAndCalledWithSwiftValues() async throws {
+        let describe = MethodDeclaration("Describe", in: String.self, UInt32.self, out: String.self, UInt64.self,
+                                         inputNames: ["name", "count"], outputNames: ["text", "twice"])
+        let nothing = MethodDeclaration("Nothing")
+        #expect(describe.inputSignature == "su")
+        #expect(describe.outputSignature == "st")
+        #expect(nothing.inputSignature == "" && nothing.outputSignature == "")
+        var declared = ExportedInterface(Self.interfaceName)
+        declared.method(describe) { _, name, count in ("\(name):\(count)", UInt64(count) * 2) }
+        declared.method(nothing) { _ in }
+        var untyped = ExportedInterface(Self.interfaceName)
+        untyped.method("Describe", in: "su", out: "st", inputNames: ["name", "count"], outputNames: ["text", "twice"]) {
+            _ in []
+        }
+        untyped.method("Nothing") { _ in [] }
+        #expect(try await introspect(declared) == introspect(untyped))
+
+        try await onPrivateBus { service, client in
+            try await service.export([declared], at: Self.path)
+            let (text, twice) = try await client.call(
+                describe, "note", 3, destination: service.uniqueName, path: Self.path, interface: Self.interfaceName)
+            #expect(text == "note:3")
+            #expect(twice == 6)
+            try await client.call(nothing, destination: service.uniqueName, path: Self.path,
+                                  interface: Self.interfaceName)
+            // A caller whose declaration says other results than the method gives gets a clear type mismatch.
+            let wrong = MethodDeclaration("Describe", in: String.self, UInt32.self, out: String.self)
+            let error = await #expect(throws: DBusError.self) {
+                _ = try await client.call(wrong, "note", 3, destination: service.uniqueName, path: Self.path,
+                                          interface: Self.interfaceName)
+            }
+            #expect(error?.code == .typeMismatch)
+            #expect(error?.message.contains("must carry 's', got 'st'") == true)
+        }
+    }
+
     /// The XML `Introspect` answers for an object with just `interface`.
     private func introspect(_ interface: ExportedInterface) async throws -> String {
         try await onPrivateBus { service, client in

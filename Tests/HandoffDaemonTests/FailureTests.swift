@@ -141,9 +141,8 @@ import Testing
         let raw = try machines.desktop.bus.connect()
         do {
             _ = try await raw.call(
-                destination: HandoffBusAPI.busName, path: HandoffBusAPI.objectPath, interface: HandoffBusAPI.interface,
-                member: HandoffBusAPI.Method.setCurrentActivity,
-                arguments: [.string("org.handoff.note"), .string("t"), .bytes([1, 2, 3])])
+                HandoffBusAPI.Method.setCurrentActivity, "org.handoff.note", "t", [1, 2, 3],
+                destination: HandoffBusAPI.busName, path: HandoffBusAPI.objectPath, interface: HandoffBusAPI.interface)
             Issue.record("a userInfo that is not a property list was accepted")
         } catch {
             #expect(error.name?.rawValue == "org.handoff.Error.InvalidArguments")
