@@ -49,12 +49,8 @@ extension MethodDeclaration {
     /// - Throws: ``DBusError`` `.typeMismatch` when the reply does not have the declared output signature.
     public func results<each Out: DBusRepresentable>(of values: [Value]) throws(DBusError) -> (repeat each Out)
     where Output == DBusTypes<repeat each Out> {
-        guard values.map(\.type) == outputSignature.types else {
-            let got = Signature(types: values.map(\.type))
-            throw DBusError(.typeMismatch, "the reply to '\(name)' must carry '\(outputSignature)', got '\(got)'")
-        }
-        var reader = ValueReader(values)
-        return (repeat try reader.next((each Out).self))
+        try ValueReader.read(values, as: repeat (each Out).self, signature: outputSignature,
+                             what: "the reply to '\(name)'")
     }
 }
 

@@ -33,13 +33,8 @@ public struct SignalDeclaration<each Argument: DBusRepresentable>: Sendable {
     ///
     /// - Throws: ``DBusError`` `.typeMismatch` when the message's arguments do not have this signature.
     public func arguments(of message: Message) throws(DBusError) -> (repeat each Argument) {
-        let values = try message.arguments()
-        guard values.map(\.type) == signature.types else {
-            let got = Signature(types: values.map(\.type))
-            throw DBusError(.typeMismatch, "signal '\(name)' must carry '\(signature)', got '\(got)'")
-        }
-        var reader = ValueReader(values)
-        return (repeat try reader.next((each Argument).self))
+        try ValueReader.read(try message.arguments(), as: repeat (each Argument).self, signature: signature,
+                             what: "signal '\(name)'")
     }
 }
 

@@ -67,4 +67,19 @@ struct ValueReader {
         defer { index += 1 }
         return try T(dbusValue: values[index])
     }
+
+    /// A received message's values as the declared Swift types, once they are checked to carry exactly
+    /// `signature`; `what` names them in the error ("signal 'Changed'").
+    ///
+    /// - Throws: ``DBusError`` `.typeMismatch` when the values have another signature.
+    static func read<each T: DBusRepresentable>(
+        _ values: [Value], as types: repeat (each T).Type, signature: Signature, what: @autoclosure () -> String
+    ) throws(DBusError) -> (repeat each T) {
+        guard values.map(\.type) == signature.types else {
+            let got = Signature(types: values.map(\.type))
+            throw DBusError(.typeMismatch, "\(what()) must carry '\(signature)', got '\(got)'")
+        }
+        var reader = ValueReader(values)
+        return (repeat try reader.next((each T).self))
+    }
 }
