@@ -3,7 +3,9 @@
 # global queues, as handoffd runs today) against a single-thread executor of our own installed with Swift 6.3's
 # experimental `_createExecutors(factory:)` (loop-executor.swift). Both programs run a few tasks, then sleep in
 # `Task.sleep`; over BENCH_IDLE_SECONDS (10) of that sleep, the voluntary context switches of every thread
-# (/proc/PID/task/*/status: each is a wakeup from a blocking wait) are counted, in the same run.
+# (/proc/PID/task/*/status: each is a wakeup from a blocking wait) are counted, in the same run. And the memory
+# half: the resident size (VmRSS) of a few lines with all of Foundation against FoundationEssentials only
+# (foundation-rss.swift), since most of handoffd's RSS is Foundation's shared pages (Docs/performance.md).
 #
 #   bench/idle/run.sh          prints a table and the ratio; writes bench/results/idle-wakeups.json
 # A benchmark, not a test: it fails only when a program cannot be built or run.
@@ -19,6 +21,26 @@ for program in default-executor loop-executor; do
     swiftc -O -parse-as-library "$here/$program.swift" -o "$out/$program" 2>"$out/$program.build.log" \
         || { cat "$out/$program.build.log" >&2; echo "idle: cannot build $program" >&2; exit 1; }
 done
+
+swiftc -O "$here/foundation-rss.swift" -o "$out/foundation-rss" 2>"$out/foundation-rss.build.log" \
+    && swiftc -O -D ESSENTIALS "$here/foundation-rss.swift" -o "$out/essentials-rss" 2>>"$out/foundation-rss.build.log" \
+    || { cat "$out/foundation-rss.build.log" >&2; echo "idle: cannot build foundation-rss" >&2; exit 1; }
+
+# rss PROGRAM: VmRSS in kB once the program printed "ready", and how many of its mappings are ICU's.
+rss() {
+    local program=$1 pid waited=0 kb icu
+    "$out/$program" >"$out/$program.out" &
+    pid=$!
+    until grep -q '^ready' "$out/$program.out" 2>/dev/null; do
+        sleep 0.05
+        waited=$((waited + 1))
+        ((waited < 200)) || { kill "$pid"; echo "idle: $program never got ready" >&2; exit 1; }
+    done
+    kb=$(awk '/^VmRSS/ { print $2 }' "/proc/$pid/status")
+    icu=$(grep -c -i 'icu' "/proc/$pid/maps" || true)
+    wait "$pid"
+    echo "$kb $icu"
+}
 
 # measure PROGRAM: prints "THREADS SWITCHES PER-THREAD" for one idle window of the program.
 measure() {
@@ -53,10 +75,15 @@ printf '%-18s %8s %22s   %s\n' executor threads "wakeups in ${seconds} s" "per t
 printf '%-18s %8s %22s   %s\n' default "$default_threads" "$default_switches" "$default_each"
 printf '%-18s %8s %22s   %s\n' loop "$loop_threads" "$loop_switches" "$loop_each"
 echo "loop executor: $loop_switches wakeups against the default's $default_switches in the same ${seconds} s"
+read -r foundation_kb foundation_icu <<<"$(rss foundation-rss)"
+read -r essentials_kb essentials_icu <<<"$(rss essentials-rss)"
+echo "resident: Foundation ${foundation_kb} kB (${foundation_icu} ICU mappings), FoundationEssentials ${essentials_kb} kB (${essentials_icu})"
 cat >"$results/idle-wakeups.json" <<JSON
 {"date": "$(date -u +%Y-%m-%dT%H:%M:%SZ)", "commit": "$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)",
  "seconds": $seconds, "load": "$(cut -d' ' -f1-3 /proc/loadavg)", "swift": "$(swiftc --version 2>&1 | head -n1)",
  "default": {"threads": $default_threads, "wakeups": $default_switches, "per_thread": "$default_each"},
- "loop": {"threads": $loop_threads, "wakeups": $loop_switches, "per_thread": "$loop_each"}}
+ "loop": {"threads": $loop_threads, "wakeups": $loop_switches, "per_thread": "$loop_each"},
+ "rss_kb": {"foundation": $foundation_kb, "foundation_essentials": $essentials_kb},
+ "icu_mappings": {"foundation": $foundation_icu, "foundation_essentials": $essentials_icu}}
 JSON
 echo "idle: results in bench/results/idle-wakeups.json"
