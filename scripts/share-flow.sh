@@ -161,11 +161,23 @@ while :; do
     sleep 0.2
 done
 [[ $(outbox_state "$r_id") == delivered* ]] || share_fail "after the power cycle: $(outbox_state "$r_id")"
-[[ -n $resumed_at ]] || share_fail "delivered without the outbox ever showing the resumed attempt"
+if [[ -z $resumed_at ]]; then
+    # The resumed attempt can be over between two looks at the outbox (each a CLI and a python3 start: seconds under
+    # TCG on a busy host; seen in CI 2026-12-03). Where it started is then read from the laptop's log, which says
+    # where the receiver accepted each attempt.
+    restart_sent=$(grep "outbox: $r_id accepted by" "$logs/laptop-handoffd.log" | tail -n1 \
+        | sed -n 's/.* from byte \([0-9]*\) of .*/\1/p')
+    [[ -n $restart_sent ]] || share_fail "delivered without the outbox or the laptop's log showing the resumed attempt"
+    echo "(the new attempt was over before the outbox showed it; the laptop's log has it accepted at byte $restart_sent)"
+fi
 ((restart_sent >= held_off / 2)) || share_fail "the push started again at byte $restart_sent, the desktop held $held_off"
-second_leg=$(elapsed "$resumed_at")
-echo "(delivered $(elapsed "$on_at") s after power-on; the last $((8388608 - restart_sent)) bytes in about" \
-    "$second_leg s, $(rate $((8388608 - restart_sent)) "$second_leg"))"
+if [[ -n $resumed_at ]]; then
+    second_leg=$(elapsed "$resumed_at")
+    echo "(delivered $(elapsed "$on_at") s after power-on; the last $((8388608 - restart_sent)) bytes in about" \
+        "$second_leg s, $(rate $((8388608 - restart_sent)) "$second_leg"))"
+else
+    echo "(delivered $(elapsed "$on_at") s after power-on)"
+fi
 grep "outbox: $r_id" "$logs/laptop-handoffd.log" | sed 's/^.*outbox: /(laptop daemon: /; s/$/)/'
 [[ ! -e $partial/$r_id ]] || share_fail "the partial folder is still there after delivery"
 on desktop inbox take --all --to "$work/taken" >/dev/null 2>&1 || share_fail "take after the power cycle failed"

@@ -234,10 +234,18 @@ extension HandoffDaemon {
         let started = clock.now
         let engine = self.engine
         let device = record.deviceID
+        let logger = self.logger
+        let receiver = record.deviceName
+        // The first progress of an attempt is where the receiver accepted the stream: 0, or what its partial
+        // already held (a resume). Said once per attempt, since the outbox shows it only while the attempt runs.
+        let accepted = Locked(false)
         let pushing = Task { () -> HandoffError? in
             do throws(HandoffError) {
                 try await engine.push(item, to: device) { sent, total in
                     table.entries.withLock { $0[id] = (sent, total) }
+                    if !accepted.withLock({ first in defer { first = true }; return first }) {
+                        logger.log("outbox: \(id) accepted by '\(receiver)' from byte \(sent) of \(total)")
+                    }
                 }
                 return nil
             } catch {
