@@ -103,11 +103,16 @@ enum Socket {
     }
 
     /// The kernel drops a whole SDU that does not fit the receive buffer (kernels before 6.10 give credits
-    /// regardless); a larger buffer gives the eager drain more slack. Best effort: the kernel caps it at rmem_max.
-    /// An accepted socket does not inherit the listener's, so it is set on each.
+    /// regardless); a larger buffer gives the eager drain more slack when its thread is kept waiting. Best effort:
+    /// SO_RCVBUFFORCE (CAP_NET_ADMIN, which handoffd has as a system service) sets 4 MiB; without it SO_RCVBUF is
+    /// capped at net.core.rmem_max (212992 by default, doubled). An accepted socket does not inherit the
+    /// listener's, so it is set on each.
     static func enlargeReceiveBuffer(_ fd: Int32) {
         var buffer: Int32 = 1 << 22
-        _ = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buffer, socklen_t(MemoryLayout<Int32>.size))
+        let length = socklen_t(MemoryLayout<Int32>.size)
+        if setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &buffer, length) != 0 {
+            _ = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buffer, length)
+        }
     }
 
     /// BT_SNDMTU (valid only once connected) or BT_RCVMTU.
