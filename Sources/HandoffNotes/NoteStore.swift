@@ -109,7 +109,7 @@ public struct NoteStore: Sendable {
         _ data: Data, of name: NoteName, modified: Date, lenient: Bool
     ) throws(NoteError) -> (String, NoteMetadata) {
         let path = path(of: name)
-        let strict = String(data: data, encoding: .utf8)
+        let strict = Note.text(utf8: data)
         guard let content = strict ?? (lenient ? String(decoding: data, as: UTF8.self) : nil) else {
             throw NoteError(.notText, "note '\(name)' is not UTF-8 text (\(path))")
         }

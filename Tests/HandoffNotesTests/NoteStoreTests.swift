@@ -28,6 +28,26 @@ import Testing
         #expect(abs(note.metadata.modified.timeIntervalSinceNow) < 600)
     }
 
+    /// A note file that starts with a byte-order mark (as some editors write) reads back as exactly its bytes:
+    /// Foundation's UTF-8 decoding dropped the mark, so saving the note again changed the file and its text no
+    /// longer matched its hash. Found by the note-file fuzz target (a file of just EF BB BF).
+    @Test func aByteOrderMarkIsKeptAndLeftOutOfTheTitle() throws {
+        let temp = try TemporaryDirectory()
+        let store = try temp.store()
+        let name = try NoteName("marked")
+        try store.write("made by the test, replaced below", to: name)   // the store makes its directory
+        for bytes in [[0xEF, 0xBB, 0xBF], [0xEF, 0xBB, 0xBF] + Array("# Plan\nsteps\n".utf8)] as [[UInt8]] {
+            try Data(bytes).write(to: URL(fileURLWithPath: store.path(of: name)))
+            let note = try store.read(name)
+            #expect(Data(note.content.utf8) == Data(bytes))
+            #expect(note.metadata.size == bytes.count)
+            #expect(note.metadata.hash == ContentHash(of: Data(bytes)))
+            #expect(note.title == (bytes.count == 3 ? "marked" : "Plan"))
+            let saved = try store.write(note.content, to: name)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: saved.path)) == Data(bytes))
+        }
+    }
+
     @Test func hashIsSHA256OfTheBytes() {
         #expect(ContentHash(of: "abc").hex == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
         #expect(ContentHash(of: "").hex == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")

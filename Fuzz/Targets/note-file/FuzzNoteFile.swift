@@ -80,6 +80,8 @@ public func initialize(_ argc: UnsafeMutableRawPointer, _ argv: UnsafeMutableRaw
         Fuzz.joined([Array("# Title ☕\r\n\r\nbody".utf8), Array("n".utf8), Array("new text".utf8)]),
         Fuzz.joined([Array("local".utf8), Array("../../etc/passwd".utf8), Array("new text".utf8)]),
         Fuzz.joined([[0xFF, 0xFE, 0x00, 0x41], Array(".hidden\u{0}name".utf8), [0xC3]]),
+        // A file that starts with a byte-order mark: Foundation's UTF-8 decoding dropped it (found 2026-12-03).
+        Fuzz.joined([[0xEF, 0xBB, 0xBF] + Array("# Plan\nsteps\n".utf8)]),
     ])
     return 0
 }

@@ -53,7 +53,7 @@ enum NoteEditCommand: HandoffCommand {
         var saved = true
         if invocation[\.stdin] {
             let data = try context.terminal.readInput()
-            guard let text = String(data: data, encoding: .utf8) else {
+            guard let text = Note.text(utf8: data) else {
                 throw CLIError(.dataError, "standard input is not UTF-8 text; note '\(noteName)' was not changed")
             }
             let metadata = try store.write(text, to: noteName)
