@@ -61,8 +61,13 @@ enum L2CAPScenarios {
             try check(error.kind == .messageTooLong, "a 65535-byte SDU gave \(error)")
             report.note("a 65535-byte SDU refused: \(error.message)")
         }
+        // Each step said as it starts, so a run that hangs (seen twice on 2026-12-03 under load, right after a
+        // refused 65535-byte SDU) shows where.
+        report.note("sending a 16384-byte SDU")
         try await client.send(pattern(4, size: 16384))
+        report.note("16384-byte SDU handed to the kernel; receiving it")
         try check(try await server.receive() == pattern(4, size: 16384), "16384-byte SDU differs")
+        report.note("16384-byte SDU received; a 512-byte one back")
         try await server.send(pattern(2, size: 512))
         try check(try await client.receive() == pattern(2, size: 512), "512-byte SDU differs")
         do {
