@@ -140,12 +140,15 @@ for n in "${names[@]}"; do
 done
 
 # Why each failed scenario failed, at the end of the output (where a CI log that keeps only its tail still shows
-# it): the last lines of each try's log.
+# it): each try's lines that say FAIL or fail (a scenario's verdict may be followed by daemon logs it dumps), then
+# its last lines.
 for n in "${failed_names[@]}"; do
     for log in "$run/scenarios/$n.try1.log" "$run/scenarios/$n.log"; do
         [[ -f $log ]] || continue
-        echo "vm-test: last lines of ${log#"$run/"}:" >&2
-        tail -n 12 "$log" | cut -c1-200 | sed 's/^/    /' >&2
+        echo "vm-test: ${log#"$run/"}, its failures:" >&2
+        grep -E 'FAIL|fail' "$log" | tail -n 6 | cut -c1-200 | sed 's/^/    /' >&2
+        echo "vm-test: ${log#"$run/"}, its last lines:" >&2
+        tail -n 6 "$log" | cut -c1-200 | sed 's/^/    /' >&2
     done
 done
 
