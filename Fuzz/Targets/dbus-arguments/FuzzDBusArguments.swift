@@ -61,8 +61,9 @@ private func marshal(_ message: Message) -> [UInt8] {
 private func call(userInfo: [UInt8]) -> [UInt8] {
     guard let message = try? Message.methodCall(
         destination: HandoffBusAPI.busName, path: HandoffBusAPI.objectPath, interface: HandoffBusAPI.interface,
-        member: HandoffBusAPI.Method.setCurrentActivity,
-        arguments: [.string("org.handoff.note"), .string("Groceries"), .bytes(userInfo)]) else { return [] }
+        member: HandoffBusAPI.Method.setCurrentActivity.name,
+        arguments: HandoffBusAPI.Method.setCurrentActivity.arguments("org.handoff.note", "Groceries", userInfo))
+    else { return [] }
     dbus_message_set_serial(message.raw, 1)
     return marshal(message)
 }
