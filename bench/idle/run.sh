@@ -26,16 +26,24 @@ swiftc -O "$here/foundation-rss.swift" -o "$out/foundation-rss" 2>"$out/foundati
     && swiftc -O -D ESSENTIALS "$here/foundation-rss.swift" -o "$out/essentials-rss" 2>>"$out/foundation-rss.build.log" \
     || { cat "$out/foundation-rss.build.log" >&2; echo "idle: cannot build foundation-rss" >&2; exit 1; }
 
-# rss PROGRAM: VmRSS in kB once the program printed "ready", and how many of its mappings are ICU's.
-rss() {
-    local program=$1 pid waited=0 kb icu
-    "$out/$program" >"$out/$program.out" &
+# launch PROGRAM MARKER [ARGS...]: starts the program and waits (10 s at most) until its output has a line starting
+# with MARKER; sets pid (the caller's local).
+launch() {
+    local program=$1 marker=$2 waited=0
+    shift 2
+    "$out/$program" "$@" >"$out/$program.out" &
     pid=$!
-    until grep -q '^ready' "$out/$program.out" 2>/dev/null; do
+    until grep -q "^$marker" "$out/$program.out" 2>/dev/null; do
         sleep 0.05
         waited=$((waited + 1))
-        ((waited < 200)) || { kill "$pid"; echo "idle: $program never got ready" >&2; exit 1; }
+        ((waited < 200)) || { kill "$pid"; echo "idle: $program never printed '$marker'" >&2; exit 1; }
     done
+}
+
+# rss PROGRAM: VmRSS in kB once the program printed "ready", and how many of its mappings are ICU's.
+rss() {
+    local program=$1 pid kb icu
+    launch "$program" ready
     kb=$(awk '/^VmRSS/ { print $2 }' "/proc/$pid/status")
     icu=$(grep -c -i 'icu' "/proc/$pid/maps" || true)
     wait "$pid"
@@ -44,14 +52,8 @@ rss() {
 
 # measure PROGRAM: prints "THREADS SWITCHES PER-THREAD" for one idle window of the program.
 measure() {
-    local program=$1 pid waited=0 thread before after
-    "$out/$program" $((seconds + 3)) >"$out/$program.out" &
-    pid=$!
-    until grep -q '^idle' "$out/$program.out" 2>/dev/null; do
-        sleep 0.05
-        waited=$((waited + 1))
-        ((waited < 200)) || { kill "$pid"; echo "idle: $program never went idle" >&2; exit 1; }
-    done
+    local program=$1 pid thread before after
+    launch "$program" idle $((seconds + 3))
     sleep 0.5
     declare -A start
     for thread in /proc/"$pid"/task/*; do
