@@ -68,6 +68,7 @@ struct TransferClient: Sendable {
             }
             link = try await connect()
             inbox = LinkInbox(link: link, tick: configuration.stallInterval, clock: configuration.clock)
+            state.lastOffset = nil
             try await askAgain(on: link, state: &state, requestNonce: requestNonce)
         }
     }
@@ -83,6 +84,9 @@ struct TransferClient: Sendable {
         var payload: [UInt8] = []
         var nextRecord = 0
         var refetchPending = false
+        /// The offset of the last DATA frame, to tell a new stream from the rest of an old one; nil when no old
+        /// stream can still be sending (none yet, its window arrived whole, or the link is new).
+        var lastOffset: Int?
         /// The end of the range last fetched (the current window).
         var requestedEnd = 0
         var progressSinceTick = false
@@ -186,8 +190,15 @@ struct TransferClient: Sendable {
                         approve: @Sendable (String, TransferHeader) throws -> Void) async throws -> Completion? {
         guard let header = state.header, let sealer = state.sealer else { return nil }
         let have = state.received.count
+        // Within one stream offsets only grow, and every stream starts at or before `have`: a frame at or before
+        // the one before it (or the first since no older stream can still be sending) opens a new stream.
+        let fresh = state.lastOffset.map { offset <= $0 } ?? true
+        state.lastOffset = offset
         if offset > have {
-            if !state.refetchPending, have < state.phaseEnd {
+            // A gap. Ask again from `have` once; while that is pending, the rest of the stream it replaces is
+            // stale, and asking for each of its frames would restart the source each time. But a new stream that
+            // opens past `have` lost its first frames too: ask at once rather than wait for a tick.
+            if !state.refetchPending || fresh, have < state.phaseEnd {
                 state.refetchPending = true
                 try await fetch(header, from: have, state: &state, on: link)
             }
@@ -219,6 +230,7 @@ struct TransferClient: Sendable {
                 state.approved = true
                 if header.recordCount > 0 {
                     state.refetchPending = true
+                    state.lastOffset = nil
                     try await fetch(header, from: Int(header.metadataLength), state: &state, on: link)
                 }
             } else {
@@ -236,6 +248,7 @@ struct TransferClient: Sendable {
         // The window is in: ask for the next one (one round trip per window keeps the source's queue short).
         if state.approved, state.received.count == state.requestedEnd, state.requestedEnd < state.phaseEnd {
             state.refetchPending = true
+            state.lastOffset = nil
             try await fetch(header, from: state.requestedEnd, state: &state, on: link)
         }
         return nil
