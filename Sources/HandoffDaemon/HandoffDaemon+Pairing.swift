@@ -115,6 +115,9 @@ extension HandoffDaemon {
                     }
                 case .noteRetry(let error):
                     logger.notice("pairing attempt failed (\(error)); trying again")
+                case .noteSetAside(let candidate, let error):
+                    logger.notice("pairing with '\(candidate.name)' failed every attempt (\(error)); trying the other "
+                                      + "devices in pairing mode")
                 case .finish(let result):
                     return try result.get()
                 }

@@ -8,7 +8,7 @@ import HandoffKit
 /// ```
 ///          started                 candidate to initiate with
 /// idle ───────────▶ waiting ───────────────────────────────────▶ initiating
-///                   │  ▲  ◀──────── initiator failed, retried ────┘   │
+///                   │  ▲  ◀─ initiator failed: retried, set aside ┘   │
 ///                   │  └─ responder failed, retried                   │
 ///                   ▼                                                 ▼
 ///                finished ◀── paired, failed, timed out, caller left, cancelled
@@ -62,6 +62,9 @@ struct PairingSession: Sendable {
         case offerAgain(PairingCandidate, after: Duration)
         /// An attempt failed with `error` and is retried: say so in the log.
         case noteRetry(any Error)
+        /// `candidate` failed every attempt, the last with `error`; it is set aside and the session goes on with
+        /// the other devices in pairing mode: say so in the log.
+        case noteSetAside(PairingCandidate, any Error)
         /// The pairing is over: return the store, or throw the error. Nothing is started any more; stop what
         /// runs.
         case finish(Result<TrustStore, any Error>)
@@ -81,7 +84,8 @@ struct PairingSession: Sendable {
 
     /// How many failed attempts in a row are retried: over the air the first exchange right after a connection
     /// is sometimes lost; both sides then start over (the responder re-enters pairing mode, the initiator tries
-    /// the candidate again).
+    /// the candidate again). The responder's count is the session's; the initiator's is each candidate's, so
+    /// beacons of devices that never answer (a stranger's, made up) cannot use up the real partner's.
     static let retries = 3
     /// The longest the initiator waits between two messages (the other user confirming the code included), so a
     /// lost exchange is retried within the caller's timeout.
@@ -99,7 +103,17 @@ struct PairingSession: Sendable {
     private(set) var peerName: String?
     /// The responder's generation: an answer of an earlier one is stale.
     private(set) var generation = 0
+    /// The responder's retries left.
     private(set) var retriesLeft = Self.retries
+    /// The initiator's retries left with each candidate tried (absent: all of them).
+    private(set) var initiatorRetriesLeft: [PeerAddress: Int] = [:]
+    /// Candidates that failed every attempt: their beacons are ignored from then on.
+    private(set) var setAside: Set<PeerAddress> = []
+    /// Devices in pairing mode seen and not set aside: each is being tried, waits in `deferred`, is offered again
+    /// later, or may initiate itself.
+    private var contenders: Set<PeerAddress> = []
+    /// The failure that set the last candidate aside, for the message when the time is up.
+    private var lastSetAside: (name: String, error: any Error)?
     /// Events that came while initiating, handled once the initiator has ended.
     private var deferred: [Event] = []
 
@@ -117,6 +131,10 @@ struct PairingSession: Sendable {
 
     /// Takes `event` and returns what to do, in order.
     mutating func handle(_ event: Event) -> [Action] {
+        if case .candidateSeen(let candidate) = event, !isFinished, !setAside.contains(candidate.peer),
+           candidate.name != ownName {
+            contenders.insert(candidate.peer)
+        }
         switch state {
         case .initiating:
             guard case .initiatorFinished(let result) = event else {
@@ -156,8 +174,12 @@ struct PairingSession: Sendable {
         case (.waiting, .initiatorFinished):
             return []   // no initiator runs
         case (.idle, .timedOut), (.waiting, .timedOut):
-            return finish(.failure(HandoffError(.pairingFailed,
-                                                "no device paired within \(timeout.components.seconds) s")))
+            var message = "no device paired within \(timeout.components.seconds) s"
+            if let (name, error) = lastSetAside {
+                let those = setAside.count == 1 ? "1 device" : "\(setAside.count) devices"
+                message += " (\(those) in pairing mode never paired; the last, '\(name)': \(Self.describe(error)))"
+            }
+            return finish(.failure(HandoffError(.pairingFailed, message)))
         case (.idle, .callerLeft), (.waiting, .callerLeft):
             return finish(.failure(HandoffError(.pairingFailed, "the program that asked to pair went away")))
         case (.idle, .cancelled), (.waiting, .cancelled):
@@ -167,7 +189,7 @@ struct PairingSession: Sendable {
 
     /// A device in pairing mode: initiate with it when the role says so.
     private mutating func candidateSeen(_ candidate: PairingCandidate) -> [Action] {
-        guard case .waiting(let running) = state else { return [] }
+        guard case .waiting(let running) = state, !setAside.contains(candidate.peer) else { return [] }
         let initiate: Bool
         switch role {
         case .accept:
@@ -198,8 +220,19 @@ struct PairingSession: Sendable {
         case .success(let store):
             return finish(.success(store))
         case .failure(let error):
-            guard retry(error) else { return finish(.failure(error)) }
-            return [.noteRetry(error)] + startResponder() + [.offerAgain(candidate, after: Self.reofferDelay)]
+            guard Self.isRetried(error) else { return finish(.failure(error)) }
+            let left = initiatorRetriesLeft[candidate.peer, default: Self.retries]
+            if left > 0 {
+                initiatorRetriesLeft[candidate.peer] = left - 1
+                return [.noteRetry(error)] + startResponder() + [.offerAgain(candidate, after: Self.reofferDelay)]
+            }
+            // This one never answered: go on with the others, if any has been seen.
+            setAside.insert(candidate.peer)
+            contenders.remove(candidate.peer)
+            initiatorRetriesLeft[candidate.peer] = nil
+            lastSetAside = (candidate.name, error)
+            guard !contenders.isEmpty else { return finish(.failure(error)) }
+            return [.noteSetAside(candidate, error)] + startResponder()
         }
     }
 
@@ -214,17 +247,27 @@ struct PairingSession: Sendable {
         return [.startResponder(generation: generation)]
     }
 
-    /// Whether `error` is one an attempt is retried after, taking one retry when it is.
+    /// Whether the responder's `error` is one it is retried after, taking one retry when it is.
     private mutating func retry(_ error: any Error) -> Bool {
-        guard let error = error as? HandoffError, retriesLeft > 0,
-              [.connectionUnavailable, .remoteApplicationTimedOut].contains(error.code) else { return false }
+        guard Self.isRetried(error), retriesLeft > 0 else { return false }
         retriesLeft -= 1
         return true
+    }
+
+    /// Whether `error` says an exchange was lost (one more attempt may get through), not that pairing failed.
+    private static func isRetried(_ error: any Error) -> Bool {
+        guard let error = error as? HandoffError else { return false }
+        return [.connectionUnavailable, .remoteApplicationTimedOut].contains(error.code)
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        (error as? HandoffError)?.message ?? "\(error)"
     }
 
     private mutating func finish(_ result: Result<TrustStore, any Error>) -> [Action] {
         state = .finished
         deferred = []
+        contenders = []
         return [.finish(result)]
     }
 }

@@ -33,3 +33,29 @@ import Testing
         #expect(continued.content == note)
     }
 }
+
+/// Pairing beacons of devices that never answer, around while the user pairs (issue 14 §3, a known limit until
+/// session 10): `handoff pair` on both machines still pairs them with each other.
+@Suite(.serialized) struct PairingAmongStrangersTests {
+    @Test func beaconsOfDevicesThatNeverAnswerDoNotMakePairingFail() async throws {
+        let machines = try await TwoMachines.make(pair: false)
+        defer { Task { await machines.shutDown() } }
+        // Names that sort after "desktop", so the desktop initiates with them too; nothing answers there.
+        for index in 0..<5 {
+            await machines.ether.inject(beacon: PairingBeacon.encode(name: "fake\(index)"),
+                                        from: PeerAddress("sim:nobody\(index)"))
+        }
+        let daemon = machines.desktop.daemon
+        _ = try await eventually { () async -> Int? in
+            let count = await daemon.recentCandidates.count
+            return count == 5 ? count : nil
+        }
+        try await machines.pairThroughTheAPI()
+        let note = ActivityContent.note(name: "n", title: "N", content: "paired among strangers")
+        _ = try await machines.laptop.client().setCurrentActivity(note)
+        let desktop = try await machines.desktop.client()
+        let offered = try await eventually { try await desktop.availableActivities().first }
+        let continued = try await desktop.continueActivity(offered.id) { _ in }
+        #expect(continued.content == note)
+    }
+}

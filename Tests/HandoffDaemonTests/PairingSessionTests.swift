@@ -24,6 +24,7 @@ import Testing
             case .initiate(let candidate, let timeout): "initiate(\(candidate.name), \(timeout))"
             case .offerAgain(let candidate, let delay): "offerAgain(\(candidate.name), \(delay))"
             case .noteRetry: "noteRetry"
+            case .noteSetAside(let candidate, _): "noteSetAside(\(candidate.name))"
             case .finish(.success): "finish(paired)"
             case .finish(.failure(let error)): "finish(\((error as? HandoffError)?.message ?? "\(error)"))"
             }
@@ -184,6 +185,55 @@ import Testing
         }
         _ = session.handle(.candidateSeen(candidate("zed")))
         #expect(describe(session.handle(.initiatorFinished(.failure(lost)))) == ["finish(the first exchange was lost)"])
+    }
+
+    /// Known limit of session 9, fixed: beacons of devices that never answer (a stranger's, made up) used up the
+    /// initiator's three retries, so a stranger could make `handoff pair` fail. Retries now count per candidate,
+    /// and one that fails every attempt is set aside while another device in pairing mode is around.
+    @Test func aDeviceThatNeverAnswersIsSetAsideAndThePartnerKeepsItsOwnRetries() throws {
+        var session = session(.initiate(""))
+        _ = session.handle(.started)
+        let fake = candidate("fake"), partner = candidate("zed")
+        #expect(describe(session.handle(.candidateSeen(fake))) == ["initiate(fake, 45.0 seconds)"])
+        #expect(describe(session.handle(.candidateSeen(partner))) == [])   // waits for the attempt
+        #expect(describe(session.handle(.initiatorFinished(.failure(lost))))
+                    == ["noteRetry", "offerAgain(fake, 2.0 seconds)", "initiate(zed, 45.0 seconds)"])
+        #expect(describe(session.handle(.initiatorFinished(.failure(lost)))) == ["noteRetry",
+                                                                              "offerAgain(zed, 2.0 seconds)"])
+        for _ in 1...2 {
+            _ = session.handle(.candidateSeen(fake))
+            #expect(describe(session.handle(.initiatorFinished(.failure(lost)))) == ["noteRetry",
+                                                                                  "offerAgain(fake, 2.0 seconds)"])
+        }
+        _ = session.handle(.candidateSeen(fake))
+        #expect(describe(session.handle(.initiatorFinished(.failure(lost)))) == ["noteSetAside(fake)"])
+        #expect(!session.isFinished)
+        #expect(describe(session.handle(.candidateSeen(fake))) == [], "a device set aside is not tried again")
+        // Six failed attempts in all, more than the three retries the session had before: the partner has two
+        // of its own left.
+        for _ in 1...2 {
+            #expect(describe(session.handle(.candidateSeen(partner))) == ["initiate(zed, 45.0 seconds)"])
+            #expect(describe(session.handle(.initiatorFinished(.failure(lost)))) == ["noteRetry",
+                                                                                  "offerAgain(zed, 2.0 seconds)"])
+        }
+        _ = session.handle(.candidateSeen(partner))
+        #expect(describe(session.handle(.initiatorFinished(try paired()))) == ["finish(paired)"])
+    }
+
+    @Test func whenTheTimeIsUpTheMessageSaysWhichDevicesNeverPaired() {
+        var session = session(.initiate(""))
+        _ = session.handle(.started)
+        _ = session.handle(.candidateSeen(candidate("zed")))
+        _ = session.handle(.candidateSeen(candidate("fake")))
+        _ = session.handle(.initiatorFinished(.failure(lost)))                 // zed; now trying fake
+        for _ in 1...3 {
+            _ = session.handle(.initiatorFinished(.failure(lost)))             // fake
+            _ = session.handle(.candidateSeen(candidate("fake")))
+        }
+        #expect(describe(session.handle(.initiatorFinished(.failure(lost)))) == ["noteSetAside(fake)"])
+        #expect(describe(session.handle(.timedOut)) == ["finish(no device paired within 120 s (1 device in pairing "
+                                                         + "mode never paired; the last, 'fake': the first exchange "
+                                                         + "was lost))"])
     }
 
     @Test func eventsThatComeWhileInitiatingAreHandledAfterItInOrder() {
