@@ -41,7 +41,7 @@ extension BlueZRadio {
                     return
                 } catch {
                     radio.debug("cannot advertise again after the adapter was switched on (try \(attempt)): \(error)")
-                    try? await Task.sleep(for: .seconds(1))
+                    try? await radio.options.clock.sleep(for: .seconds(1))
                 }
             }
         }

@@ -128,9 +128,9 @@ extension BlueZRadio {
             await self?.scanEnded(generation)
         }
         if case .discovery = state, let interval = options.discoveryRefresh {
-            discoveryRefresher = Task { [adapter] in
+            discoveryRefresher = Task { [adapter, clock = options.clock] in
                 while !Task.isCancelled {
-                    do { try await Task.sleep(for: interval) } catch { return }
+                    do { try await clock.sleep(for: interval) } catch { return }
                     try? await adapter.restartDiscovery(filter: Self.discoveryFilter)
                 }
             }
@@ -220,9 +220,10 @@ extension BlueZRadio {
         guard discovery == nil, !restartingDiscovery, !scanners.isEmpty else { return }
         restartingDiscovery = true
         defer { restartingDiscovery = false }
-        let deadline = ContinuousClock.now + options.adapterTimeout
+        let clock = options.clock
+        let deadline = clock.now + options.adapterTimeout
         var lastError: (any Error)?
-        while discovery == nil, !scanners.isEmpty, !Task.isCancelled, ContinuousClock.now < deadline {
+        while discovery == nil, !scanners.isEmpty, !Task.isCancelled, clock.now < deadline {
             if await isPowered {
                 do {
                     try await startScanningOnce()
@@ -232,7 +233,7 @@ extension BlueZRadio {
                     lastError = error
                 }
             }
-            try? await Task.sleep(for: .milliseconds(500))
+            try? await clock.sleep(for: .milliseconds(500))
         }
         if discovery == nil, !scanners.isEmpty {
             debug("discovery not restarted (\(lastError.map { "\($0)" } ?? "the adapter is off")); waiting for the "

@@ -48,12 +48,12 @@ extension BlueZRadio {
         let name = adapterName
         let log = options.log
         let say: @Sendable (String) -> Void = { text in log?("radio \(name): \(text)") }
-        let waiting = ContinuousClock.now
+        let waiting = options.clock.now
         if leases.isHeld(path) { say("\(peer): waiting for the previous link to it to close") }
         await leases.acquire(path)
         let lease = DeviceLease(path: path, leases: leases)
         var setup: [LinkSetupPhase] = []
-        let waited = ContinuousClock.now - waiting
+        let waited = options.clock.duration(since: waiting)
         if waited > .milliseconds(5) { setup.append(LinkSetupPhase("previous-link", waited)) }
         do {
             return try await openLink(to: peer, device: device, lease: lease, setup: setup, say: say)
@@ -68,12 +68,13 @@ extension BlueZRadio {
         var setup = setup
         let wantChannel = options.transport != .gatt
         if wantChannel, let psm = knownPSMs[device.path] {
-            let started = ContinuousClock.now
+            let started = options.clock.now
             switch await openChannelOnOwnConnection(to: device, psm: psm) {
             case .success(let channel):
                 say("\(peer): channel opened on the known PSM 0x\(String(psm, radix: 16)), no GATT needed")
                 return BlueZChannelLink(peer: peer, channel: channel, device: device, lease: lease,
-                                        setup: setup + [LinkSetupPhase("channel", ContinuousClock.now - started)],
+                                        setup: setup + [LinkSetupPhase("channel",
+                                                                       options.clock.duration(since: started))],
                                         linger: options.channelLinger, log: say)
             case .failure(let error):
                 knownPSMs[device.path] = nil
@@ -133,29 +134,30 @@ extension BlueZRadio {
         let wantChannel = options.transport != .gatt
         var transport = LinkTransport.gatt
         if wantChannel {
-            let started = ContinuousClock.now
+            let started = options.clock.now
             let psm = try await readPSM(of: device)
-            setup.append(LinkSetupPhase("psm", ContinuousClock.now - started))
+            setup.append(LinkSetupPhase("psm", options.clock.duration(since: started)))
             if let psm {
-                let opening = ContinuousClock.now
+                let opening = options.clock.now
                 switch await openChannel(to: device, psm: psm) {
                 case .success(let channel):
                     knownPSMs[device.path] = psm
                     return BlueZChannelLink(peer: peer, channel: channel, device: device, lease: lease,
-                                            setup: setup + [LinkSetupPhase("channel", ContinuousClock.now - opening)],
+                                            setup: setup + [LinkSetupPhase("channel",
+                                                                           options.clock.duration(since: opening))],
                                             linger: options.channelLinger, log: say)
                 case .failure(let error) where error.kind == .refused:
                     say("\(peer): the channel to PSM 0x\(String(psm, radix: 16)) was refused on the connection "
                         + "bluetoothd made (\(error)); trying it on a connection of its own")
                     try? await device.disconnect(timeout: .seconds(5))
-                    let again = ContinuousClock.now
+                    let again = options.clock.now
                     switch await openChannelOnOwnConnection(to: device, psm: psm) {
                     case .success(let channel):
                         knownPSMs[device.path] = psm
                         return BlueZChannelLink(
                             peer: peer, channel: channel, device: device, lease: lease,
-                            setup: setup + [LinkSetupPhase("refused", again - opening),
-                                            LinkSetupPhase("channel", ContinuousClock.now - again)],
+                            setup: setup + [LinkSetupPhase("refused", opening.duration(to: again)),
+                                            LinkSetupPhase("channel", options.clock.duration(since: again))],
                             linger: options.channelLinger, log: say)
                     case .failure(let second):
                         transport = LinkTransport(fallback: .refused,
@@ -284,7 +286,7 @@ extension BlueZRadio {
     /// Opens a channel to `device` on `psm` while no connection to it is up: the kernel makes the LE connection,
     /// with the radio's discovery nudged meanwhile (``BlueZRadioOptions/connectNudge``).
     private func openChannelOnOwnConnection(to device: Device1, psm: UInt16) async -> Result<L2CAPChannel, L2CAPError> {
-        await BlueZRadioLink.nudging(after: options.connectNudge,
+        await BlueZRadioLink.nudging(after: options.connectNudge, clock: options.clock,
                                      { [weak self] in await self?.nudgeDiscoveryForConnect() }) {
             await openChannel(to: device, psm: psm)
         }

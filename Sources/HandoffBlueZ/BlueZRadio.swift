@@ -44,7 +44,7 @@ public actor BlueZRadio: Radio {
     var adapterWatch: Task<Void, Never>?
     var restartingDiscovery = false
     /// One link per device at a time (see `DeviceLeases`).
-    nonisolated let leases = DeviceLeases()
+    nonisolated let leases: DeviceLeases
     /// Devices to forget before the next connect, their cached attribute table being stale (`StaleCaches`).
     nonisolated let staleCaches = StaleCaches()
     /// PSMs read from peers' PSM characteristics, by device path (forgotten when a channel to one fails).
@@ -69,6 +69,7 @@ public actor BlueZRadio: Radio {
         self.bluez = bluez
         self.adapterName = adapter
         self.options = options
+        leases = DeviceLeases(clock: options.clock)
         let found: Adapter1
         do {
             found = try await bluez.waitForAdapter(named: adapter, timeout: options.adapterTimeout)

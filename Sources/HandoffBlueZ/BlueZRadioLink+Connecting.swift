@@ -17,16 +17,17 @@ extension BlueZRadioLink {
                           nudge: @Sendable () async -> Void, connecting: @escaping @Sendable () async -> Void,
                           log: @Sendable (String) -> Void) async throws
         -> [LinkSetupPhase] {
-        let started = ContinuousClock.now
+        let clock = options.clock
+        let started = clock.now
         guard let connected = await knownConnectedState(of: device, bluez: bluez, waiting: options.unknownPeerWait,
-                                                         nudge: nudge)
+                                                         clock: clock, nudge: nudge)
         else {
             throw RadioError(.unreachable, "\(peer) is not known to BlueZ (only scanned devices can be connected; "
                                  + "none of its advertisements arrived within \(options.unknownPeerWait))")
         }
         if !connected {
             do {
-                try await nudging(after: options.connectNudge, connecting) { () async throws(BlueZError) in
+                try await nudging(after: options.connectNudge, clock: clock, connecting) { () async throws(BlueZError) in
                     try await device.connect(attempts: options.connectAttempts)
                 }
             } catch {
@@ -36,10 +37,10 @@ extension BlueZRadioLink {
         } else {
             log("\(peer) is already connected; reusing the connection")
         }
-        let linked = ContinuousClock.now
-        let deadline = ContinuousClock.now + options.servicesResolvedTimeout
+        let linked = clock.now
+        let deadline = linked + options.servicesResolvedTimeout
         while await device.flagNow("ServicesResolved") != true {
-            guard ContinuousClock.now < deadline else {
+            guard clock.now < deadline else {
                 try? await device.disconnect(timeout: .seconds(5))
                 throw RadioError(.unreachable, "services of \(peer) did not resolve within "
                                      + "\(options.servicesResolvedTimeout)")
@@ -47,7 +48,7 @@ extension BlueZRadioLink {
             if await device.connectedNow() != true {
                 throw RadioError(.unreachable, "\(peer) disconnected while its services were being resolved")
             }
-            try await Task.sleep(for: .milliseconds(100))
+            try await clock.sleep(for: .milliseconds(100))
         }
         let path = device.path
         let wanted = Set([BlueZTransferService.requestUUID.string, BlueZTransferService.dataUUID.string])
@@ -61,20 +62,22 @@ extension BlueZRadioLink {
             throw RadioError(.unreachable, "\(peer) serves no handoff transfer service (\(error); "
                                  + "\(await describe(path, bluez: bluez)))")
         }
-        return [LinkSetupPhase("connect", linked - started), LinkSetupPhase("services", ContinuousClock.now - linked)]
+        return [LinkSetupPhase("connect", started.duration(to: linked)),
+                LinkSetupPhase("services", linked.duration(to: clock.now))]
     }
 
     /// Runs `operation`, which makes an LE connection, calling `nudge` `first` into it and every `interval`
-    /// after until it returns (a nudge under way is awaited); `first` nil runs it alone. See ``BlueZRadioOptions/connectNudge``.
+    /// after (on `clock`) until it returns (a nudge under way is awaited); `first` nil runs it alone. See
+    /// ``BlueZRadioOptions/connectNudge``.
     static func nudging<T, E: Error>(isolation: isolated (any Actor)? = #isolation, after first: Duration?,
-                                     every interval: Duration = .seconds(1),
+                                     every interval: Duration = .seconds(1), clock: any HandoffClock,
                                      _ nudge: @escaping @Sendable () async -> Void,
                                      _ operation: () async throws(E) -> T) async throws(E) -> T {
         guard let first else { return try await operation() }
         let nudger = Task {
             var delay = first
             while true {
-                do { try await Task.sleep(for: delay) } catch { return }
+                do { try await clock.sleep(for: delay) } catch { return }
                 await nudge()
                 delay = interval
             }
@@ -89,19 +92,19 @@ extension BlueZRadioLink {
     /// `Connected` of `device` as bluetoothd says now, waiting up to `limit` for bluetoothd to know the device at
     /// all: it forgets unconnected devices when the adapter is switched off or bluetoothd restarts, and creates
     /// them again from the next advertisement it receives. nil when it still does not know it.
-    /// `nudge` runs every 3 s while waiting.
-    static func knownConnectedState(of device: Device1, bluez: BlueZ, waiting limit: Duration,
+    /// `nudge` runs every 3 s of `clock` while waiting.
+    static func knownConnectedState(of device: Device1, bluez: BlueZ, waiting limit: Duration, clock: any HandoffClock,
                                     nudge: @Sendable () async -> Void) async -> Bool? {
-        let deadline = ContinuousClock.now + limit
-        var nextNudge = ContinuousClock.now + .seconds(3)
+        let deadline = clock.now + limit
+        var nextNudge = clock.now + .seconds(3)
         while true {
             if let connected = await device.connectedNow() { return connected }
-            guard ContinuousClock.now < deadline, !Task.isCancelled else { return nil }
-            if ContinuousClock.now >= nextNudge {
+            guard clock.now < deadline, !Task.isCancelled else { return nil }
+            if clock.now >= nextNudge {
                 await nudge()
-                nextNudge = ContinuousClock.now + .seconds(3)
+                nextNudge = clock.now + .seconds(3)
             }
-            try? await Task.sleep(for: .milliseconds(250))
+            try? await clock.sleep(for: .milliseconds(250))
         }
     }
 

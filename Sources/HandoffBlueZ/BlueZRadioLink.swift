@@ -51,7 +51,7 @@ final class BlueZRadioLink: RadioLink {
                           transport: LinkTransport, setup: [LinkSetupPhase],
                           log: @escaping @Sendable (String) -> Void) async throws
         -> BlueZRadioLink {
-        let started = ContinuousClock.now
+        let started = options.clock.now
         let request: GattCharacteristic1
         let data: GattCharacteristic1
         do {
@@ -76,15 +76,15 @@ final class BlueZRadioLink: RadioLink {
             throw RadioError(error, while: "cannot subscribe to \(peer)'s data characteristic", fallback: .disconnected)
         }
         let link = BlueZRadioLink(peer: peer, mtu: mtu, device: device, request: request, lease: lease,
-                                  staleCaches: staleCaches, transport: transport, setup: setup + [LinkSetupPhase("subscribe",
-                                                                                        ContinuousClock.now - started)])
-        link.start(values: values, changes: changes, log: log)
+                                  staleCaches: staleCaches, transport: transport,
+                                  setup: setup + [LinkSetupPhase("subscribe", options.clock.duration(since: started))])
+        link.start(values: values, changes: changes, clock: options.clock, log: log)
         log("link to \(peer) up over \(transport), ATT MTU \(mtu)")
         return link
     }
 
     /// Forwards notifications, and finishes the stream when the device is no longer connected (or is gone).
-    private func start(values: AsyncStream<Data>, changes: ConnectionChanges,
+    private func start(values: AsyncStream<Data>, changes: ConnectionChanges, clock: any HandoffClock,
                        log: @escaping @Sendable (String) -> Void) {
         let continuation = self.continuation
         let device = self.device
@@ -95,7 +95,7 @@ final class BlueZRadioLink: RadioLink {
             continuation.finish()
         }
         let watcher = Task {
-            await Self.waitForDisconnection(of: device, changes: changes)
+            await Self.waitForDisconnection(of: device, changes: changes, clock: clock)
             guard !Task.isCancelled else { return }
             log("link to \(peer): the device is no longer connected")
             continuation.finish()
@@ -136,15 +136,16 @@ final class BlueZRadioLink: RadioLink {
     }
 
     /// Returns when `device` reports `Connected` false in a PropertiesChanged, or when bluetoothd, asked every
-    /// two seconds, no longer says it is connected (the device object or bluetoothd went away).
-    private static func waitForDisconnection(of device: Device1, changes: ConnectionChanges) async {
+    /// two seconds of `clock`, no longer says it is connected (the device object or bluetoothd went away).
+    private static func waitForDisconnection(of device: Device1, changes: ConnectionChanges,
+                                             clock: any HandoffClock) async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 for await connected in changes where !connected { return }
             }
             group.addTask {
                 while !Task.isCancelled {
-                    try? await Task.sleep(for: .seconds(2))
+                    try? await clock.sleep(for: .seconds(2))
                     if Task.isCancelled { return }
                     if await device.connectedNow() != true { return }
                 }

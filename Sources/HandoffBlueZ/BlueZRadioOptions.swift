@@ -46,6 +46,9 @@ public struct BlueZRadioOptions: Sendable {
     public var fallbackMTU = 23
     /// Where diagnostics go (nil: nowhere).
     public var log: (@Sendable (String) -> Void)?
+    /// Where the radio's waits, deadlines and setup timings read time. Default the real clock; tests may give
+    /// HandoffTesting's `VirtualClock`, as they do the engine (`HandoffConfiguration.clock`).
+    public var clock: any HandoffClock = RealClock()
     /// How transfer frames travel. Default `.auto`: an L2CAP LE credit-based channel to the PSM the peer publishes,
     /// GATT when it publishes none, refuses the channel or this kernel has no LE CoC. The source side publishes
     /// its PSM unless this is `.gatt` (then it behaves as a build from before the channel).

@@ -99,7 +99,9 @@ final class BlueZTransferService: TransferService {
             throw error
         }
         let acceptor = listener.map { listener in
-            Task { await accept(on: listener, into: continuation, channels: channels, log: log) }
+            Task { [clock = options.clock] in
+                await accept(on: listener, into: continuation, channels: channels, clock: clock, log: log)
+            }
         }
         if let listener, let published {
             log("transfer service: channels on PSM 0x\(String(listener.psm, radix: 16)) of \(listener.local)"
@@ -135,7 +137,8 @@ final class BlueZTransferService: TransferService {
 
     /// Accepts channels until the listener closes; each channel's SDUs become writes of its own central.
     private static func accept(on listener: L2CAPListener, into writes: AsyncStream<IncomingWrite>.Continuation,
-                               channels: ChannelTable, log: @escaping @Sendable (String) -> Void) async {
+                               channels: ChannelTable, clock: any HandoffClock,
+                               log: @escaping @Sendable (String) -> Void) async {
         var serial = 0
         var failures = 0
         while !Task.isCancelled {
@@ -152,7 +155,7 @@ final class BlueZTransferService: TransferService {
                     log("transfer service: no more channels are accepted; centrals fall back to GATT")
                     return
                 }
-                try? await Task.sleep(for: .milliseconds(100))
+                try? await clock.sleep(for: .milliseconds(100))
                 continue
             }
             serial += 1

@@ -1,4 +1,5 @@
 import DBus
+import HandoffKit
 import HandoffShared
 
 /// One link per peer device at a time, and never one on a connection that is going away.
@@ -18,6 +19,12 @@ final class DeviceLeases: Sendable {
     /// Acquisitions per device, so a lingering disconnection knows whether a link came since.
     private let generations = Locked<[ObjectPath: Int]>([:])
     private let lingering = Locked<[ObjectPath: Task<Void, Never>]>([:])
+    /// Where a lingering connection's idle time passes.
+    private let clock: any HandoffClock
+
+    init(clock: any HandoffClock) {
+        self.clock = clock
+    }
 
     /// Waits until no other link holds `path`, then holds it. Cancellation does not interrupt the wait: a lease
     /// is always given back by a link's disconnection, which is bounded by its own timeout.
@@ -65,7 +72,7 @@ final class DeviceLeases: Sendable {
         let generation = generations.withLock { $0[path, default: 0] }
         release(path)
         let task = Task {
-            try? await Task.sleep(for: idle)        // cut short by `flushLingering()`
+            try? await clock.sleep(for: idle)       // cut short by `flushLingering()`
             let taken = table.withLock { table -> Bool in
                 var entry = table[path] ?? Entry()
                 guard !entry.held, generations.withLock({ $0[path, default: 0] }) == generation else { return false }

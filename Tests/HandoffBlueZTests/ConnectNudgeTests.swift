@@ -1,45 +1,63 @@
 @testable import HandoffBlueZ
 import HandoffKit
+import HandoffTesting
 import Testing
 
 /// The connect nudge (``BlueZRadioOptions/connectNudge``): when it runs, when it stops, and how a bench turns it
 /// off. What it buys, a connection made at once instead of at the next discovery restart, only shows on a real
 /// controller: `make bench-ble` measures it with and without, in one VM boot.
 @Suite struct ConnectNudgeTests {
-    /// Counts nudges, and wakes the operation that waits for the first.
+    /// Counts nudges, and wakes whoever waits for a count.
     private actor Nudges {
         var count = 0
-        var waiter: CheckedContinuation<Void, Never>?
+        var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
 
         func nudge() {
             count += 1
-            waiter?.resume()
-            waiter = nil
+            for waiter in waiters where waiter.count <= count { waiter.continuation.resume() }
+            waiters.removeAll { $0.count <= count }
         }
 
-        func firstNudge() async {
-            guard count == 0 else { return }
-            await withCheckedContinuation { waiter = $0 }
+        func reached(_ wanted: Int) async {
+            guard count < wanted else { return }
+            await withCheckedContinuation { waiters.append((wanted, $0)) }
         }
     }
 
-    @Test func aConnectionStillUnderWayIsNudgedAndTheNudgesEndWithIt() async throws {
+    /// Returns once some task sleeps on `clock` (the nudger, between two nudges).
+    private func sleeping(_ clock: VirtualClock) async {
+        while clock.sleeperCount == 0 { await Task.yield() }
+    }
+
+    @Test func aConnectionStillUnderWayIsNudgedOnTheRadiosClockAndTheNudgesEndWithIt() async throws {
+        let clock = VirtualClock()
         let nudges = Nudges()
-        let result = await BlueZRadioLink.nudging(after: .milliseconds(1), every: .milliseconds(1),
+        let result = await BlueZRadioLink.nudging(after: .milliseconds(200), every: .seconds(1), clock: clock,
                                                   { await nudges.nudge() }) {
-            await nudges.firstNudge()       // a connection that is made only once the scan is restarted
+            // A connection made only at the second nudge; time moves only when this moves it.
+            await sleeping(clock)
+            clock.advance(by: .milliseconds(199))
+            await sleeping(clock)
+            #expect(await nudges.count == 0, "a nudge before the delay")
+            clock.advance(by: .milliseconds(1))
+            await nudges.reached(1)
+            await sleeping(clock)
+            clock.advance(by: .seconds(1))
+            await nudges.reached(2)
             return 7
         }
         #expect(result == 7)
-        let after = await nudges.count
-        #expect(after >= 1)
-        try await Task.sleep(for: .milliseconds(50))     // fifty times the interval between nudges
-        #expect(await nudges.count == after, "a nudge after the connection was made")
+        #expect(await nudges.count == 2)
+        #expect(clock.sleeperCount == 0, "the nudger still waits after the connection was made")
+        clock.advance(by: .seconds(60))
+        await Task.yield()
+        #expect(await nudges.count == 2, "a nudge after the connection was made")
     }
 
     @Test func withoutADelayTheOperationRunsAlone() async throws {
         let nudges = Nudges()
-        let value = try await BlueZRadioLink.nudging(after: nil, { await nudges.nudge() }) { () async throws in
+        let value = try await BlueZRadioLink.nudging(after: nil, clock: RealClock(),
+                                                     { await nudges.nudge() }) { () async throws in
             try await Task.sleep(for: .milliseconds(20))
             return "made"
         }

@@ -45,6 +45,11 @@ extension HandoffClock {
     public func sleep(for duration: Duration) async throws(CancellationError) {
         try await sleep(until: now + duration)
     }
+
+    /// The time from `start` to now.
+    public func duration(since start: HandoffInstant) -> Duration {
+        start.duration(to: now)
+    }
 }
 
 /// The real clock: `ContinuousClock` for the time line and waits, `Date()` for the wall clock. It holds no state.
