@@ -86,7 +86,7 @@ let package = Package(
         .target(name: "HandoffDBusClient", dependencies: ["DBus", "HandoffClient"]),
         .target(name: "HandoffDaemon",
                 dependencies: ["HandoffKit", "DBus", "HandoffClient", "HandoffDBusClient", "HandoffShared"]),
-        .executableTarget(name: "handoffd", dependencies: ["HandoffDaemon", "HandoffBlueZ", "BlueZ", "DBus"]),
+        .executableTarget(name: "handoffd", dependencies: ["HandoffDaemon", "HandoffBlueZ", "HandoffKit", "BlueZ", "DBus"]),
 
         // MARK: Tools (Tools/): test and bench executables, run by scripts; nothing imports them
         // The benchmarks' Swift clients (bench/README.md, bench/codec/run.sh).

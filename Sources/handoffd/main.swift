@@ -3,6 +3,7 @@ import DBus
 import Foundation
 import HandoffBlueZ
 import HandoffDaemon
+import HandoffKit
 
 /// handoffd: the radio over BlueZ, the daemon over it, the API on a bus; runs until SIGTERM or SIGINT.
 let options: DaemonOptions
@@ -27,7 +28,10 @@ func fail(_ message: String) -> Never {
     exit(1)
 }
 
+// One clock for the radio, the engine and the daemon.
+let clock: any HandoffClock = RealClock()
 var radioOptions = BlueZRadioOptions()
+radioOptions.clock = clock
 radioOptions.discoverable = options.discoverable
 radioOptions.notice = { logger.notice("radio: \($0)") }
 // Measuring and test knobs (bench/, the VM scenarios): HANDOFF_SCANNING=discovery forces a discovery instead of the
@@ -68,6 +72,7 @@ do {
     var configuration = try DaemonConfiguration(
         stateDirectory: URL(fileURLWithPath: options.stateDirectory),
         deviceName: options.name ?? String(ProcessInfo.processInfo.hostName.prefix(16)), adapter: options.adapter)
+    configuration.clock = clock
     let bluez = radio.bluez
     let adapter = options.adapter
     configuration.powered = { await bluez.adapters().first { $0.name == adapter }?.powered ?? false }
