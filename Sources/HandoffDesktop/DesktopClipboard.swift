@@ -90,7 +90,13 @@ public struct DesktopClipboard: Sendable {
         return ClipboardItem(mediaType: .text, data: data)
     }
 
-    /// Puts `item` on the clipboard. The tool keeps serving it in the background, as the desktop expects.
+    /// Puts `item` on the clipboard and returns once the clipboard gives it back. The tool keeps serving it in
+    /// the background, as the desktop expects.
+    ///
+    /// The tool forks a child that serves the selection and its parent exits at once, before the display server
+    /// may have seen the child take the selection (xclip's request sits in its output buffer until it next reads
+    /// events): a paste right then found the clipboard empty or still holding what was there before, about one
+    /// time in six in DesktopToolsTests. So this reads the clipboard back until it holds `item`.
     public func write(_ item: ClipboardItem) async throws(DesktopError) {
         let type = item.mediaType == .text ? textTarget : item.mediaType.rawValue
         let tool: Tool, arguments: [String]
@@ -102,7 +108,16 @@ public struct DesktopClipboard: Sendable {
         guard result.status == 0 else {
             throw DesktopError(.toolFailed, "\(tool.name) could not set the clipboard (exit \(result.status))")
         }
+        // Each look runs the paste tool, a few milliseconds: that is the wait between two.
+        for _ in 0..<Self.readBackLooks {
+            if (try? await fetch(type)) == item.data { return }
+        }
+        throw DesktopError(.toolFailed, "\(tool.name) exited, but the clipboard did not hold what it was given "
+            + "after \(Self.readBackLooks) looks")
     }
+
+    /// How many times `write` reads the clipboard back before it gives up.
+    static let readBackLooks = 200
 
     private var textTarget: String {
         switch backend {
