@@ -1,5 +1,5 @@
 import Foundation
-import HandoffKit
+@testable import HandoffKit
 import HandoffTesting
 import HandoffShared
 import XCTest
@@ -12,11 +12,12 @@ final class PairingOverRadioTests: XCTestCase {
         func add(_ code: String) { codes.withLock { $0.append(code) } }
     }
 
-    private func freshEngine(_ name: String, ether: InMemoryEther,
-                             delegate: RecordingContinuationDelegate? = nil) async throws -> HandoffEngine {
+    private func freshEngine(_ name: String, ether: InMemoryEther, delegate: RecordingContinuationDelegate? = nil,
+                             quietLimit: Duration = .seconds(15)) async throws -> HandoffEngine {
         var configuration = HandoffConfiguration(declaredTypes: try DeclaredActivityTypes([noteType]))
         configuration.beaconRotationInterval = nil
         configuration.stallInterval = .milliseconds(100)
+        configuration.pairingQuietLimit = quietLimit
         configuration.clock = ether.clock
         let engine = try HandoffEngine(configuration: configuration, trust: try TrustStore.create(deviceName: name),
                                        radio: ether.makeRadio(address: "sim:\(name)"), delegate: delegate)
@@ -77,6 +78,49 @@ final class PairingOverRadioTests: XCTestCase {
             }
             let trust = await pc.trust
             XCTAssertTrue(trust.devices.isEmpty)
+        }
+    }
+
+    /// Issue 14 §3: in pairing mode, a stranger that starts with what does not parse, or starts properly and goes
+    /// quiet, is told so and dropped; pairing mode then answers the real device. Before, the first ended pairing
+    /// mode and the second held it until the caller's timeout, so either made `handoff pair` fail.
+    func testAStrangersBadOrAbandonedStartDoesNotEndPairingMode() async throws {
+        for abandons in [false, true] {
+            let ether = InMemoryEther()
+            let mac = try await freshEngine("mac", ether: ether, quietLimit: .milliseconds(300))
+            let pc = try await freshEngine("pc", ether: ether)
+            let candidates = await pc.pairingCandidates()
+            let codes = Codes()
+            let responder = Task { try await mac.acceptPairing { code in codes.add(code); return true } }
+            let candidate = try await first(candidates)
+
+            let stranger = try await ether.makeRadio(address: "sim:stranger").connect(to: candidate.peer)
+            let session = Nonce.random()
+            let start = abandons ? try PairingInitiator(store: try TrustStore.create(deviceName: "stranger")).hello()
+                                 : [1, 0x7F, 0xBE, 0xEF]    // version 1, no such message kind
+            var answers = stranger.notifications.makeAsyncIterator()
+            for frame in try PairingFragments.split(start, session: session, maximumValue: 200, fromServer: false) {
+                try await stranger.write(frame.encoded())
+            }
+            if abandons {
+                // The commitment comes back; the stranger then says nothing more.
+                guard case .pair(session, _, _, _, true)? = try await answers.next().map(TransferFrame.decode) else {
+                    return XCTFail("the stranger's proper start was not answered")
+                }
+            }
+            guard case .error(ErrorContext(session), let code, let message)? = try await answers.next()
+                .map(TransferFrame.decode) else {
+                return XCTFail("abandons \(abandons): the stranger was not told it was dropped")
+            }
+            XCTAssertEqual(code, abandons ? HandoffError.Code.remoteApplicationTimedOut.rawValue
+                                          : HandoffError.Code.pairingFailed.rawValue, message)
+
+            let pcStore = try await pc.pair(with: candidate.peer) { code in codes.add(code); return true }
+            let macStore = try await responder.value
+            XCTAssertEqual(pcStore.group, macStore.group, "abandons \(abandons)")
+            XCTAssertEqual(macStore.devices.map(\.name), ["pc"], "abandons \(abandons)")
+            XCTAssertEqual(codes.all.count, 2, "abandons \(abandons): a code was shown for the stranger")
+            await stranger.disconnect()
         }
     }
 

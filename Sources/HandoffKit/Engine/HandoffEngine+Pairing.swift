@@ -12,6 +12,12 @@ extension HandoffEngine {
         let mtu: Int
     }
 
+    /// What reaches a running `acceptPairing`: a central's fragment, or the tick of a central gone quiet.
+    enum PairingInboxEvent: Sendable {
+        case write(PairingWrite)
+        case tick
+    }
+
     /// Devices nearby that are in pairing mode. Ends when the engine stops.
     public func pairingCandidates() -> AsyncStream<PairingCandidate> {
         pairingCandidateBroadcast.subscribe()
@@ -30,20 +36,24 @@ extension HandoffEngine {
                                    session: write.session, to: write.central, mtu: write.mtu)
             return
         }
-        pairingInbox.yield(write)
+        pairingInbox.yield(.write(write))
     }
 
     /// Pairing mode (the responder, typically the device already in the group): advertises a pairing beacon with
     /// this device's name, answers the first device that starts pairing, calls `confirm` with the 6-digit code,
     /// and, when the user confirmed, adopts the new trust state and returns it (save it). Cancel the calling task
     /// to leave pairing mode. The current activity's beacon is paused meanwhile.
+    ///
+    /// Until the code is shown, a device that sends what does not parse or goes quiet for
+    /// `pairingQuietLimit` is told so and dropped, and the next device to start is answered; after that, the
+    /// exchange's end is the pairing's.
     public func acceptPairing(confirm: @escaping @Sendable (String) async -> Bool) async throws -> TrustStore {
         guard pairingInbox == nil else { throw HandoffError(.pairingFailed, "a pairing is already in progress") }
-        let (stream, continuation) = AsyncStream<PairingWrite>.makeStream()
+        let (stream, continuation) = AsyncStream<PairingInboxEvent>.makeStream()
         pairingInbox = continuation
         do {
             try await radio.advertise(PairingBeacon.encode(name: trust.identity.name))
-            let store = try await answerPairing(stream, confirm: confirm)
+            let store = try await answerPairing(stream, ticks: continuation, confirm: confirm)
             try await updateTrust(store)
             await leavePairingMode()
             return store
@@ -63,19 +73,47 @@ extension HandoffEngine {
         }
     }
 
-    private func answerPairing(_ stream: AsyncStream<PairingWrite>,
+    /// Answers the exchanges arriving on `stream`; while a device's exchange is under way and its code not shown
+    /// yet, a tick goes to `ticks` once it has been quiet for `pairingQuietLimit` (no timer runs otherwise).
+    private func answerPairing(_ stream: AsyncStream<PairingInboxEvent>,
+                               ticks: AsyncStream<PairingInboxEvent>.Continuation,
                                confirm: @Sendable (String) async -> Bool) async throws -> TrustStore {
         var responder = try PairingResponder(store: trust, clock: clock)
         var fragments = PairingFragments()
         var peer: PairingWrite?
         var step = 0
-        for await write in stream {
+        var heard = clock.now
+        var shown = false
+        var quietTimer: Task<Void, Never>?
+        defer { quietTimer?.cancel() }
+        for await event in stream {
+            let write: PairingWrite
+            switch event {
+            case .tick:
+                guard let quiet = peer, !shown, clock.duration(since: heard) >= configuration.pairingQuietLimit else {
+                    continue
+                }
+                await sendPairingError(HandoffError(.remoteApplicationTimedOut, "this device stopped waiting for the "
+                                                        + "pairing; start again"),
+                                       session: quiet.session, to: quiet.central, mtu: quiet.mtu)
+                (responder, fragments, peer, step) = (try PairingResponder(store: trust, clock: clock),
+                                                      PairingFragments(), nil, 0)
+                continue
+            case .write(let received):
+                write = received
+            }
             if let peer, peer.central != write.central || peer.session != write.session {
                 await sendPairingError(HandoffError(.pairingFailed, "this device is pairing with another device"),
                                        session: write.session, to: write.central, mtu: write.mtu)
                 continue
             }
             peer = write
+            heard = clock.now
+            quietTimer?.cancel()
+            quietTimer = Task { [clock, limit = configuration.pairingQuietLimit] in
+                do { try await clock.sleep(for: limit) } catch { return }
+                ticks.yield(.tick)
+            }
             do {
                 guard let message = try fragments.add(index: write.index, count: write.count, chunk: write.chunk) else {
                     continue
@@ -86,7 +124,12 @@ extension HandoffEngine {
                     step = 1
                 case 1:
                     try await sendPairing(try responder.receiveNonce(message), answering: write)
-                    guard let code = responder.confirmationCode, await confirm(code) else {
+                    guard let code = responder.confirmationCode else {
+                        throw HandoffError(.pairingFailed, "no code after the exchange")
+                    }
+                    shown = true
+                    quietTimer?.cancel()
+                    guard await confirm(code) else {
                         throw HandoffError(.pairingFailed, "the code was rejected on the other device")
                     }
                     step = 2
@@ -97,7 +140,11 @@ extension HandoffEngine {
                 }
             } catch let error as HandoffError {
                 await sendPairingError(error, session: write.session, to: write.central, mtu: write.mtu)
-                throw error
+                // Once the code was shown the users took part: the exchange's end is the pairing's. Before, it was
+                // only some device's bad start: answer the next one.
+                guard !shown else { throw error }
+                (responder, fragments, peer, step) = (try PairingResponder(store: trust, clock: clock),
+                                                      PairingFragments(), nil, 0)
             }
         }
         throw HandoffError(.pairingFailed, "pairing mode ended before a device paired")

@@ -43,7 +43,7 @@ public actor HandoffEngine {
     let availability = Broadcaster<RemoteActivity>()
 
     // Pairing.
-    var pairingInbox: AsyncStream<PairingWrite>.Continuation?
+    var pairingInbox: AsyncStream<PairingInboxEvent>.Continuation?
     let pairingCandidateBroadcast = Broadcaster<PairingCandidate>()
 
     // Revocation.
