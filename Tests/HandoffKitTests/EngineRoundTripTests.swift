@@ -170,6 +170,90 @@ final class EngineRoundTripTests: XCTestCase {
         await replay.disconnect()
     }
 
+    /// Issue 14 §3: a stranger that recorded the receiver's REQUEST writes it to the source again, takes the
+    /// OPEN it gets back and FETCHes the whole stream, then writes a DONE of its own. The source answers (the
+    /// REQUEST's MAC is genuine), but every byte it sends is sealed: neither the note's text, nor its title, nor
+    /// its type appears in them, and the made-up DONE does not tell the source it was continued again.
+    func testAReplayedRequestGetsOnlySealedBytesAndNoContinuation() async throws {
+        let (source, receiver, ether) = try await makePair()
+        let writes = Locked<[[UInt8]]>([])
+        await ether.setWriteTap { value in writes.withLock { $0.append(value) } }
+        let secret = "the door code is 7391-\(UUID().uuidString)"
+        let sourceDelegate = RecordingActivityDelegate()
+        let activity = UserActivity(activityType: noteType)
+        activity.delegate = sourceDelegate
+        activity.title = "Private title \(UUID().uuidString)"
+        activity.userInfo = ["content": .string(secret)]
+        let remote = try await offer(activity, from: source, to: receiver)
+        let continued = await receiver.engine.continueActivity(remote).activity
+        XCTAssertEqual(continued?.userInfo["content"], .string(secret))
+        for _ in 0..<1000 where sourceDelegate.wasContinuedCount == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        XCTAssertEqual(sourceDelegate.wasContinuedCount, 1)
+        let request = try XCTUnwrap(writes.withLock { $0 }.first { value in
+            if case .request = try? TransferFrame.decode(value) { return true }
+            return false
+        }, "the receiver wrote no REQUEST")
+
+        let stranger = try await ether.makeRadio(address: "sim:mallory").connect(to: source.radio.address)
+        // Everything the source sends the stranger, up to the whole stream's last byte.
+        let everything = AsyncStream<[[UInt8]]> { continuation in
+            let reader = Task {
+                var frames: [[UInt8]] = []
+                var end = Int.max
+                var received = 0
+                for await value in stranger.notifications {
+                    frames.append(value)
+                    switch try? TransferFrame.decode(value) {
+                    case .open(let header, _)?:
+                        end = header.streamLength
+                        try? await stranger.write(TransferFrame.fetch(transferID: header.transferID, from: 0,
+                                                                      to: UInt32(header.streamLength)).encoded())
+                    case .data(_, let offset, let bytes)?:
+                        received = max(received, Int(offset) + bytes.count)
+                    default:
+                        break
+                    }
+                    if received >= end { break }
+                }
+                continuation.yield(frames)
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in reader.cancel() }
+        }
+        try await stranger.write(request)
+        let frames = try await first(everything)
+        let opened = frames.compactMap { try? TransferFrame.decode($0) }
+        XCTAssertTrue(opened.contains { if case .open = $0 { true } else { false } }, "the replay was not answered")
+        let sent = frames.joined()
+        for plain in [secret, activity.title ?? "", noteType] {
+            XCTAssertNil(sent.firstRange(of: Array(plain.utf8)), "'\(plain.prefix(20))…' went to the stranger readable")
+        }
+        // A DONE the stranger makes up (it has no key for the real MAC), then a probe: once the probe is answered,
+        // the DONE was handled.
+        guard case .open(let header, _) = try XCTUnwrap(opened.first(where: { if case .open = $0 { true } else { false } }))
+        else { return }
+        let reach = opened.map { frame in
+            if case .data(_, let offset, let bytes) = frame { Int(offset) + bytes.count } else { 0 }
+        }.max() ?? 0
+        XCTAssertEqual(reach, header.streamLength, "the stranger did not get the whole sealed stream to look at")
+        try await stranger.write(TransferFrame.done(transferID: header.transferID, mac: Array(repeating: 0, count: 16))
+            .encoded())
+        let probe = AsyncStream<Bool> { continuation in
+            let reader = Task {
+                for await value in stranger.notifications {
+                    if case .error? = try? TransferFrame.decode(value) { continuation.yield(true); break }
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in reader.cancel() }
+        }
+        try await stranger.write(TransferFrame.fetch(transferID: .zero, from: 0, to: 1).encoded())
+        let answered = try await first(probe)
+        XCTAssertTrue(answered)
+        XCTAssertEqual(sourceDelegate.wasContinuedCount, 1, "the stranger's DONE told the source it was continued")
+        await stranger.disconnect()
+    }
+
     func testWillSaveRunsJustBeforeSendingAndItsChangesTravel() async throws {
         let (source, receiver, _) = try await makePair()
         let sourceDelegate = RecordingActivityDelegate { activity in
