@@ -29,6 +29,8 @@ public actor InMemoryEther {
         let frameLimit: Int
         let transport: LinkTransport
         let continuation: AsyncStream<[UInt8]>.Continuation
+        /// Every notification to it is lost (`LinkConditions.deafLinks`).
+        var deaf = false
         /// The central as its writes name it: a channel is named apart from its GATT self, as in HandoffBlueZ.
         var writer: PeerAddress {
             transport.kind == .l2cap ? PeerAddress("\(central.rawValue)#l2cap") : central
@@ -171,7 +173,8 @@ public actor InMemoryEther {
             transport = LinkTransport(fallback: .unsupported, detail: "no LE connection-oriented channels here")
         }
         links[id] = Link(central: central, peripheral: peripheral, mtu: mtu, frameLimit: frameLimit,
-                         transport: transport, continuation: continuation)
+                         transport: transport, continuation: continuation, deaf: conditions.deafLinks > 0)
+        conditions.deafLinks = max(conditions.deafLinks - 1, 0)
         owned[id] = (central, peripheral)
         statistics.connections += 1
         return InMemoryLink(ether: self, id: id, peer: peripheral, mtu: mtu, maximumFrameLength: frameLimit,
@@ -214,7 +217,7 @@ public actor InMemoryEther {
         }
         // A channel is reliable, except for the silent SDU loss of old kernels; GATT notifications are not.
         let lossRate = onChannel ? conditions.channelLossRate : conditions.notificationLossRate
-        if conditions.dropAllNotifications
+        if conditions.dropAllNotifications || target.deaf
             || (lossRate > 0 && Double.random(in: 0..<1, using: &generator) < lossRate) {
             statistics.notificationsLost += 1
             return

@@ -31,6 +31,10 @@ public struct LinkConditions: Sendable {
     /// Probability in 0...1 that a channel SDU is lost silently (default 0). Kernels before 6.10 can drop an SDU
     /// when a slow reader's receive buffer is full; the sealed stream's offsets must catch it.
     public var channelLossRate = 0.0
+    /// How many of the next links are deaf (default 0): the peripheral's notifications to them are lost, all of
+    /// them, while writes still arrive, as a channel whose SDUs the kernel took and never handed over (seen in the
+    /// VM right after a bluetoothd restart). Each new link takes one, until none is left.
+    public var deafLinks = 0
 
     /// Ideal conditions: MTU 247, no loss, no delay, no disconnection.
     public init() {}

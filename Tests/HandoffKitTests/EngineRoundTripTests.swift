@@ -401,6 +401,20 @@ final class EngineRoundTripTests: XCTestCase {
         XCTAssertGreaterThan(dropped.value.load(ordering: .relaxed), drops, "the frame was not lost \(drops) times")
     }
 
+    /// A link that takes the requests but never hands over an answer (in the VM: a channel right after a
+    /// bluetoothd restart or a power cycle, 4610 after 8 s): after two waits in vain the client moves to a new
+    /// link once, and the continue succeeds there. Over GATT and over a channel.
+    func testALinkThatHearsNothingIsReplacedOnceAndTheContinueSucceeds() async throws {
+        for channel in [nil, ChannelAvailability.open(maximumSDU: 8192)] {
+            var conditions = LinkConditions()
+            conditions.channel = channel
+            conditions.deafLinks = 1
+            let (_, stats) = try await roundTrip(dataBytes: 3 * 1024, conditions: conditions)
+            XCTAssertEqual(stats.connections, 2, "channel \(String(describing: channel))")
+            XCTAssertGreaterThan(stats.notificationsLost, 0, "the first link was not deaf")
+        }
+    }
+
     func testSmallMTUAndDelayStillDeliver() async throws {
         var conditions = LinkConditions()
         conditions.mtu = 64

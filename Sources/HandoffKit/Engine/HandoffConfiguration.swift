@@ -7,8 +7,9 @@ public struct HandoffConfiguration: Sendable {
     public var maximumPayloadSize = 1 << 20
     /// Plaintext bytes per sealed record (default 4096; 256...65535, receivers refuse smaller records).
     public var recordSize = 4096
-    /// How long the client waits without progress before re-asking (default 2 s). After `maximumStalls`
-    /// such waits in a row the continuation fails with `remoteApplicationTimedOut`.
+    /// How long the client waits without progress before re-asking (default 2 s). At the second such wait in a
+    /// row it moves to a new link, once; after `maximumStalls` + 1 in a row the continuation fails with
+    /// `remoteApplicationTimedOut`.
     public var stallInterval: Duration = .seconds(2)
     /// Bytes of the sealed stream the client asks for at a time (default 16 KiB; 0 asks for everything at once).
     /// The source notifies exactly what was asked, so this bounds what waits in the source's bluetoothd queue:
@@ -18,9 +19,10 @@ public struct HandoffConfiguration: Sendable {
     /// credits hold the source back; a window bounds what waits in the source's socket. (In the VM a 1 MiB continue
     /// over the channel still stalls with 4610, with this window as with the whole stream; not understood yet.)
     public var channelFetchWindow = 64 * 1024
-    /// Consecutive waits without progress tolerated (default 3).
+    /// Consecutive waits without progress tolerated (default 3); the next one fails.
     public var maximumStalls = 3
-    /// Reconnections tried after the link drops mid-transfer (default 3); then `connectionUnavailable`.
+    /// Reconnections tried after the link drops mid-transfer, or stays silent (default 3); then
+    /// `connectionUnavailable`.
     public var maximumReconnects = 3
     /// Re-seal the beacon with a fresh nonce this often while an activity is current (default 15 min; nil = never).
     public var beaconRotationInterval: Duration? = .seconds(900)

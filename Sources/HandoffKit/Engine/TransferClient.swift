@@ -49,6 +49,13 @@ struct TransferClient: Sendable {
                                                "the source device stopped answering (no progress after "
                                                    + "\(state.stalls) waits of \(configuration.stallInterval))")
                         }
+                        // Asked twice in vain on this link: try once on a new one. (In the VM a channel right
+                        // after a bluetoothd restart took the source's answers in the kernel and never gave them
+                        // to us; the source was fine.)
+                        if state.stalls >= 2, !state.relinked {
+                            state.relinked = true
+                            break eventLoop
+                        }
                         try await askAgain(on: link, state: &state, requestNonce: requestNonce)
                         continue
                     }
@@ -57,8 +64,8 @@ struct TransferClient: Sendable {
                     break eventLoop
                 }
             }
-            // The link dropped: close it (the radio opens no new link to a device while an old one is still
-            // closing), reconnect and resume from the last byte received.
+            // The link dropped, or stayed silent (above): close it (the radio opens no new link to a device while
+            // an old one is still closing), reconnect and resume from the last byte received.
             inbox.close()
             await link.disconnect()
             state.reconnects += 1
@@ -91,6 +98,8 @@ struct TransferClient: Sendable {
         var requestedEnd = 0
         var progressSinceTick = false
         var stalls = 0
+        /// Whether this run of stalls already moved to a new link.
+        var relinked = false
         var reconnects = 0
 
         /// End of the current phase: the metadata record until approval, then the whole stream.
@@ -173,6 +182,7 @@ struct TransferClient: Sendable {
             state.sealer = TransferSealer(header: header, keys: keys, source: remote.device.id)
             state.progressSinceTick = true
             state.stalls = 0
+            state.relinked = false
             return nil
         case .error(let context, let code, let message):
             let transfer = state.header.map { ErrorContext($0.transferID) }
@@ -210,6 +220,7 @@ struct TransferClient: Sendable {
         state.refetchPending = false
         state.progressSinceTick = true
         state.stalls = 0
+        state.relinked = false
 
         // Open every record that is now complete.
         while state.nextRecord <= header.recordCount {
