@@ -18,9 +18,6 @@ final class BlueZChannelLink: RadioLink {
     private let lease: DeviceLease
     private let linger: Duration
     private let closed = Locked(false)
-    /// Whether any SDU arrived on the channel.
-    private let heard = Locked(false)
-    private let closedUnheard: (@Sendable () async -> Void)?
     private let pump: Task<Void, Never>
 
     /// The smaller of the two SDU sizes: what either side may send.
@@ -28,12 +25,9 @@ final class BlueZChannelLink: RadioLink {
     /// The ATT MTU a GATT link with values this large would have, capped at 515 (ATT-sized code stays at 512).
     var mtu: Int { min(maximumFrameLength, WireProtocol.maximumValueLength) + 3 }
 
-    /// `closedUnheard` runs in `disconnect()` when no SDU ever arrived, before the lease is given back.
     init(peer: PeerAddress, channel: L2CAPChannel, device: Device1, lease: DeviceLease, setup: [LinkSetupPhase],
-         linger: Duration, closedUnheard: (@Sendable () async -> Void)? = nil,
-         log: @escaping @Sendable (String) -> Void) {
+         linger: Duration, log: @escaping @Sendable (String) -> Void) {
         self.linger = linger
-        self.closedUnheard = closedUnheard
         self.peer = peer
         self.channel = channel
         self.device = device
@@ -43,13 +37,9 @@ final class BlueZChannelLink: RadioLink {
                                            + "\(channel.sendMTU)/\(channel.receiveMTU) B")
         let (stream, continuation) = AsyncStream<[UInt8]>.makeStream(bufferingPolicy: .unbounded)
         notifications = stream
-        let heard = self.heard
         pump = Task {
             do throws(L2CAPError) {
-                while let sdu = try await channel.receive() {
-                    heard.withLock { $0 = true }
-                    continuation.yield(sdu)
-                }
+                while let sdu = try await channel.receive() { continuation.yield(sdu) }
                 log("channel to \(peer) closed by the peer")
             } catch {
                 if error.kind != .closed, error.kind != .cancelled { log("channel to \(peer) ended: \(error)") }
@@ -78,7 +68,6 @@ final class BlueZChannelLink: RadioLink {
         guard !wasClosed else { return }
         pump.cancel()
         channel.close()
-        if !heard.withLock({ $0 }) { await closedUnheard?() }
         guard linger > .zero else {
             try? await device.disconnect(timeout: .seconds(5))
             lease.release()

@@ -72,13 +72,10 @@ extension BlueZRadio {
             switch await openChannelOnOwnConnection(to: device, psm: psm) {
             case .success(let channel):
                 say("\(peer): channel opened on the known PSM 0x\(String(psm, radix: 16)), no GATT needed")
-                let path = device.path
                 return BlueZChannelLink(peer: peer, channel: channel, device: device, lease: lease,
                                         setup: setup + [LinkSetupPhase("channel",
                                                                        options.clock.duration(since: started))],
-                                        linger: options.channelLinger,
-                                        closedUnheard: { [weak self] in await self?.forgetPSM(of: path, peer, say) },
-                                        log: say)
+                                        linger: options.channelLinger, log: say)
             case .failure(let error):
                 knownPSMs[device.path] = nil
                 say("\(peer): the channel to the known PSM 0x\(String(psm, radix: 16)) failed (\(error)); "
@@ -284,16 +281,6 @@ extension BlueZRadio {
         guard value.count == 2 else { return nil }
         let psm = UInt16(value[value.startIndex]) | UInt16(value[value.startIndex + 1]) << 8
         return psm == 0 ? nil : psm
-    }
-
-    /// A channel opened on the known PSM closed without a single SDU: the next link to that device reads the PSM
-    /// over GATT first. A channel opened at once on a fresh connection can race the peer's bluetoothd opening
-    /// EATT, and the VM's kernel then matched EATT's connection response (same signalling identifier, 1 on both
-    /// sides) to our channel and sent our frames to EATT's CID (Docs/reliability.md); over GATT the channel opens
-    /// after that setup.
-    func forgetPSM(of path: ObjectPath, _ peer: PeerAddress, _ say: @Sendable (String) -> Void) {
-        guard knownPSMs.removeValue(forKey: path) != nil else { return }
-        say("\(peer): the channel on the known PSM closed unheard; the next link reads the PSM over GATT first")
     }
 
     /// Opens a channel to `device` on `psm` while no connection to it is up: the kernel makes the LE connection,
