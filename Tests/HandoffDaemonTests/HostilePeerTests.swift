@@ -25,12 +25,8 @@ import Testing
         }
         #expect(remembered <= HandoffDaemon.maximumRecentCandidates)
         // The flood took nothing else: the paired devices still continue each other.
-        let note = ActivityContent.note(name: "n", title: "N", content: "after the flood")
-        _ = try await machines.laptop.client().setCurrentActivity(note)
-        let desktop = try await machines.desktop.client()
-        let offered = try await eventually { try await desktop.availableActivities().first }
-        let continued = try await desktop.continueActivity(offered.id) { _ in }
-        #expect(continued.content == note)
+        let (note, continued) = try await machines.continueANote("after the flood")
+        #expect(continued == note)
     }
 }
 
@@ -51,11 +47,7 @@ import Testing
             return count == 5 ? count : nil
         }
         try await machines.pairThroughTheAPI()
-        let note = ActivityContent.note(name: "n", title: "N", content: "paired among strangers")
-        _ = try await machines.laptop.client().setCurrentActivity(note)
-        let desktop = try await machines.desktop.client()
-        let offered = try await eventually { try await desktop.availableActivities().first }
-        let continued = try await desktop.continueActivity(offered.id) { _ in }
-        #expect(continued.content == note)
+        let (note, continued) = try await machines.continueANote("paired among strangers")
+        #expect(continued == note)
     }
 }

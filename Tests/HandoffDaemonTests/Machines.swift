@@ -131,6 +131,17 @@ struct TwoMachines {
         guard shown.count == 2, shown[0] == shown[1] else { throw TestFailure("the codes differ: \(shown)") }
     }
 
+    /// The laptop offers a note with `content`; the desktop continues the first activity it lists. Returns the
+    /// note offered and what arrived.
+    func continueANote(_ content: String) async throws -> (offered: ActivityContent, continued: ActivityContent) {
+        let note = ActivityContent.note(name: "n", title: "N", content: content)
+        _ = try await laptop.client().setCurrentActivity(note)
+        let desktopClient = try await desktop.client()
+        let listed = try await eventually { try await desktopClient.availableActivities().first }
+        let continued = try await desktopClient.continueActivity(listed.id) { _ in }
+        return (note, continued.content)
+    }
+
     func shutDown() async {
         await laptop.shutDown()
         await desktop.shutDown()

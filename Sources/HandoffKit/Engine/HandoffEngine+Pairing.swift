@@ -86,6 +86,12 @@ extension HandoffEngine {
         var shown = false
         var quietTimer: Task<Void, Never>?
         defer { quietTimer?.cancel() }
+        /// Drops the device being answered; the next one to start is answered afresh.
+        func startOver() throws {
+            quietTimer?.cancel()
+            (responder, fragments, peer, step) = (try PairingResponder(store: trust, clock: clock),
+                                                  PairingFragments(), nil, 0)
+        }
         for await event in stream {
             let write: PairingWrite
             switch event {
@@ -96,8 +102,7 @@ extension HandoffEngine {
                 await sendPairingError(HandoffError(.remoteApplicationTimedOut, "this device stopped waiting for the "
                                                         + "pairing; start again"),
                                        session: quiet.session, to: quiet.central, mtu: quiet.mtu)
-                (responder, fragments, peer, step) = (try PairingResponder(store: trust, clock: clock),
-                                                      PairingFragments(), nil, 0)
+                try startOver()
                 continue
             case .write(let received):
                 write = received
@@ -143,8 +148,7 @@ extension HandoffEngine {
                 // Once the code was shown the users took part: the exchange's end is the pairing's. Before, it was
                 // only some device's bad start: answer the next one.
                 guard !shown else { throw error }
-                (responder, fragments, peer, step) = (try PairingResponder(store: trust, clock: clock),
-                                                      PairingFragments(), nil, 0)
+                try startOver()
             }
         }
         throw HandoffError(.pairingFailed, "pairing mode ended before a device paired")

@@ -102,6 +102,13 @@ struct TransferClient: Sendable {
         var relinked = false
         var reconnects = 0
 
+        /// Something new arrived: the stall count and the relink start over.
+        mutating func progressed() {
+            progressSinceTick = true
+            stalls = 0
+            relinked = false
+        }
+
         /// End of the current phase: the metadata record until approval, then the whole stream.
         var phaseEnd: Int {
             guard let header else { return 0 }
@@ -180,9 +187,7 @@ struct TransferClient: Sendable {
             }
             state.header = header
             state.sealer = TransferSealer(header: header, keys: keys, source: remote.device.id)
-            state.progressSinceTick = true
-            state.stalls = 0
-            state.relinked = false
+            state.progressed()
             return nil
         case .error(let context, let code, let message):
             let transfer = state.header.map { ErrorContext($0.transferID) }
@@ -218,9 +223,7 @@ struct TransferClient: Sendable {
         guard end > have else { return nil }
         state.received += bytes[(have - offset)..<(end - offset)]
         state.refetchPending = false
-        state.progressSinceTick = true
-        state.stalls = 0
-        state.relinked = false
+        state.progressed()
 
         // Open every record that is now complete.
         while state.nextRecord <= header.recordCount {
