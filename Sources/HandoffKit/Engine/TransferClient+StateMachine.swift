@@ -1,0 +1,285 @@
+import Foundation
+
+extension TransferClient {
+    /// The transfer client's decisions, without I/O: it is told what the link and the tick report and returns what
+    /// to do. It reads no clock (a stall is a `tick()` that found no progress since the one before) and draws no
+    /// random numbers (the request's nonce is given), so a test drives a whole transfer, its losses, stalls and
+    /// reconnections with calls alone. `TransferClient.run` carries the actions out.
+    ///
+    /// The order of a transfer: `start(on:)` asks for the activity (REQUEST); the source's OPEN names the
+    /// transfer, and the client fetches the metadata record; once it opens, `.approve` asks the app, and
+    /// `approved()` fetches the payload, a window at a time. A gap asks again from the first missing byte; a
+    /// second stall in a row moves to a new link once (`.relink`), as does a closed link; the last record sends
+    /// DONE and `.finish`es.
+    struct StateMachine: Sendable {
+        /// What the driver does, in order.
+        enum Action: Sendable, Equatable {
+            /// Write this frame on the current link. A failed write is not an error: the link is going down, and
+            /// `linkClosed()` follows.
+            case write(TransferFrame)
+            /// Ask the app whether to go on with this activity type and payload; call `approved()` if so, and stop
+            /// otherwise. No payload byte is fetched before.
+            case approve(activityType: String, header: TransferHeader)
+            /// Close the link and open a new one to the same device, then call `relinked(_:)`.
+            case relink
+            /// The transfer is complete and verified.
+            case finish(Result)
+        }
+
+        /// What the machine needs to know of a link.
+        struct Link: Sendable, Equatable {
+            /// The longest frame the link carries (`RadioLink.maximumFrameLength`).
+            var maximumFrameLength: Int
+            /// Whether it is an L2CAP channel, which fetches `channelFetchWindow` at a time.
+            var isChannel: Bool
+        }
+
+        private let keys: GroupKeys
+        private let configuration: HandoffConfiguration
+        private let remote: RemoteActivity
+        private let requestNonce: Nonce
+        private var link: Link
+        private var state = State()
+
+        /// - Parameters:
+        ///   - remote: the activity to fetch, as its beacon announced it.
+        ///   - requestNonce: the REQUEST's nonce (`Nonce.random()` in use); the OPEN must echo it.
+        init(keys: GroupKeys, configuration: HandoffConfiguration, remote: RemoteActivity, requestNonce: Nonce,
+             link: Link) {
+            self.keys = keys
+            self.configuration = configuration
+            self.remote = remote
+            self.requestNonce = requestNonce
+            self.link = link
+        }
+
+        /// How many times the client moved to a new link so far.
+        var reconnects: Int { state.reconnects }
+
+        /// The first link is open: ask for the activity.
+        func start() -> [Action] {
+            [request()]
+        }
+
+        /// A frame arrived on the link.
+        /// - Throws: the source's ERROR for this request or transfer, or `corruptPayload` when what arrived does
+        ///   not authenticate or names another activity type.
+        mutating func received(_ frame: TransferFrame) throws(HandoffError) -> [Action] {
+            switch frame {
+            case .open(let header, let nonce):
+                guard nonce == requestNonce, state.header == nil else { return [] }
+                guard header.streamLength >= Int(header.metadataLength) else {
+                    throw HandoffError(.corruptPayload, "the transfer header is inconsistent")
+                }
+                state.header = header
+                state.sealer = TransferSealer(header: header, keys: keys, source: remote.device.id)
+                state.progressed()
+                return []
+            case .error(let context, let code, let message):
+                let transfer = state.header.map { ErrorContext($0.transferID) }
+                guard context == ErrorContext(requestNonce) || context == transfer || context == .zero else { return [] }
+                throw HandoffError(HandoffError.Code(rawValue: code), "the source device refused: \(message)")
+            case .data(let id, let offset, let bytes):
+                guard let header = state.header, id == header.transferID else { return [] }
+                return try accept(offset: Int(offset), bytes: bytes)
+            case .request, .fetch, .done, .pair, .rekey, .rekeyApplied:
+                return []
+            }
+        }
+
+        /// The tick: nothing new since the last one is a stall. The first stall in a row asks again; the second
+        /// moves to a new link, once per run of stalls; after `maximumStalls` the transfer fails.
+        /// - Throws: `remoteApplicationTimedOut` after `maximumStalls` + 1 stalls in a row; `connectionUnavailable`
+        ///   when the move to a new link is one more than `maximumReconnects`.
+        mutating func tick() throws(HandoffError) -> [Action] {
+            guard state.progressSinceTick else {
+                state.stalls += 1
+                if state.stalls > configuration.maximumStalls {
+                    throw HandoffError(.remoteApplicationTimedOut,
+                                       "the source device stopped answering (no progress after "
+                                           + "\(state.stalls) waits of \(configuration.stallInterval))")
+                }
+                // Asked twice in vain on this link: try once on a new one. (In the VM a channel right after a
+                // bluetoothd restart took the source's answers in the kernel and never gave them to us; the source
+                // was fine: Docs/reliability.md.)
+                if state.stalls >= 2, !state.relinked {
+                    state.relinked = true
+                    return try relink()
+                }
+                return askAgain()
+            }
+            state.progressSinceTick = false
+            return []
+        }
+
+        /// The link dropped: move to a new one and resume from the last byte received.
+        /// - Throws: `connectionUnavailable` after `maximumReconnects` moves.
+        mutating func linkClosed() throws(HandoffError) -> [Action] {
+            try relink()
+        }
+
+        /// The new link the last `.relink` asked for is open: ask again from the last byte received. No frame of
+        /// an older stream can arrive on it.
+        mutating func relinked(_ link: Link) -> [Action] {
+            self.link = link
+            state.lastOffset = nil
+            return askAgain()
+        }
+
+        /// The app agreed (`.approve`): fetch the payload, or finish when it has no records.
+        mutating func approved() -> [Action] {
+            guard let header = state.header else { return [] }
+            state.approved = true
+            if header.recordCount > 0 {
+                state.refetchPending = true
+                state.lastOffset = nil
+                return [fetch(header, from: Int(header.metadataLength))]
+            }
+            return finishIfComplete()
+        }
+
+        // MARK: - Steps
+
+        private func request() -> Action {
+            let mac = keys.requestMAC(sequence: remote.sequence, nonce: requestNonce)
+            return .write(.request(sequence: remote.sequence, nonce: requestNonce, mac: mac))
+        }
+
+        private mutating func relink() throws(HandoffError) -> [Action] {
+            state.reconnects += 1
+            guard state.reconnects <= configuration.maximumReconnects else {
+                throw HandoffError(.connectionUnavailable, "the source device went away mid-transfer and did not "
+                                       + "come back after \(configuration.maximumReconnects) reconnection attempts")
+            }
+            return [.relink]
+        }
+
+        private mutating func askAgain() -> [Action] {
+            guard let header = state.header else { return [request()] }
+            state.refetchPending = true
+            let from = state.received.count
+            guard from < state.phaseEnd else { return [] }
+            return [fetch(header, from: from)]
+        }
+
+        /// Asks for the window starting at `from`: `configuration.fetchWindow` bytes (`channelFetchWindow` on a
+        /// channel) rounded down to whole DATA frames of this link (so no window ends in a short frame), never
+        /// past the phase.
+        private mutating func fetch(_ header: TransferHeader, from: Int) -> Action {
+            let frame = max(link.maximumFrameLength - TransferFrame.dataOverhead, 1)
+            let asked = link.isChannel ? configuration.channelFetchWindow : configuration.fetchWindow
+            let window = asked > 0 ? max(asked / frame, 1) * frame : 0
+            let end = window > 0 ? min(from + window, state.phaseEnd) : state.phaseEnd
+            state.requestedEnd = end
+            return .write(.fetch(transferID: header.transferID, from: UInt32(from), to: UInt32(end)))
+        }
+
+        private mutating func accept(offset: Int, bytes: [UInt8]) throws(HandoffError) -> [Action] {
+            guard let header = state.header else { return [] }
+            let have = state.received.count
+            // Within one stream offsets only grow, and every stream starts at or before `have`: a frame at or
+            // before the one before it (or the first since no older stream can still be sending) opens a new
+            // stream.
+            let fresh = state.lastOffset.map { offset <= $0 } ?? true
+            state.lastOffset = offset
+            if offset > have {
+                // A gap. Ask again from `have` once; while that is pending, the rest of the stream it replaces is
+                // stale, and asking for each of its frames would restart the source each time. But a new stream
+                // that opens past `have` lost its first frames too: ask at once rather than wait for a tick.
+                guard !state.refetchPending || fresh, have < state.phaseEnd else { return [] }
+                state.refetchPending = true
+                return [fetch(header, from: have)]
+            }
+            let end = min(offset + bytes.count, state.phaseEnd)
+            guard end > have else { return [] }
+            state.received += bytes[(have - offset)..<(end - offset)]
+            state.refetchPending = false
+            state.progressed()
+
+            if let approval = try openRecords(header) { return [approval] }
+            if state.approved, state.nextRecord > header.recordCount { return finishIfComplete() }
+            // The window is in: ask for the next one (one round trip per window keeps the source's queue short).
+            if state.approved, state.received.count == state.requestedEnd, state.requestedEnd < state.phaseEnd {
+                state.refetchPending = true
+                state.lastOffset = nil
+                return [fetch(header, from: state.requestedEnd)]
+            }
+            return []
+        }
+
+        /// Opens every record that is now complete; returns `.approve` once the metadata record opened.
+        private mutating func openRecords(_ header: TransferHeader) throws(HandoffError) -> Action? {
+            guard let sealer = state.sealer else { return nil }
+            while state.nextRecord <= header.recordCount {
+                let range = header.range(ofRecord: state.nextRecord)
+                guard state.received.count >= range.upperBound else { break }
+                let sealed = Array(state.received[range])
+                defer { state.nextRecord += 1 }
+                if state.nextRecord == 0 {
+                    guard let type = sealer.openMetadata(sealed) else {
+                        throw HandoffError(.corruptPayload, "the transfer's metadata failed authentication",
+                                           activityType: remote.activityType)
+                    }
+                    if let expected = remote.activityType, expected != type {
+                        throw HandoffError(.corruptPayload, "the transfer carries type \(type), not the advertised "
+                                               + "one", activityType: expected)
+                    }
+                    state.activityType = type
+                    // Until approval the phase ends with the metadata record, so no payload record is here yet.
+                    return .approve(activityType: type, header: header)
+                }
+                guard let plain = sealer.openRecord(state.nextRecord, sealed) else {
+                    throw HandoffError(.corruptPayload, "payload record \(state.nextRecord) of "
+                                           + "\(header.recordCount) failed authentication",
+                                       activityType: state.activityType)
+                }
+                state.payload += plain
+            }
+            return nil
+        }
+
+        /// DONE and the result, once every record is open and the app agreed.
+        private func finishIfComplete() -> [Action] {
+            guard state.approved, let header = state.header, let sealer = state.sealer,
+                  state.nextRecord > header.recordCount, let type = state.activityType else { return [] }
+            return [.write(.done(transferID: header.transferID, mac: sealer.doneMAC())),
+                    .finish(Result(activityType: type, payload: Data(state.payload)))]
+        }
+    }
+}
+
+extension TransferClient.StateMachine {
+    struct State {
+        var header: TransferHeader?
+        var sealer: TransferSealer?
+        var activityType: String?
+        var approved = false
+        var received: [UInt8] = []
+        var payload: [UInt8] = []
+        var nextRecord = 0
+        var refetchPending = false
+        /// The offset of the last DATA frame, to tell a new stream from the rest of an old one; nil when no old
+        /// stream can still be sending (none yet, its window arrived whole, or the link is new).
+        var lastOffset: Int?
+        /// The end of the range last fetched (the current window).
+        var requestedEnd = 0
+        var progressSinceTick = false
+        var stalls = 0
+        /// Whether this run of stalls already moved to a new link.
+        var relinked = false
+        var reconnects = 0
+
+        /// Something new arrived: the stall count and the relink start over.
+        mutating func progressed() {
+            progressSinceTick = true
+            stalls = 0
+            relinked = false
+        }
+
+        /// End of the current phase: the metadata record until approval, then the whole stream.
+        var phaseEnd: Int {
+            guard let header else { return 0 }
+            return approved ? header.streamLength : Int(header.metadataLength)
+        }
+    }
+}
