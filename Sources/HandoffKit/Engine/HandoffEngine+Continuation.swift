@@ -51,7 +51,7 @@ extension HandoffEngine {
                 for restorer in restorers { restorer.restoreUserActivityState(activity) }
             } ?? false
             // Only this version is used up: a newer one the device offered while the transfer ran stays listed.
-            if available[remote.device.id]?.sequence == remote.sequence { available[remote.device.id] = nil }
+            ledger.continued(remote)
             return .continued(activity, handled: handled)
         } catch let declined as TransferClient.Declined {
             return .declined(activityType: declined.activityType)

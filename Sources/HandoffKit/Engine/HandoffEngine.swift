@@ -36,10 +36,7 @@ public actor HandoffEngine {
 
     // Receiving side.
     var scanTask: Task<Void, Never>?
-    var seen: [UUID: SeenBeacons] = [:]
-    var available: [UUID: RemoteActivity] = [:]
-    /// Availabilities hidden by `setAside(_:)` until their beacon is heard again.
-    var setAsideActivities: [UUID: RemoteActivity] = [:]
+    var ledger = ActivityLedger()
     let availability = Broadcaster<RemoteActivity>()
 
     // Pairing.
@@ -63,12 +60,6 @@ public actor HandoffEngine {
         let header: TransferHeader
         let stream: [UInt8]
         let sealer: TransferSealer
-    }
-
-    /// Replay state per device: the highest sequence seen and the nonces seen with it.
-    struct SeenBeacons {
-        var sequence: UInt32
-        var nonces: Set<[UInt8]>
     }
 
     /// Creates an engine. Call `start()` before use.
@@ -155,8 +146,7 @@ public actor HandoffEngine {
         transferOrder = []
         requestedTransfers = [:]
         let trusted = Set(store.devices.map(\.id))
-        available = available.filter { trusted.contains($0.key) }
-        seen = seen.filter { trusted.contains($0.key) }
+        ledger.keep(only: trusted)
         pendingRekeys = pendingRekeys.filter { trusted.contains($0.key) }
         refreshPreviousCodec()
         trustBroadcast.publish(store)

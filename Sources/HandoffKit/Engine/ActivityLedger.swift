@@ -1,0 +1,79 @@
+import Foundation
+
+/// The receiving side's account of what trusted devices offer, without I/O: it is told of every opened beacon of a
+/// trusted device and of what the user did, and says which availability to announce. It holds, per device, the
+/// newest sequence heard and its nonces (so a replayed beacon is dropped), the listed activity, and one set aside
+/// after a failed continue until its beacon is heard again.
+struct ActivityLedger: Sendable {
+    /// Replay state per device: the highest sequence seen and the nonces seen with it.
+    private struct Seen: Sendable {
+        var sequence: UInt32
+        var nonces: Set<[UInt8]>
+    }
+
+    private var seen: [UUID: Seen] = [:]
+    private var available: [UUID: RemoteActivity] = [:]
+    private var setAside: [UUID: RemoteActivity] = [:]
+
+    /// The listed activities, newest sighting first.
+    var listed: [RemoteActivity] {
+        available.values.sorted { $0.seenAt > $1.seenAt }
+    }
+
+    /// `beacon`, of the trusted `device`, was heard in `event` at `now`. Returns the availability to announce: a new
+    /// activity or a new version of one, or one set aside that is heard again. An older sequence and a repeated
+    /// beacon (a replay) announce nothing and move nothing; a new rotation of the listed version moves it to the
+    /// address it was heard from.
+    mutating func heard(_ beacon: Beacon, of device: TrustedDevice, activityType: String?, in event: ScanEvent,
+                        at now: Date) -> RemoteActivity? {
+        if var state = seen[beacon.device] {
+            if beacon.sequence < state.sequence { return nil }                // an old beacon replayed
+            if beacon.sequence == state.sequence {
+                let fresh = state.nonces.insert(beacon.nonce).inserted      // a rotation: the same activity
+                seen[beacon.device] = state
+                if var remote = setAside.removeValue(forKey: beacon.device) {   // still there after a failure
+                    remote.peer = event.peer
+                    remote.rssi = event.rssi
+                    remote.seenAt = now
+                    available[beacon.device] = remote
+                    return remote
+                }
+                guard fresh else { return nil }                               // the same beacon replayed
+                available[beacon.device]?.peer = event.peer
+                available[beacon.device]?.rssi = event.rssi
+                return nil
+            }
+        }
+        seen[beacon.device] = Seen(sequence: beacon.sequence, nonces: [beacon.nonce])
+        setAside[beacon.device] = nil
+        let remote = RemoteActivity(device: device, activityType: activityType, sequence: beacon.sequence,
+                                    peer: event.peer, rssi: event.rssi, seenAt: now, typeTag: beacon.typeTag)
+        available[beacon.device] = remote
+        return remote
+    }
+
+    /// `remote` was continued: that version is used up. A newer one the device offered meanwhile stays listed.
+    mutating func continued(_ remote: RemoteActivity) {
+        if available[remote.device.id]?.sequence == remote.sequence { available[remote.device.id] = nil }
+    }
+
+    /// Forgets the device's availability, listed or set aside: only a newer version is listed again.
+    mutating func forget(_ remote: RemoteActivity) {
+        available[remote.device.id] = nil
+        setAside[remote.device.id] = nil
+    }
+
+    /// Hides `remote` until its beacon is heard again; nothing if another version is listed.
+    mutating func setAside(_ remote: RemoteActivity) {
+        guard let listed = available[remote.device.id], listed.sequence == remote.sequence else { return }
+        available[remote.device.id] = nil
+        setAside[remote.device.id] = listed
+    }
+
+    /// Drops everything of devices no longer in `trusted`.
+    mutating func keep(only trusted: Set<UUID>) {
+        available = available.filter { trusted.contains($0.key) }
+        seen = seen.filter { trusted.contains($0.key) }
+        setAside = setAside.filter { trusted.contains($0.key) }
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+@testable import HandoffKit
+import Testing
+
+/// The receiving side's account of what trusted devices offer, driven with beacons alone: what is listed, what is
+/// announced, and what a replay changes (nothing).
+@Suite struct ActivityLedgerTests {
+    let device = TrustedDevice(id: UUID(), name: "laptop", publicKey: Data(count: 32), pairedAt: Date())
+    let start = Date(timeIntervalSince1970: 1_000_000)
+
+    func beacon(_ sequence: UInt32, nonce: UInt8 = 1) -> Beacon {
+        Beacon(device: device.id, typeTag: [1, 2, 3, 4], sequence: sequence, nonce: [UInt8](repeating: nonce, count: 7))
+    }
+
+    func event(_ peer: String, rssi: Int? = nil) -> ScanEvent {
+        ScanEvent(peer: PeerAddress(peer), beacon: [], rssi: rssi)
+    }
+
+    @Test func aNewActivityAndEachNewVersionAreAnnouncedOnce() {
+        var ledger = ActivityLedger()
+        let first = ledger.heard(beacon(5), of: device, activityType: "org.handoff.note", in: event("a"), at: start)
+        #expect(first?.sequence == 5)
+        #expect(first?.activityType == "org.handoff.note")
+        #expect(ledger.heard(beacon(5), of: device, activityType: "org.handoff.note", in: event("a"), at: start) == nil)
+        let second = ledger.heard(beacon(6), of: device, activityType: nil, in: event("a"), at: start + 1)
+        #expect(second?.sequence == 6)
+        #expect(ledger.listed.map(\.sequence) == [6])
+    }
+
+    @Test func aReplayedOlderOrRepeatedBeaconMovesNothing() {
+        var ledger = ActivityLedger()
+        _ = ledger.heard(beacon(5), of: device, activityType: nil, in: event("a"), at: start)
+        _ = ledger.heard(beacon(6), of: device, activityType: nil, in: event("a"), at: start)
+        // A stranger replays the older version, then the current one, from its own address.
+        #expect(ledger.heard(beacon(5), of: device, activityType: nil, in: event("stranger"), at: start) == nil)
+        #expect(ledger.heard(beacon(6), of: device, activityType: nil, in: event("stranger"), at: start) == nil)
+        #expect(ledger.listed.map(\.peer) == [PeerAddress("a")])
+        #expect(ledger.listed.map(\.sequence) == [6])
+    }
+
+    @Test func aRotationOfTheListedVersionMovesItToItsNewAddressWithoutAnAnnouncement() {
+        var ledger = ActivityLedger()
+        _ = ledger.heard(beacon(5), of: device, activityType: nil, in: event("a"), at: start)
+        #expect(ledger.heard(beacon(5, nonce: 2), of: device, activityType: nil, in: event("b", rssi: -40),
+                             at: start + 10) == nil)
+        #expect(ledger.listed.map(\.peer) == [PeerAddress("b")])
+        #expect(ledger.listed.map(\.rssi) == [-40])
+    }
+
+    @Test func anActivitySetAsideComesBackWhenItsBeaconIsHeardAgain() {
+        var ledger = ActivityLedger()
+        let remote = ledger.heard(beacon(5), of: device, activityType: nil, in: event("a"), at: start)
+        #expect(remote != nil)
+        if let remote { ledger.setAside(remote) }
+        #expect(ledger.listed.isEmpty)
+        // Heard again exactly as before (the same nonce): listed and announced again, at the address and time heard.
+        let again = ledger.heard(beacon(5), of: device, activityType: nil, in: event("b"), at: start + 30)
+        #expect(again?.sequence == 5)
+        #expect(again?.peer == PeerAddress("b"))
+        #expect(again?.seenAt == start + 30)
+        #expect(ledger.listed.count == 1)
+    }
+
+    @Test func setAsideOrContinuedLeaveANewerVersionListed() throws {
+        var ledger = ActivityLedger()
+        let heardOld = ledger.heard(beacon(5), of: device, activityType: nil, in: event("a"), at: start)
+        let old = try #require(heardOld)
+        _ = ledger.heard(beacon(6), of: device, activityType: nil, in: event("a"), at: start)
+        ledger.setAside(old)
+        ledger.continued(old)
+        #expect(ledger.listed.map(\.sequence) == [6])
+    }
+
+    @Test func aForgottenActivityReturnsOnlyAsANewerVersion() throws {
+        var ledger = ActivityLedger()
+        let heardRemote = ledger.heard(beacon(5), of: device, activityType: nil, in: event("a"), at: start)
+        let remote = try #require(heardRemote)
+        ledger.setAside(remote)
+        ledger.forget(remote)
+        #expect(ledger.heard(beacon(5), of: device, activityType: nil, in: event("a"), at: start) == nil)
+        #expect(ledger.listed.isEmpty)
+        #expect(ledger.heard(beacon(6), of: device, activityType: nil, in: event("a"), at: start)?.sequence == 6)
+    }
+
+    @Test func aDeviceNoLongerTrustedIsDroppedListedOrSetAside() throws {
+        var ledger = ActivityLedger()
+        let heardRemote = ledger.heard(beacon(5), of: device, activityType: nil, in: event("a"), at: start)
+        let remote = try #require(heardRemote)
+        ledger.setAside(remote)
+        ledger.keep(only: [])
+        // Were it trusted again, its set-aside version would not come back by itself: it is a new device to us.
+        let heard = ledger.heard(beacon(5), of: device, activityType: nil, in: event("a"), at: start + 1)
+        #expect(heard?.seenAt == start + 1)
+        #expect(ledger.listed.count == 1)
+    }
+}
