@@ -24,32 +24,29 @@ extension HandoffEngine {
             do throws(HandoffError) {
                 // A repeated request (the client saw no answer yet) reuses the transfer instead of saving again.
                 let transfer: CachedTransfer
-                if let repeated = requestedTransfers[nonce].flatMap({ transfers[$0] }) {
+                if let repeated = transfers.answering(nonce) {
                     transfer = repeated
                 } else {
                     // Not `??`: its autoclosure is `rethrows`, which erases the error type.
                     transfer = try prepareTransfer(sequence: sequence)
+                    transfers.keep(transfer, answering: nonce)
                 }
-                requestedTransfers[nonce] = transfer.header.transferID
                 startStream(transfer, from: 0, to: Int(transfer.header.metadataLength),
                             open: .open(transfer.header, requestNonce: nonce), to: write)
             } catch {
                 await reply(error, context: ErrorContext(nonce), to: write)
             }
         case .fetch(let id, let from, let to):
-            guard let transfer = transfers[id], Int(to) <= transfer.stream.count else {
+            guard let transfer = transfers.fetching(id, upTo: Int(to)) else {
                 await reply(HandoffError(.handoffFailed, "unknown or expired transfer; request the activity again"),
                             context: ErrorContext(id), to: write)
                 return
             }
             startStream(transfer, from: Int(from), to: Int(to), open: nil, to: write)
         case .done(let id, let mac):
-            guard let transfer = transfers[id], Sodium.constantTimeEqual(mac, transfer.sealer.doneMAC()) else { return }
             // The receiver holds the whole activity: the transfer is finished, and a repeated or replayed DONE
             // finds nothing, so the source hears of the continuation exactly once.
-            transfers[id] = nil
-            transferOrder.removeAll { $0 == id }
-            requestedTransfers = requestedTransfers.filter { $0.value != id }
+            guard let transfer = transfers.finish(id, mac: mac) else { return }
             transfer.activity.delegate?.userActivityWasContinued(transfer.activity)
         case .pair(let session, let index, let count, let chunk, false):
             await handlePairingWrite(PairingWrite(central: write.central, session: session, index: index, count: count,
@@ -61,7 +58,7 @@ extension HandoffEngine {
         }
     }
 
-    /// Saves and seals the current activity for a request naming `sequence`.
+    /// Saves and seals the current activity for a request naming `sequence` (the caller keeps it).
     private func prepareTransfer(sequence: UInt32) throws(HandoffError) -> CachedTransfer {
         guard let activity = current, servedSequences.contains(sequence) else {
             throw HandoffError(.handoffFailed, "the activity is no longer offered by this device")
@@ -79,16 +76,8 @@ extension HandoffEngine {
         let (header, stream) = TransferSealer.seal(activityType: type, payload: payload, sequence: lastSequence ?? sequence,
                                                    recordSize: min(max(configuration.recordSize, 256), 65535),
                                                    keys: keys, source: trust.identity.id)
-        let transfer = CachedTransfer(activity: activity, header: header, stream: stream,
-                                      sealer: TransferSealer(header: header, keys: keys, source: trust.identity.id))
-        transfers[header.transferID] = transfer
-        transferOrder.append(header.transferID)
-        while transferOrder.count > max(configuration.cachedTransfers, 1) {
-            let evicted = transferOrder.removeFirst()
-            transfers[evicted] = nil
-            requestedTransfers = requestedTransfers.filter { $0.value != evicted }
-        }
-        return transfer
+        return CachedTransfer(activity: activity, header: header, stream: stream,
+                              sealer: TransferSealer(header: header, keys: keys, source: trust.identity.id))
     }
 
     /// Streams `from..<to` of `transfer` to the writer, replacing any stream already running to that central.

@@ -27,9 +27,7 @@ public actor HandoffEngine {
     /// The last sequence number advertised; persist it and start the next run above it.
     public internal(set) var lastSequence: UInt32?
     var rotationTask: Task<Void, Never>?
-    var transfers: [TransferID: CachedTransfer] = [:]
-    var transferOrder: [TransferID] = []
-    var requestedTransfers: [Nonce: TransferID] = [:]
+    var transfers: TransferCache
     var streams: [PeerAddress: Task<Void, Never>] = [:]
     var service: (any TransferService)?
     var serviceTask: Task<Void, Never>?
@@ -54,14 +52,6 @@ public actor HandoffEngine {
     // Sharing (HandoffEngine+Share.swift).
     var share = ShareState()
 
-    /// A source-side transfer kept for resumption.
-    struct CachedTransfer {
-        let activity: UserActivity
-        let header: TransferHeader
-        let stream: [UInt8]
-        let sealer: TransferSealer
-    }
-
     /// Creates an engine. Call `start()` before use.
     /// - Parameters:
     ///   - configuration: declared types, limits and timing.
@@ -79,6 +69,7 @@ public actor HandoffEngine {
         self.beaconCodec = BeaconCodec(group: trust.group, devices: trust.devices.map(\.id))
         self.nextSequence = configuration.initialSequence ?? UInt32(clamping: Int(configuration.clock.date.timeIntervalSince1970))
         self.typeByTag = Self.tagTable(configuration.declaredTypes, keys: keys)
+        self.transfers = TransferCache(capacity: configuration.cachedTransfers)
     }
 
     /// Where the engine reads time (`configuration.clock`).
@@ -142,9 +133,7 @@ public actor HandoffEngine {
         keys = GroupKeys(store.group)
         beaconCodec = BeaconCodec(group: store.group, devices: store.devices.map(\.id))
         typeByTag = Self.tagTable(configuration.declaredTypes, keys: keys)
-        transfers = [:]
-        transferOrder = []
-        requestedTransfers = [:]
+        transfers.removeAll()
         let trusted = Set(store.devices.map(\.id))
         ledger.keep(only: trusted)
         pendingRekeys = pendingRekeys.filter { trusted.contains($0.key) }
