@@ -53,6 +53,15 @@ import Testing
                        link: Source.link)
     }
 
+    /// A machine that holds the OPEN and the metadata record and was approved: next, the first payload window.
+    func approvedMachine(for source: Source) throws -> Machine {
+        var machine = try machine(for: source)
+        _ = try machine.received(source.open(nonce))
+        _ = try feed(source.data(0..<Int(source.header.metadataLength)), to: &machine)
+        _ = machine.approved()
+        return machine
+    }
+
     /// Feeds `frames` and returns every action, in order.
     func feed(_ frames: [TransferFrame], to machine: inout Machine) throws(HandoffError) -> [Machine.Action] {
         var actions: [Machine.Action] = []
@@ -107,11 +116,8 @@ import Testing
 
     @Test func aGapIsAskedAboutOnceAndTheRestOfTheOldStreamIsIgnored() throws {
         let source = try Source(payloadLength: 2_000)
-        var machine = try machine(for: source)
+        var machine = try approvedMachine(for: source)
         let metadata = Int(source.header.metadataLength)
-        _ = try machine.received(source.open(nonce))
-        _ = try feed(source.data(0..<metadata), to: &machine)
-        _ = machine.approved()
         var window = source.data(metadata..<(metadata + 1_000))
         let lost = window.remove(at: 2)
         let first = metadata + 2 * Source.frameBytes
@@ -126,11 +132,8 @@ import Testing
 
     @Test func aRestartedStreamThatLostItsFirstFrameTooIsAskedAgainAtOnce() throws {
         let source = try Source(payloadLength: 2_000)
-        var machine = try machine(for: source)
+        var machine = try approvedMachine(for: source)
         let metadata = Int(source.header.metadataLength)
-        _ = try machine.received(source.open(nonce))
-        _ = try feed(source.data(0..<metadata), to: &machine)
-        _ = machine.approved()
         let window = source.data(metadata..<(metadata + 1_000))
         let first = metadata + Source.frameBytes
         #expect(try feed([window[0], window[2]], to: &machine) == [fetch(source, first..<(first + 1_000))])
