@@ -9,49 +9,31 @@ extension HandoffEngine {
         var store = trust
         let previous = trust.group
         let messages = try store.revoke(deviceID)
-        pendingRekeys[deviceID] = nil
-        for message in messages { pendingRekeys[message.to] = message }
-        previousGroup = previous
+        rekeys.revoked(deviceID, previous: previous, messages: messages)
         try await updateTrust(store)
-        refreshPreviousCodec()
         return store
     }
 
     /// Devices that have not yet received the group key of the latest revocation.
-    public var devicesAwaitingRekey: [UUID] { pendingRekeys.keys.sorted { $0.uuidString < $1.uuidString } }
+    public var devicesAwaitingRekey: [UUID] { rekeys.awaiting }
 
     /// Every change of this engine's trust state (pairing, revocation, a rekey received from a peer), for saving.
     public func trustUpdates() -> AsyncStream<TrustStore> {
         trustBroadcast.subscribe()
     }
 
-    func refreshPreviousCodec() {
-        guard let previousGroup, !pendingRekeys.isEmpty else {
-            previousCodec = nil
-            previousGroup = nil
-            return
-        }
-        previousCodec = BeaconCodec(group: previousGroup, devices: Array(pendingRekeys.keys))
-    }
-
     /// A beacon under the previous group key from a device still awaiting its rekey: deliver it.
     func handleOldKeyBeacon(_ event: ScanEvent) {
-        guard let previousCodec, let beacon = previousCodec.open(event.beacon),
-              let message = pendingRekeys[beacon.device], !rekeysInFlight.contains(beacon.device) else { return }
-        rekeysInFlight.insert(beacon.device)
+        guard let (device, message) = rekeys.heardUnderPreviousKey(event.beacon) else { return }
         Task { [weak self] in
             guard let self else { return }
             let delivered = await self.deliver(message, to: event.peer)
-            await self.finishRekey(beacon.device, delivered: delivered)
+            await self.finishRekey(device, delivered: delivered)
         }
     }
 
     private func finishRekey(_ device: UUID, delivered: Bool) {
-        rekeysInFlight.remove(device)
-        if delivered {
-            pendingRekeys[device] = nil
-            refreshPreviousCodec()
-        }
+        rekeys.finished(device, delivered: delivered)
     }
 
     private nonisolated func deliver(_ message: RekeyMessage, to peer: PeerAddress) async -> Bool {

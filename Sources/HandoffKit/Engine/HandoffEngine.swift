@@ -42,10 +42,7 @@ public actor HandoffEngine {
     let pairingCandidateBroadcast = Broadcaster<PairingCandidate>()
 
     // Revocation.
-    var pendingRekeys: [UUID: RekeyMessage] = [:]
-    var previousGroup: TrustGroup?
-    var previousCodec: BeaconCodec?
-    var rekeysInFlight: Set<UUID> = []
+    var rekeys = RekeyDeliveries()
     var rekeyFragments: [PeerAddress: PairingFragments] = [:]
     let trustBroadcast = Broadcaster<TrustStore>()
 
@@ -136,8 +133,7 @@ public actor HandoffEngine {
         transfers.removeAll()
         let trusted = Set(store.devices.map(\.id))
         ledger.keep(only: trusted)
-        pendingRekeys = pendingRekeys.filter { trusted.contains($0.key) }
-        refreshPreviousCodec()
+        rekeys.keep(only: trusted)
         trustBroadcast.publish(store)
         if let current {
             currentTag = keys.typeTag(for: current.activityType)
