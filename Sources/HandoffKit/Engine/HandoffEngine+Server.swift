@@ -60,7 +60,7 @@ extension HandoffEngine {
 
     /// Saves and seals the current activity for a request naming `sequence` (the caller keeps it).
     private func prepareTransfer(sequence: UInt32) throws(HandoffError) -> CachedTransfer {
-        guard let activity = current, servedSequences.contains(sequence) else {
+        guard let activity = current, sequences.serves(sequence) else {
             throw HandoffError(.handoffFailed, "the activity is no longer offered by this device")
         }
         let type = activity.activityType

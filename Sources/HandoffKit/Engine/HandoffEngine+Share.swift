@@ -121,9 +121,7 @@ extension HandoffEngine {
             await radio.stopAdvertising()
             return
         }
-        let sequence = nextSequence
-        nextSequence &+= 1
-        lastSequence = sequence
+        let sequence = sequences.take(serving: false)
         let beacon = beaconCodec.seal(device: trust.identity.id, typeTag: keys.typeTag(for: Self.presenceType),
                                       sequence: sequence)
         try? await radio.advertise(beacon)

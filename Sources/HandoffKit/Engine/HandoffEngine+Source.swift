@@ -15,7 +15,7 @@ extension HandoffEngine {
         }
         current = activity
         currentTag = keys.typeTag(for: type)
-        servedSequences = []
+        sequences.stopServing()
         activity.setChangeObserver { [weak self, weak activity] in
             guard let self, let activity else { return }
             Task { await self.activityDidChange(activity) }
@@ -29,7 +29,7 @@ extension HandoffEngine {
         guard current === activity else { return }
         activity.setChangeObserver(nil)
         current = nil
-        servedSequences = []
+        sequences.stopServing()
         rotationTask?.cancel()
         rotationTask = nil
         await advertiseIdle()
@@ -75,12 +75,7 @@ extension HandoffEngine {
 
     /// Advertises the current activity under a new sequence number.
     func advertiseCurrent() async throws(HandoffError) {
-        let sequence = nextSequence
-        nextSequence &+= 1
-        lastSequence = sequence
-        servedSequences.append(sequence)
-        if servedSequences.count > 32 { servedSequences.removeFirst(servedSequences.count - 32) }
-        try await send(sequence: sequence)
+        try await send(sequence: sequences.take(serving: true))
     }
 
     private func send(sequence: UInt32) async throws(HandoffError) {

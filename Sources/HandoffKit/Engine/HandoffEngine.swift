@@ -22,10 +22,9 @@ public actor HandoffEngine {
     // Source side.
     var current: UserActivity?
     var currentTag: [UInt8] = []
-    var servedSequences: [UInt32] = []
-    var nextSequence: UInt32
+    var sequences: BeaconSequences
     /// The last sequence number advertised; persist it and start the next run above it.
-    public internal(set) var lastSequence: UInt32?
+    public var lastSequence: UInt32? { sequences.last }
     var rotationTask: Task<Void, Never>?
     var transfers: TransferCache
     var streams: [PeerAddress: Task<Void, Never>] = [:]
@@ -64,7 +63,8 @@ public actor HandoffEngine {
         self.trust = trust
         self.keys = GroupKeys(trust.group)
         self.beaconCodec = BeaconCodec(group: trust.group, devices: trust.devices.map(\.id))
-        self.nextSequence = configuration.initialSequence ?? UInt32(clamping: Int(configuration.clock.date.timeIntervalSince1970))
+        self.sequences = BeaconSequences(
+            first: configuration.initialSequence ?? UInt32(clamping: Int(configuration.clock.date.timeIntervalSince1970)))
         self.typeByTag = Self.tagTable(configuration.declaredTypes, keys: keys)
         self.transfers = TransferCache(capacity: configuration.cachedTransfers)
     }
