@@ -58,7 +58,7 @@ extension BlueZ {
                     || error.code == .unavailable(.noBlueZ) || error.code == .unavailable(.poweredOff)
                 guard !final, attempt < 5 else { throw error }
                 attempt += 1
-                try? await Task.sleep(for: .milliseconds(300))
+                try? await clock.sleep(for: .milliseconds(300))
             }
         }
     }

@@ -89,8 +89,8 @@ extension BlueZ {
             throw error
         }
         session.registered.withLock { $0 = true }
-        let deadline = Task {
-            try? await Task.sleep(for: activationTimeout)
+        let deadline = Task { [clock] in
+            try? await clock.sleep(for: activationTimeout)
             session.send(.activationTimedOut)
         }
         let outcome = await session.activation()

@@ -35,7 +35,7 @@ extension BlueZ {
             publish(tree.clear())
             markRegistrationsLost()
         } else {
-            ownerAppearedAt = .now
+            ownerAppearedAt = clock.now
             debug("org.bluez is back as \(newOwner?.rawValue ?? "?"); re-reading its objects")
             await resynchronise()
         }
@@ -61,7 +61,7 @@ extension BlueZ {
             } catch {
                 debug("GetManagedObjects failed (attempt \(attempt)): \(error)")
                 guard owner != nil else { return }
-                try? await Task.sleep(for: .milliseconds(200 * attempt))
+                try? await clock.sleep(for: .milliseconds(200 * attempt))
             }
         }
     }
@@ -120,15 +120,15 @@ extension BlueZ {
     ) async throws(BlueZError) {
         if condition(tree) { return }
         let stream = changes()
-        let deadline = ContinuousClock.now + timeout
-        let timer = Task { [weak self] in
-            try? await Task.sleep(until: deadline)
+        let deadline = clock.now + timeout
+        let timer = Task { [weak self, clock] in
+            try? await clock.sleep(until: deadline)
             await self?.publishTick()
         }
         defer { timer.cancel() }
         for await _ in stream {
             if condition(tree) { return }
-            if ContinuousClock.now >= deadline || Task.isCancelled { break }
+            if clock.now >= deadline || Task.isCancelled { break }
         }
         throw BlueZError(.timeout, "timed out after \(timeout) waiting for \(what)")
     }

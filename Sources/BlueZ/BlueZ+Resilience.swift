@@ -1,5 +1,6 @@
 import DBus
 import Foundation
+import HandoffShared
 
 /// Registering again what bluetoothd forgot when it went away.
 extension BlueZ {
@@ -27,7 +28,7 @@ extension BlueZ {
             do {
                 try await registerWithBlueZ(registration)
                 registrations[id]?.active = true
-                registrations[id]?.registeredAt = .now
+                registrations[id]?.registeredAt = clock.now
                 registrations[id]?.restoreCount += 1
                 debug("restored \(registration.kind) \(registration.path) on \(registration.adapterName)")
             } catch {
@@ -73,7 +74,7 @@ extension BlueZ {
     /// Whether a registration is currently registered with bluetoothd, how often it was restored after
     /// bluetoothd came back, and when it was last registered.
     public func registrationState(_ path: ObjectPath)
-        -> (active: Bool, restoreCount: Int, registeredAt: ContinuousClock.Instant?)?
+        -> (active: Bool, restoreCount: Int, registeredAt: HandoffInstant?)?
     {
         registrations.values.first { $0.path == path }.map { ($0.active, $0.restoreCount, $0.registeredAt) }
     }

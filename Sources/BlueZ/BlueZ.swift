@@ -18,6 +18,8 @@ public actor BlueZ {
     public nonisolated let connection: Connection
     /// Where diagnostics go (nil: nowhere). Libraries accept a logger, they never build one.
     nonisolated let log: BlueZLog?
+    /// Where the layer reads time: its waits, retries' pauses and timestamps (`SystemClock` unless injected).
+    public nonisolated let clock: any MonotonicClock
 
     /// The mirrored object tree of bluetoothd.
     public internal(set) var tree = ObjectTree()
@@ -26,7 +28,7 @@ public actor BlueZ {
     /// How many times bluetoothd (re)appeared since we connected; 1 after a normal start.
     public internal(set) var generation = 0
     /// When `org.bluez` last got a new owner (bluetoothd started or restarted) while we watched.
-    public internal(set) var ownerAppearedAt: ContinuousClock.Instant?
+    public internal(set) var ownerAppearedAt: HandoffInstant?
 
     let changeBroadcast = Broadcaster<[ObjectTree.Change]>()
     var registrations: [UInt64: Registration] = [:]
@@ -35,17 +37,19 @@ public actor BlueZ {
     var resynchronising = false
     var restorePending = false
 
-    init(connection: Connection, log: BlueZLog?) {
+    init(connection: Connection, log: BlueZLog?, clock: any MonotonicClock) {
         self.connection = connection
         self.log = log
+        self.clock = clock
     }
 
     /// Connects to the bus, subscribes to bluetoothd's signals, then mirrors its objects.
     ///
     /// It does not fail when bluetoothd is not running: the mirror stays empty and fills when it starts.
+    /// `clock` is where every wait, pause and timestamp of the layer reads time.
     /// - Throws: ``BlueZError`` `.bus` when the bus itself cannot be reached.
-    public static func connect(bus: Connection.Bus = .system, log: BlueZLog? = nil) async throws(BlueZError)
-        -> BlueZ
+    public static func connect(bus: Connection.Bus = .system, log: BlueZLog? = nil,
+                               clock: any MonotonicClock = SystemClock()) async throws(BlueZError) -> BlueZ
     {
         let connection: Connection
         do {
@@ -53,7 +57,7 @@ public actor BlueZ {
         } catch {
             throw BlueZError(.bus, "cannot connect to the D-Bus bus: \(error.message)", cause: error)
         }
-        let bluez = BlueZ(connection: connection, log: log)
+        let bluez = BlueZ(connection: connection, log: log, clock: clock)
         try await bluez.start()
         return bluez
     }

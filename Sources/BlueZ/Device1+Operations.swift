@@ -22,7 +22,7 @@ extension Device1 {
             } catch where (error.isConnectionAbortByLocal || error.code == .inProgress) && attempt < attempts {
                 await bluez.debug("Connect \(path): \(error.message); retry \(attempt)")
                 attempt += 1
-                try? await Task.sleep(for: retryDelay)
+                try? await bluez.clock.sleep(for: retryDelay)
             } catch where error.code == .alreadyConnected {
                 return
             }

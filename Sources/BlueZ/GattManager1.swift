@@ -48,7 +48,7 @@ extension BlueZ {
             throw error
         }
         registration.active = true
-        registration.registeredAt = .now
+        registration.registeredAt = clock.now
         _ = addRegistration(registration)
         return GattRegistration(root: root, adapter: adapter, exported: exported, bluez: self,
                                 characteristics: characteristics)

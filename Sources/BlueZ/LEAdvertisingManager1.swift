@@ -26,7 +26,7 @@ extension BlueZ {
                 error, advertisement: advertisement, adapter: adapterProperties(adapter.path))
         }
         registration.active = true
-        registration.registeredAt = .now
+        registration.registeredAt = clock.now
         _ = addRegistration(registration)
         return AdvertisementRegistration(path: path, adapter: adapter, bluez: self, box: box)
     }
@@ -195,6 +195,6 @@ extension BlueZ {
             throw Self.explainAdvertisingError(error)
         }
         registrations[id]?.active = true
-        registrations[id]?.registeredAt = .now
+        registrations[id]?.registeredAt = clock.now
     }
 }

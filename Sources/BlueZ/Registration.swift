@@ -1,5 +1,6 @@
 import DBus
 import Foundation
+import HandoffShared
 
 /// Something we registered with bluetoothd, remembered so it can be registered again when bluetoothd returns.
 struct Registration: Sendable {
@@ -19,7 +20,7 @@ struct Registration: Sendable {
     /// bluetoothd released it (advertisement timeout); it is not restored.
     var released = false
     /// When it was last (re)registered.
-    var registeredAt: ContinuousClock.Instant?
+    var registeredAt: HandoffInstant?
     /// How many times it was restored after bluetoothd came back.
     var restoreCount = 0
 }

@@ -97,7 +97,7 @@ public actor BlueZRadio: Radio {
                                options: BlueZRadioOptions = BlueZRadioOptions()) async throws -> BlueZRadio {
         let bluez: BlueZ
         do {
-            bluez = try await BlueZ.connect(bus: bus, log: options.log)
+            bluez = try await BlueZ.connect(bus: bus, log: options.log, clock: options.clock)
         } catch {
             throw RadioError(error, while: "cannot reach BlueZ")
         }

@@ -1,6 +1,7 @@
 import BlueZ
 import DBus
 import Foundation
+import HandoffShared
 import HandoffKit
 
 extension BlueZRadioLink {

@@ -1,4 +1,5 @@
 import Foundation
+import HandoffShared
 import HandoffDBusClient
 import HandoffClient
 import HandoffKit

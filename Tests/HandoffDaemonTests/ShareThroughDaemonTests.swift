@@ -1,4 +1,5 @@
 import Foundation
+import HandoffShared
 import HandoffClient
 import HandoffDBusClient
 import HandoffDaemon

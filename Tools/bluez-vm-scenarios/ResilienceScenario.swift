@@ -1,6 +1,7 @@
 import BlueZ
 import DBus
 import Foundation
+import HandoffShared
 import ScenarioSupport
 
 /// bluetoothd killed (SIGKILL) and started again by guest-bluez.sh while this process keeps running: the
@@ -17,25 +18,26 @@ enum ResilienceScenario {
         let pid = ProcessInfo.processInfo.processIdentifier
         let generation = await rig.bluez.generation
 
-        let t0 = ContinuousClock.now
+        let clock = rig.bluez.clock   // the instants below are compared with the layer's own
+        let t0 = clock.now
         let restart = Task.detached { runCommand(["/bin/bash", "-c", "guest-bluez.sh restart-bluetoothd --signal KILL"]) }
         // Watch our own registrations come back while the restart script waits for the adapters.
-        var restored: (ad: ContinuousClock.Instant, app: ContinuousClock.Instant)?
-        var adapterBackAt: ContinuousClock.Instant?
-        var poweredAt: ContinuousClock.Instant?
-        let deadline = ContinuousClock.now + .seconds(60)
-        while ContinuousClock.now < deadline {
+        var restored: (ad: HandoffInstant, app: HandoffInstant)?
+        var adapterBackAt: HandoffInstant?
+        var poweredAt: HandoffInstant?
+        let deadline = clock.now + .seconds(60)
+        while clock.now < deadline {
             if adapterBackAt == nil, await rig.bluez.generation > generation,
                let props = await rig.bluez.adapters().first(where: { $0.name == "hci0" }), props.canAdvertise,
                props.canServeGatt
             {
-                adapterBackAt = .now
+                adapterBackAt = clock.now
                 report.note("hci0 is back with its LE managers")
             }
             if poweredAt == nil, adapterBackAt != nil,
                await rig.bluez.adapters().first(where: { $0.name == "hci0" })?.powered == true
             {
-                poweredAt = .now
+                poweredAt = clock.now
                 report.note("hci0 is powered again")
             }
             if let adState = await rig.bluez.registrationState(ad.path),
