@@ -80,10 +80,10 @@ let package = Package(
         .executableTarget(
             name: "handoff",
             dependencies: ["HandoffCommandLine", "HandoffNotes", "HandoffClient", "HandoffDBusClient",
-                           "HandoffDesktop", "HandoffDoctor"]
+                           "HandoffDesktop", "HandoffDoctor", "HandoffShared"]
         ),
         // The daemon: the D-Bus API over a HandoffEngine, and the CLI's client for it.
-        .target(name: "HandoffDBusClient", dependencies: ["DBus", "HandoffClient"]),
+        .target(name: "HandoffDBusClient", dependencies: ["DBus", "HandoffClient", "HandoffShared"]),
         .target(name: "HandoffDaemon",
                 dependencies: ["HandoffKit", "DBus", "HandoffClient", "HandoffDBusClient", "HandoffShared"]),
         .executableTarget(name: "handoffd", dependencies: ["HandoffDaemon", "HandoffBlueZ", "HandoffKit", "BlueZ", "DBus"]),

@@ -1,5 +1,6 @@
 import DBus
 import HandoffClient
+import HandoffShared
 
 /// The handoff daemon reached over D-Bus: ``HandoffService`` implemented with calls to `org.handoff.Handoff1`.
 ///
@@ -12,11 +13,14 @@ public final class DBusHandoffService: HandoffService {
     public let connection: Connection
     /// How the bus was named to the user ("the system bus", an address), for messages.
     let busDescription: String
+    /// Where the client's own waits read time.
+    let clock: any MonotonicClock
 
     /// Wraps a connection to the bus the daemon is on.
-    public init(connection: Connection, busDescription: String) {
+    public init(connection: Connection, busDescription: String, clock: any MonotonicClock = SystemClock()) {
         self.connection = connection
         self.busDescription = busDescription
+        self.clock = clock
     }
 
     /// Calls a method of the daemon's API with Swift arguments and returns its Swift results, translating errors to
@@ -105,8 +109,8 @@ public final class DBusHandoffService: HandoffService {
             HandoffBusAPI.Method.continueActivity, id.rawValue, timeout: .seconds(120))
         // Already queued when the reply came, so this is at once; bounded for a daemon that never says it.
         let waited = Task { for await _ in finished {} }
-        let limit = Task {
-            try? await Task.sleep(for: .seconds(1))
+        let limit = Task { [clock] in
+            try? await clock.sleep(for: .seconds(1))
             waited.cancel()
         }
         await waited.value

@@ -25,6 +25,14 @@ import Testing
         #expect(harness.error.contains("offered to your nearby devices for 42 more seconds"))
     }
 
+    @Test func aNoteWithoutANameIsNamedAfterTheCommandsClock() async throws {
+        // 2001-09-09 12:53:20 UTC: the same day in every time zone within 11 hours of UTC.
+        let harness = try InProcessHarness(now: Date(timeIntervalSince1970: 1_000_040_000))
+        #expect(await harness.run(["note", "edit", "--stdin"], input: "call\n") == 0)
+        let name = await harness.service.offered.first?.userInfo[ActivityContent.NoteKey.name]
+        #expect(name?.hasPrefix("Note 2001-09-09 ") == true, "named \(name ?? "nothing")")
+    }
+
     @Test func continuePrintTakesTheFreshestActivity() async throws {
         let harness = try await harness()
         #expect(await harness.run(["continue", "--print"]) == 0)

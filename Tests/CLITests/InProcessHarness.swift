@@ -8,11 +8,14 @@ import HandoffNotes
 final class InProcessHarness: @unchecked Sendable {
     let service = FakeService()
     let home: String
+    /// What the commands' wall clock reads.
+    let now: Date
     private let lock = NSLock()
     private var outText = ""
     private var errText = ""
 
-    init() throws {
+    init(now: Date = Date()) throws {
+        self.now = now
         var template = Array((NSTemporaryDirectory() + "/handoff-inprocess-XXXXXX").utf8CString)
         guard let made = mkdtemp(&template) else { throw CocoaError(.fileWriteUnknown) }
         home = String(cString: made)
@@ -48,7 +51,7 @@ final class InProcessHarness: @unchecked Sendable {
             outData: { [self] data in lock.withLock { outText += String(decoding: data, as: UTF8.self) } })
         let context = CommandContext(
             environment: ["HOME": home, "XDG_DATA_HOME": home + "/data", "EDITOR": "true"], terminal: terminal,
-            connector: FakeConnector(service: service))
+            connector: FakeConnector(service: service), date: { [now] in now })
         return await Handoff.run(arguments, context: context).rawValue
     }
 }

@@ -99,7 +99,7 @@ enum ContinueCommand: HandoffCommand {
         let content = info[ActivityContent.NoteKey.content] ?? ""
         // The name comes from another device: make it valid rather than refuse the note.
         let name = NoteName.sanitized(info[ActivityContent.NoteKey.name] ?? continued.summary.title)
-        let incoming = IncomingNote(name: name, content: content, device: continued.summary.device, receivedAt: Date())
+        let incoming = IncomingNote(name: name, content: content, device: continued.summary.device, receivedAt: context.date())
         return try NoteRestorer(store: context.store()).restore(incoming)
     }
 

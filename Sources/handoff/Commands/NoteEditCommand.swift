@@ -39,7 +39,7 @@ enum NoteEditCommand: HandoffCommand {
         guard graceSeconds >= 0 else {
             throw CLIError(.usage, "invalid value '\(graceSeconds)' for '--grace': expected 0 or more seconds")
         }
-        let noteName = try NoteName(invocation[\.name] ?? defaultName(at: Date()))
+        let noteName = try NoteName(invocation[\.name] ?? defaultName(at: context.date()))
         let store = try context.store()
         var unreachable: ServiceError?
         let offer: NoteOffer?

@@ -159,7 +159,7 @@ enum ShareCommand: HandoffCommand {
             let total = entries.reduce(0) { $0 + $1.totalBytes }
             bar.update(ContinueProgress(phase: .transferring, receivedBytes: sent, totalBytes: total))
             if entries.count == ids.count, entries.allSatisfy(\.isFinal) { return entries }
-            try await Task.sleep(for: .milliseconds(250))
+            try await context.clock.sleep(for: .milliseconds(250))
         }
     }
 
