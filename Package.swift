@@ -70,7 +70,7 @@ let package = Package(
         // MARK: Executables
         // The CLI's own libraries: a declarative parser, the note store, the daemon-facing protocol.
         .target(name: "HandoffCommandLine"),
-        .target(name: "HandoffNotes", dependencies: ["CSodium"]),
+        .target(name: "HandoffNotes", dependencies: ["CSodium", "HandoffShared"]),
         .target(name: "HandoffClient"),
         // The desktop around the CLI, through its own programs found at run time (wl-clipboard, xclip, xdg-open,
         // git): the clipboard, web links, the terminal's place and local clones. No D-Bus.

@@ -1,4 +1,5 @@
 import Foundation
+import HandoffShared
 
 #if canImport(Glibc)
     import Glibc
@@ -51,16 +52,10 @@ enum AtomicFile {
         let fd = open(url.path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw failure("read", url.path) }
         defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 64 << 10)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if count == 0 { return Data(bytes) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw failure("read", url.path)
-            }
-            bytes.append(contentsOf: chunk[0..<count])
+        do {
+            return Data(try FileDescriptorReading.readToEnd(fd))
+        } catch {
+            throw DaemonError.failed("cannot read \(url.path): \(error.message)")
         }
     }
 

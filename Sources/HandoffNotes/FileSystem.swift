@@ -1,4 +1,5 @@
 import Foundation
+import HandoffShared
 
 #if canImport(Glibc)
 import Glibc
@@ -94,18 +95,10 @@ enum FileSystem {
 
     /// Reads `fd` to its end.
     private static func readAll(_ fd: Int32, _ path: String) throws(NoteError) -> Data {
-        var bytes: [UInt8] = []
-        var status = stat()
-        if fstat(fd, &status) == 0, status.st_size > 0 { bytes.reserveCapacity(Int(status.st_size)) }
-        var chunk = [UInt8](repeating: 0, count: 64 << 10)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if count == 0 { return Data(bytes) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw failure("cannot read \(path)")
-            }
-            bytes.append(contentsOf: chunk[0..<count])
+        do {
+            return Data(try FileDescriptorReading.readToEnd(fd))
+        } catch {
+            throw NoteError(.io, "cannot read \(path): \(error.message)", errno: error.code)
         }
     }
 
