@@ -8,17 +8,6 @@ import XCTest
 /// The radio itself on bluezoo: hci0 advertises and serves, hci1 scans and connects, each through its own
 /// connection to the bus, as two processes would.
 final class BlueZRadioTests: BluezooTestCase {
-    private func radios() async throws -> (source: BlueZRadio, target: BlueZRadio) {
-        let zoo = try startBluezoo()
-        var options = BlueZRadioOptions()
-        options.discoverable = true           // bluezoo reports discoverable advertisements only
-        options.unknownPeerWait = .seconds(1)
-        let a = try await zoo.connect()
-        let b = try await zoo.connect()
-        return (try await BlueZRadio(adapter: "hci0", bluez: a, options: options),
-                try await BlueZRadio(adapter: "hci1", bluez: b, options: options))
-    }
-
     private func beacon(_ marker: UInt8) -> [UInt8] { testBeacon(marker) }
 
     func testABeaconAdvertisedOnHci0IsScannedOnHci1AndUpdatesArrive() async throws {

@@ -78,6 +78,22 @@ class BluezooTestCase: XCTestCase {
         self.zoo = zoo
         return zoo
     }
+
+    /// Starts bluezoo and a radio on each adapter, each on its own connection as two processes would be: the
+    /// source on hci0, the target on hci1 with `target` applied to its options.
+    func radios(target: (inout BlueZRadioOptions) -> Void = { _ in }) async throws
+        -> (source: BlueZRadio, target: BlueZRadio) {
+        let zoo = try startBluezoo()
+        var options = BlueZRadioOptions()
+        options.discoverable = true           // bluezoo reports discoverable advertisements only
+        options.unknownPeerWait = .seconds(1)
+        let a = try await zoo.connect()
+        let b = try await zoo.connect()
+        var targetOptions = options
+        target(&targetOptions)
+        return (try await BlueZRadio(adapter: "hci0", bluez: a, options: options),
+                try await BlueZRadio(adapter: "hci1", bluez: b, options: targetOptions))
+    }
 }
 
 let noteType = "org.handoff.note"

@@ -12,16 +12,7 @@ import XCTest
 final class TransportChoiceTests: BluezooTestCase {
     private func radios(target transport: BlueZRadioOptions.Transport) async throws
         -> (source: BlueZRadio, target: BlueZRadio) {
-        let zoo = try startBluezoo()
-        var options = BlueZRadioOptions()
-        options.discoverable = true           // bluezoo reports discoverable advertisements only
-        options.unknownPeerWait = .seconds(1)
-        let a = try await zoo.connect()
-        let b = try await zoo.connect()
-        var targetOptions = options
-        targetOptions.transport = transport
-        return (try await BlueZRadio(adapter: "hci0", bluez: a, options: options),
-                try await BlueZRadio(adapter: "hci1", bluez: b, options: targetOptions))
+        try await radios { $0.transport = transport }
     }
 
     func testWithoutAPublishedPSMTheLinkFallsBackToGATTAndSaysWhy() async throws {

@@ -8,15 +8,6 @@ import Testing
 /// Clipboard, web page and terminal activities through two daemons: declared, so offered and continued like
 /// notes, with the rules the daemon adds (a clipboard's lifetime, a web page's webpageURL).
 @Suite(.serialized) struct DesktopKindsTests {
-    func error(_ body: () async throws -> Void) async -> ServiceError? {
-        do {
-            try await body()
-            return nil
-        } catch {
-            return error as? ServiceError
-        }
-    }
-
     @Test func handoffsOwnKindsAreDeclared() throws {
         let configuration = try DaemonConfiguration(stateDirectory: URL(fileURLWithPath: "/nonexistent"))
         for kind in ActivityKind.allCases {
@@ -45,7 +36,7 @@ import Testing
     @Test func aWebPageWithoutURLIsRefusedByTheDaemon() async throws {
         let machines = try await TwoMachines.make(pair: false)
         defer { Task { await machines.shutDown() } }
-        let failure = await error {
+        let failure = await serviceError {
             _ = try await machines.laptop.client().setCurrentActivity(
                 ActivityContent(type: "org.handoff.web", title: "t", userInfo: ["title": "no url"]))
         }
@@ -87,7 +78,7 @@ import Testing
         let desktop = try await machines.desktop.client()
         let remote = try await eventually { try await desktop.availableActivities().first }
         clock.advance(by: .milliseconds(300))
-        let failure = await error { _ = try await desktop.continueActivity(remote.id) { _ in } }
+        let failure = await serviceError { _ = try await desktop.continueActivity(remote.id) { _ in } }
         #expect(failure?.code == .continueFailed)
         // Withdrawn at expiry (4608), or refused as expired if asked in the same instant (4616).
         #expect(["org.handoff.Error.HandoffFailed", "org.handoff.Error.ActivityExpired"].contains(failure?.remoteCode))

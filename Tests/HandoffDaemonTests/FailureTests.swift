@@ -11,15 +11,6 @@ import Testing
     static let note = ActivityContent.note(name: "n", title: "N", content: "some text")
     static let bigNote = ActivityContent.note(name: "big", title: "Big", content: String(repeating: "x", count: 10_000))
 
-    func error(_ body: () async throws -> Void) async -> ServiceError? {
-        do {
-            try await body()
-            return nil
-        } catch {
-            return error as? ServiceError
-        }
-    }
-
     /// Offers `content` on the laptop and returns the desktop's client and the availability it sees.
     func offered(_ content: ActivityContent, _ machines: TwoMachines) async throws
         -> (any HandoffService, ActivitySummary)
@@ -33,7 +24,7 @@ import Testing
         let machines = try await TwoMachines.make()
         defer { Task { await machines.shutDown() } }
         let laptop = try await machines.laptop.client()
-        let failure = await error {
+        let failure = await serviceError {
             _ = try await laptop.setCurrentActivity(ActivityContent(type: "org.example.sketch", title: "S", userInfo: [:]))
         }
         #expect(failure?.remoteCode == "org.handoff.Error.UndeclaredActivityType")
@@ -48,7 +39,7 @@ import Testing
         let sketch = ActivityContent(type: "org.example.sketch", title: "Sketch", userInfo: ["lines": "3"])
         let (desktop, remote) = try await offered(sketch, machines)
         #expect(remote.type == "(undeclared type)")
-        let failure = await error { _ = try await desktop.continueActivity(remote.id) { _ in } }
+        let failure = await serviceError { _ = try await desktop.continueActivity(remote.id) { _ in } }
         #expect(failure?.code == .continueFailed)
         #expect(failure?.remoteCode == "org.handoff.Error.UndeclaredActivityType")
         #expect(failure?.message.hasPrefix("[4613 undeclaredActivityType]") == true)
@@ -57,7 +48,7 @@ import Testing
     @Test func aPayloadOverTheSourcesLimitIsRefusedWhenOffered() async throws {
         let machines = try await TwoMachines.make(laptop: { $0.handoff.maximumPayloadSize = 4096 })
         defer { Task { await machines.shutDown() } }
-        let failure = await error { _ = try await machines.laptop.client().setCurrentActivity(Self.bigNote) }
+        let failure = await serviceError { _ = try await machines.laptop.client().setCurrentActivity(Self.bigNote) }
         #expect(failure?.code == .failed)
         #expect(failure?.remoteCode == "org.handoff.Error.UserInfoTooLarge")
         #expect(failure?.message.contains("4611") == true)
@@ -67,7 +58,7 @@ import Testing
         let machines = try await TwoMachines.make(desktop: { $0.handoff.maximumPayloadSize = 4096 })
         defer { Task { await machines.shutDown() } }
         let (desktop, remote) = try await offered(Self.bigNote, machines)
-        let failure = await error { _ = try await desktop.continueActivity(remote.id) { _ in } }
+        let failure = await serviceError { _ = try await desktop.continueActivity(remote.id) { _ in } }
         #expect(failure?.code == .continueFailed)
         #expect(failure?.remoteCode == "org.handoff.Error.UserInfoTooLarge")
         #expect(failure?.message.hasPrefix("[4611 userInfoTooLarge]") == true)
@@ -78,7 +69,7 @@ import Testing
         defer { Task { await machines.shutDown() } }
         let (desktop, remote) = try await offered(Self.note, machines)
         await machines.ether.setReachable(machines.laptop.radio.address, false)
-        let failure = await error { _ = try await desktop.continueActivity(remote.id) { _ in } }
+        let failure = await serviceError { _ = try await desktop.continueActivity(remote.id) { _ in } }
         #expect(failure?.remoteCode == "org.handoff.Error.ConnectionUnavailable")
         #expect(failure?.message.hasPrefix("[4609 connectionUnavailable]") == true)
         #expect(try await desktop.availableActivities().isEmpty)
@@ -92,7 +83,7 @@ import Testing
         let (desktop, remote) = try await offered(Self.note, machines)
         let laptop = machines.laptop.radio.address
         await machines.ether.setReachable(laptop, false)
-        let failure = await error { _ = try await desktop.continueActivity(remote.id) { _ in } }
+        let failure = await serviceError { _ = try await desktop.continueActivity(remote.id) { _ in } }
         #expect(failure?.remoteCode == "org.handoff.Error.ConnectionUnavailable")
         #expect(try await desktop.availableActivities().isEmpty)
         await machines.ether.setReachable(laptop, true)
@@ -111,7 +102,7 @@ import Testing
         var conditions = LinkConditions()
         conditions.dropAllNotifications = true
         await machines.ether.setConditions(conditions)
-        let failure = await error { _ = try await desktop.continueActivity(remote.id) { _ in } }
+        let failure = await serviceError { _ = try await desktop.continueActivity(remote.id) { _ in } }
         #expect(failure?.remoteCode == "org.handoff.Error.RemoteApplicationTimedOut")
         #expect(failure?.message.hasPrefix("[4610 remoteApplicationTimedOut]") == true)
     }
@@ -122,7 +113,7 @@ import Testing
         let (desktop, remote) = try await offered(Self.note, machines)
         try await machines.laptop.client().unpair("desktop")
         #expect(try await machines.laptop.client().devices().isEmpty)
-        let failure = await error { _ = try await desktop.continueActivity(remote.id) { _ in } }
+        let failure = await serviceError { _ = try await desktop.continueActivity(remote.id) { _ in } }
         #expect(failure?.remoteCode == "org.handoff.Error.UntrustedPeer")
         #expect(failure?.message.hasPrefix("[4612 untrustedPeer]") == true)
     }
@@ -131,11 +122,11 @@ import Testing
         let machines = try await TwoMachines.make()
         defer { Task { await machines.shutDown() } }
         let desktop = try await machines.desktop.client()
-        let missing = await error { _ = try await desktop.continueActivity(ActivityID(rawValue: "nope")) { _ in } }
+        let missing = await serviceError { _ = try await desktop.continueActivity(ActivityID(rawValue: "nope")) { _ in } }
         #expect(missing?.code == .noActivity)
-        let device = await error { try await desktop.unpair("toaster") }
+        let device = await serviceError { try await desktop.unpair("toaster") }
         #expect(device?.code == .unknownDevice)
-        let stale = await error { try await desktop.resignCurrentActivity(ActivityID(rawValue: "old"), after: .zero) }
+        let stale = await serviceError { try await desktop.resignCurrentActivity(ActivityID(rawValue: "old"), after: .zero) }
         #expect(stale?.remoteCode == "org.handoff.Error.NotCurrent")
         // A userInfo that is not a property list is refused, and the daemon keeps serving.
         let raw = try machines.desktop.bus.connect()
@@ -152,7 +143,7 @@ import Testing
 
     @Test func aDaemonThatIsNotRunningIsUnreachable() async throws {
         let connector = DBusServiceConnector(bus: .address("unix:path=/nonexistent/handoff-test-bus"))
-        let failure = await error { _ = try await connector.connect() }
+        let failure = await serviceError { _ = try await connector.connect() }
         #expect(failure?.code == .unreachable)
     }
 }

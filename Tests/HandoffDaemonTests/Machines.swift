@@ -183,6 +183,16 @@ func eventually<T>(within seconds: Double = 10, _ body: () async throws -> T?) a
     throw TestFailure("the condition did not hold within \(seconds) s")
 }
 
+/// The ``ServiceError`` `body` throws, or nil when it succeeds (or throws something else).
+func serviceError(_ body: () async throws -> Void) async -> ServiceError? {
+    do {
+        try await body()
+        return nil
+    } catch {
+        return error as? ServiceError
+    }
+}
+
 /// A settling pause after a `VirtualClock.advance(by:)`: long enough for the tasks it woke to run on an idle
 /// machine, and a wait for nothing else (never a timeout of the code under test).
 func settle() async throws {

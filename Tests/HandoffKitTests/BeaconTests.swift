@@ -85,16 +85,8 @@ final class BeaconTests: XCTestCase {
 
     func testUntrustedRequesterReadsNothing() async throws {
         let ether = InMemoryEther()
-        let (source, receiver, _) = try await makePair(ether: ether)
-        keepAlive += [source, receiver]
-        let activity = UserActivity(activityType: noteType)
-        activity.userInfo = ["secret": "do not leak"]
-        _ = try await offer(activity, from: source, to: receiver)
-        let last = await source.engine.lastSequence
-        let sequence = try XCTUnwrap(last)
-        let link = try await ether.makeRadio(address: "sim:eve").connect(to: source.radio.address)
-        let forged = TransferFrame.request(sequence: sequence, nonce: Nonce(bytes: [1, 2, 3, 4, 5, 6, 7, 8])!,
-                                           mac: [UInt8](repeating: 0xAA, count: 16))
+        let (link, forged, devices) = try await strangerAtASecret(on: ether)
+        keepAlive += devices
         try await link.write(forged.encoded())
         let reply = try await first(link.notifications)
         guard case .error(_, let code, _) = try TransferFrame.decode(reply) else {

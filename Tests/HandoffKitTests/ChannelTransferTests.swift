@@ -172,17 +172,9 @@ final class ChannelTransferTests: XCTestCase {
         var conditions = LinkConditions()
         conditions.channel = .open(maximumSDU: 65535)
         await ether.setConditions(conditions)
-        let (source, receiver, _) = try await makePair(ether: ether)
-        keepAlive += [source, receiver]
-        let activity = UserActivity(activityType: noteType)
-        activity.userInfo = ["secret": "do not leak"]
-        _ = try await offer(activity, from: source, to: receiver)
-        let last = await source.engine.lastSequence
-        let sequence = try XCTUnwrap(last)
-        let link = try await ether.makeRadio(address: "sim:eve").connect(to: source.radio.address)
+        let (link, forged, devices) = try await strangerAtASecret(on: ether)
+        keepAlive += devices
         XCTAssertEqual(link.transport.kind, .l2cap)
-        let nonce = Nonce(bytes: [1, 2, 3, 4, 5, 6, 7, 8])!
-        let forged = TransferFrame.request(sequence: sequence, nonce: nonce, mac: [UInt8](repeating: 0xAA, count: 16))
         try await link.write(forged.encoded())
         // A FETCH for a guessed transfer id gets nothing either.
         try await link.write(TransferFrame.fetch(transferID: .zero, from: 0, to: 4096).encoded())
@@ -193,7 +185,7 @@ final class ChannelTransferTests: XCTestCase {
             replies.append(try TransferFrame.decode(try XCTUnwrap(next)))
         }
         guard case .error(let context, let code, _) = replies[0] else { return XCTFail("the stranger got \(replies)") }
-        XCTAssertEqual(context, ErrorContext(nonce))
+        XCTAssertEqual(context, ErrorContext(strangerNonce))
         XCTAssertEqual(code, HandoffError.Code.untrustedPeer.rawValue)
         guard case .error(_, let fetchCode, _) = replies[1] else { return XCTFail("the stranger got \(replies)") }
         XCTAssertEqual(fetchCode, HandoffError.Code.handoffFailed.rawValue)

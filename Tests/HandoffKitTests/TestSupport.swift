@@ -1,5 +1,5 @@
 import Foundation
-import HandoffKit
+@testable import HandoffKit
 import HandoffTesting
 import XCTest
 
@@ -55,6 +55,24 @@ func offer(_ activity: UserActivity, from source: SimulatedDevice, to receiver: 
     try await activity.becomeCurrent(in: source.engine)
     return try await first(updates)
 }
+
+/// A stranger ("sim:eve") connected to a source that offers a secret note, and a REQUEST for that note forged
+/// without the group key (its MAC made up, its nonce `strangerNonce`). Keep `devices` alive for the test.
+func strangerAtASecret(on ether: InMemoryEther) async throws
+    -> (link: any RadioLink, forged: TransferFrame, devices: [SimulatedDevice]) {
+    let (source, receiver, _) = try await makePair(ether: ether)
+    let activity = UserActivity(activityType: noteType)
+    activity.userInfo = ["secret": "do not leak"]
+    _ = try await offer(activity, from: source, to: receiver)
+    let last = await source.engine.lastSequence
+    let sequence = try XCTUnwrap(last)
+    let link = try await ether.makeRadio(address: "sim:eve").connect(to: source.radio.address)
+    let forged = TransferFrame.request(sequence: sequence, nonce: strangerNonce, mac: [UInt8](repeating: 0xAA, count: 16))
+    return (link, forged, [source, receiver])
+}
+
+/// The nonce of `strangerAtASecret`'s forged REQUEST.
+let strangerNonce = Nonce(bytes: [1, 2, 3, 4, 5, 6, 7, 8])!
 
 extension ContinuationOutcome {
     /// The continued activity, or nil.
