@@ -52,15 +52,15 @@ public final class DBusHandoffService: HandoffService {
     }
 
     public func status() async throws -> DaemonStatus {
+        typealias Key = HandoffBusAPI.Status
         let values = try await call(HandoffBusAPI.Method.status)
-        func get<T: DBusRepresentable>(_ key: String, _ type: T.Type) -> T? { try? values[key]?.get(T.self) }
-        let adapter = get("Adapter", String.self).flatMap { $0.isEmpty ? nil : $0 }
-        let current = try values["CurrentActivity"].map { try $0.get(ActivitySummary.self) }
+        // A CurrentActivity of another shape is the daemon breaking its contract: say so rather than hide it.
+        let current = try values[Key.currentActivity.name].map { try $0.get(ActivitySummary.self) }
         var status = DaemonStatus(
-            version: get("Version", String.self) ?? "?", adapter: adapter, powered: get("Powered", Bool.self) ?? false,
-            pairedDevices: Int(get("PairedDevices", UInt32.self) ?? 0),
-            availableActivities: Int(get("AvailableActivities", UInt32.self) ?? 0), currentActivity: current)
-        status.scanning = get("Scanning", String.self)
+            version: values[Key.version] ?? "?", adapter: values[Key.adapter].flatMap { $0.isEmpty ? nil : $0 },
+            powered: values[Key.powered] ?? false, pairedDevices: Int(values[Key.pairedDevices] ?? 0),
+            availableActivities: Int(values[Key.availableActivities] ?? 0), currentActivity: current)
+        status.scanning = values[Key.scanning]
         return status
     }
 

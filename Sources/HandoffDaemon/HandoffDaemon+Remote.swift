@@ -145,20 +145,18 @@ extension HandoffDaemon {
 
     /// The daemon's state as the caller may see it.
     func status(uid: UInt32) async -> [String: Variant] {
-        var values: [String: Variant] = [
-            "Version": Variant(DaemonConfiguration.version),
-            "DeviceName": Variant(await engine.trust.identity.name),
-            "Adapter": Variant(configuration.adapter ?? ""),
-            "Powered": Variant(await configuration.powered()),
-            "Owner": Variant(persisted.ownerUID.map { $0 == uid } ?? false),
-        ]
-        if let scanning = await configuration.scanning() { values["Scanning"] = Variant(scanning) }
+        typealias Key = HandoffBusAPI.Status
+        var values: [String: Variant] = [:]
+        values[Key.version] = DaemonConfiguration.version
+        values[Key.deviceName] = await engine.trust.identity.name
+        values[Key.adapter] = configuration.adapter ?? ""
+        values[Key.powered] = await configuration.powered()
+        values[Key.owner] = persisted.ownerUID.map { $0 == uid } ?? false
+        values[Key.scanning] = await configuration.scanning()
         guard (try? authorize(uid, "")) != nil else { return values }
-        values["PairedDevices"] = Variant(UInt32(await engine.trust.devices.count))
-        values["AvailableActivities"] = Variant(UInt32(await engine.availableActivities().count))
-        if let current = await currentSummary(uid: uid) {
-            values["CurrentActivity"] = Variant(current)
-        }
+        values[Key.pairedDevices] = UInt32(await engine.trust.devices.count)
+        values[Key.availableActivities] = UInt32(await engine.availableActivities().count)
+        values[Key.currentActivity] = await currentSummary(uid: uid)
         return values
     }
 }

@@ -1,0 +1,46 @@
+import DBus
+import HandoffClient
+
+extension HandoffBusAPI {
+    /// One entry of `Status`'s `a{sv}`: its key and the Swift type of its value, said once for the daemon that
+    /// writes it and the client that reads it, so the two cannot disagree on a name or a type.
+    public struct StatusKey<Value: DBusRepresentable>: Sendable {
+        /// The key on the bus.
+        public let name: String
+
+        init(_ name: String) {
+            self.name = name
+        }
+    }
+
+    /// `Status`'s entries (Docs/dbus-api.md).
+    public enum Status {
+        /// The daemon's version.
+        public static let version = StatusKey<String>("Version")
+        /// This device's name in the trust group.
+        public static let deviceName = StatusKey<String>("DeviceName")
+        /// The adapter the daemon uses; "" when none.
+        public static let adapter = StatusKey<String>("Adapter")
+        /// Whether the adapter is powered.
+        public static let powered = StatusKey<Bool>("Powered")
+        /// Whether the caller owns the trust group.
+        public static let owner = StatusKey<Bool>("Owner")
+        /// How the radio scans (`advertisement monitor (…)` or `discovery (fallback: …)`); absent before the first
+        /// scan.
+        public static let scanning = StatusKey<String>("Scanning")
+        /// Paired devices (the owner, or anyone before the first pairing).
+        public static let pairedDevices = StatusKey<UInt32>("PairedDevices")
+        /// Activities available from paired devices (likewise).
+        public static let availableActivities = StatusKey<UInt32>("AvailableActivities")
+        /// The caller's current activity, if it has one.
+        public static let currentActivity = StatusKey<ActivitySummary>("CurrentActivity")
+    }
+}
+
+extension [String: Variant] {
+    /// The entry under `key`, typed; nil when it is absent or of another type. Setting nil removes it.
+    public subscript<Entry>(key: HandoffBusAPI.StatusKey<Entry>) -> Entry? {
+        get { try? self[key.name]?.get(Entry.self) }
+        set { self[key.name] = newValue.map { Variant($0) } }
+    }
+}
