@@ -15,10 +15,14 @@ final class EngineRoundTripTests: XCTestCase {
         }
     }
 
+    /// Continues a note with a `dataBytes` blob from "mac" to "pc" under `conditions`. With `virtualTime`, the
+    /// engines and the ether run on a `VirtualClock` that moves a stall interval on whenever all is quiet, so a
+    /// stall costs no real time.
     private func roundTrip(dataBytes: Int, configure: (inout HandoffConfiguration) -> Void = { _ in },
-                           conditions: LinkConditions = LinkConditions()) async throws
+                           conditions: LinkConditions = LinkConditions(), virtualTime: Bool = false) async throws
         -> (UserActivity, InMemoryStatistics) {
-        let ether = InMemoryEther()
+        let clock = VirtualClock()
+        let ether = virtualTime ? InMemoryEther(clock: clock) : InMemoryEther()
         await ether.setConditions(conditions)
         let (source, receiver, _) = try await makePair(ether: ether, configure: configure)
         let blob = Data((0..<dataBytes).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
@@ -28,7 +32,11 @@ final class EngineRoundTripTests: XCTestCase {
         let remote = try await offer(activity, from: source, to: receiver)
         XCTAssertEqual(remote.activityType, noteType)
         XCTAssertEqual(remote.device.name, "mac")
-        let outcome = await receiver.engine.continueActivity(remote)
+        let outcome = virtualTime
+            ? try await onVirtualTime(clock, of: ether, step: receiver.engine.configuration.stallInterval) {
+                await receiver.engine.continueActivity(remote)
+            }
+            : await receiver.engine.continueActivity(remote)
         let received = try XCTUnwrap(outcome.activity, "failed: \(String(describing: outcome.error))")
         XCTAssertEqual(received.userInfo["blob"], .data(blob))
         XCTAssertEqual(received.title, "Groceries")
@@ -370,7 +378,7 @@ final class EngineRoundTripTests: XCTestCase {
     func testSurvivesNotificationLoss() async throws {
         var conditions = LinkConditions()
         conditions.notificationLossRate = 0.05
-        let (_, stats) = try await roundTrip(dataBytes: 64 * 1024, conditions: conditions)
+        let (_, stats) = try await roundTrip(dataBytes: 64 * 1024, conditions: conditions, virtualTime: true)
         XCTAssertGreaterThan(stats.notificationsLost, 0)
     }
 
@@ -409,7 +417,7 @@ final class EngineRoundTripTests: XCTestCase {
             var conditions = LinkConditions()
             conditions.channel = channel
             conditions.deafLinks = 1
-            let (_, stats) = try await roundTrip(dataBytes: 3 * 1024, conditions: conditions)
+            let (_, stats) = try await roundTrip(dataBytes: 3 * 1024, conditions: conditions, virtualTime: true)
             XCTAssertEqual(stats.connections, 2, "channel \(String(describing: channel))")
             XCTAssertGreaterThan(stats.notificationsLost, 0, "the first link was not deaf")
         }
