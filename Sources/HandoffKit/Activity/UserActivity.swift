@@ -35,56 +35,56 @@ public final class UserActivity: Sendable {
 
     /// A user-visible title.
     public var title: String? {
-        get { state.withLock { $0.snapshot.title } }
-        set { mutate { $0.snapshot.title = newValue } }
+        get { self[\.title] }
+        set { self[\.title] = newValue }
     }
 
     /// App state to carry: property-list values and URLs.
     public var userInfo: [String: PlistValue] {
-        get { state.withLock { $0.snapshot.userInfo } }
-        set { mutate { $0.snapshot.userInfo = newValue } }
+        get { self[\.userInfo] }
+        set { self[\.userInfo] = newValue }
     }
 
     /// Keys of `userInfo` that must be present to restore; a payload missing one is refused.
     public var requiredUserInfoKeys: Set<String>? {
-        get { state.withLock { $0.snapshot.requiredUserInfoKeys } }
-        set { mutate { $0.snapshot.requiredUserInfoKeys = newValue } }
+        get { self[\.requiredUserInfoKeys] }
+        set { self[\.requiredUserInfoKeys] = newValue }
     }
 
     /// Whether the activity is offered to other devices (default true).
     public var isEligibleForHandoff: Bool {
-        get { state.withLock { $0.snapshot.isEligibleForHandoff } }
-        set { mutate { $0.snapshot.isEligibleForHandoff = newValue } }
+        get { self[\.isEligibleForHandoff] }
+        set { self[\.isEligibleForHandoff] = newValue }
     }
 
     /// A web page to open when no app on the receiving side handles the type.
     public var webpageURL: URL? {
-        get { state.withLock { $0.snapshot.webpageURL } }
-        set { mutate { $0.snapshot.webpageURL = newValue } }
+        get { self[\.webpageURL] }
+        set { self[\.webpageURL] = newValue }
     }
 
     /// After this date the activity is neither advertised nor continued.
     public var expirationDate: Date? {
-        get { state.withLock { $0.snapshot.expirationDate } }
-        set { mutate { $0.snapshot.expirationDate = newValue } }
+        get { self[\.expirationDate] }
+        set { self[\.expirationDate] = newValue }
     }
 
     /// Search keywords.
     public var keywords: Set<String> {
-        get { state.withLock { $0.snapshot.keywords } }
-        set { mutate { $0.snapshot.keywords = newValue } }
+        get { self[\.keywords] }
+        set { self[\.keywords] = newValue }
     }
 
     /// An app-chosen identifier for this activity (e.g. the note's id).
     public var persistentIdentifier: String? {
-        get { state.withLock { $0.snapshot.persistentIdentifier } }
-        set { mutate { $0.snapshot.persistentIdentifier = newValue } }
+        get { self[\.persistentIdentifier] }
+        set { self[\.persistentIdentifier] = newValue }
     }
 
     /// Identifies the content (window/scene) the activity should be routed to.
     public var targetContentIdentifier: String? {
-        get { state.withLock { $0.snapshot.targetContentIdentifier } }
-        set { mutate { $0.snapshot.targetContentIdentifier = newValue } }
+        get { self[\.targetContentIdentifier] }
+        set { self[\.targetContentIdentifier] = newValue }
     }
 
     /// Set to true when the state changed and `userActivityWillSave(_:)` should run before the next send.
@@ -139,6 +139,12 @@ public final class UserActivity: Sendable {
             $0.isValid = false
             $0.onChange = nil
         }
+    }
+
+    /// A snapshot field: read under the lock; written through `mutate`, so that a current activity is re-advertised.
+    private subscript<Value>(field: WritableKeyPath<ActivitySnapshot, Value>) -> Value {
+        get { state.withLock { $0.snapshot[keyPath: field] } }
+        set { mutate { $0.snapshot[keyPath: field] = newValue } }
     }
 
     private func mutate(notify: Bool = true, _ body: (inout State) -> Void) {
