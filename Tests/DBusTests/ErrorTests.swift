@@ -15,6 +15,20 @@ final class ErrorTests: XCTestCase {
         for connection in connections { connection.close() }
     }
 
+    /// Exports `org.handoff.Test.Slow.Hang` at `/org/handoff/test/slow` on `service`: it answers after 60 s. The
+    /// count of calls that reached it.
+    private func exportHang(on service: Connection) async throws -> Locked<Int> {
+        let arrived = Locked(0)
+        var slow = ExportedInterface("org.handoff.Test.Slow")
+        slow.method("Hang") { _ in
+            arrived.withLock { $0 += 1 }
+            try await Task.sleep(for: .seconds(60))
+            return []
+        }
+        try await service.export([slow], at: "/org/handoff/test/slow")
+        return arrived
+    }
+
     private func pair() async throws -> (service: Connection, client: Connection) {
         let bus = try Self.bus.get()
         let service = try bus.connect()
@@ -101,21 +115,10 @@ final class ErrorTests: XCTestCase {
         let service = try bus.connect()
         let client = try bus.connect()
         connections += [service, client]
-        let started = Locked(false)
-        var slow = ExportedInterface("org.handoff.Test.Slow")
-        slow.method("Hang") { _ in
-            started.value = true
-            try await Task.sleep(for: .seconds(60))
-            return []
-        }
-        try await service.export([slow], at: "/org/handoff/test/slow")
+        let arrived = try await exportHang(on: service)
         let destination = service.uniqueName
-        let call = Task {
-            try await client.call(
-                destination: destination, path: "/org/handoff/test/slow", interface: "org.handoff.Test.Slow",
-                member: "Hang")
-        }
-        while !started.value { try await Task.sleep(for: .milliseconds(5)) }
+        let call = Task { try await callHang(destination, from: client) }
+        while arrived.value == 0 { try await Task.sleep(for: .milliseconds(5)) }
         service.close()
         do {
             _ = try await call.value
@@ -182,16 +185,9 @@ final class ErrorTests: XCTestCase {
         let service = try bus.connect()
         let client = try bus.connect()
         connections += [service, client]
-        var slow = ExportedInterface("org.handoff.Test.Slow")
-        slow.method("Hang") { _ in
-            try await Task.sleep(for: .seconds(60))
-            return []
-        }
-        try await service.export([slow], at: "/org/handoff/test/slow")
+        _ = try await exportHang(on: service)
         do {
-            _ = try await client.call(
-                destination: service.uniqueName, path: "/org/handoff/test/slow", interface: "org.handoff.Test.Slow",
-                member: "Hang", timeout: .milliseconds(100))
+            _ = try await callHang(service.uniqueName, from: client, timeout: .milliseconds(100))
             XCTFail("expected a timeout")
         } catch {
             XCTAssertEqual(error.code, .noReply, "\(error)")
@@ -203,28 +199,17 @@ final class ErrorTests: XCTestCase {
         let service = try bus.connect()
         let client = try bus.connect()
         connections += [service, client]
-        let arrived = Locked(0)
-        var slow = ExportedInterface("org.handoff.Test.Slow")
-        slow.method("Hang") { _ in
-            arrived.withLock { $0 += 1 }
-            try await Task.sleep(for: .seconds(60))
-            return []
-        }
-        try await service.export([slow], at: "/org/handoff/test/slow")
+        let arrived = try await exportHang(on: service)
         let destination = service.uniqueName
         let finished = Locked(false)
         let long = Task {
             defer { finished.value = true }
-            return try await client.call(
-                destination: destination, path: "/org/handoff/test/slow", interface: "org.handoff.Test.Slow",
-                member: "Hang", timeout: .seconds(20))
+            return try await callHang(destination, from: client, timeout: .seconds(20))
         }
         // The long call is armed first, so the short one must re-arm the connection's timer to an earlier time.
         while arrived.value == 0 { try await Task.sleep(for: .milliseconds(5)) }
         do {
-            _ = try await client.call(
-                destination: destination, path: "/org/handoff/test/slow", interface: "org.handoff.Test.Slow",
-                member: "Hang", timeout: .milliseconds(100))
+            _ = try await callHang(destination, from: client, timeout: .milliseconds(100))
             XCTFail("expected a timeout")
         } catch {
             XCTAssertEqual(error.code, .noReply, "\(error)")
@@ -236,18 +221,9 @@ final class ErrorTests: XCTestCase {
 
     func testCancellingTheTaskCancelsTheCall() async throws {
         let (service, client) = try await pair()
-        var slow = ExportedInterface("org.handoff.Test.Slow")
-        slow.method("Hang") { _ in
-            try await Task.sleep(for: .seconds(60))
-            return []
-        }
-        try await service.export([slow], at: "/org/handoff/test/slow")
+        _ = try await exportHang(on: service)
         let destination = service.uniqueName
-        let call = Task {
-            try await client.call(
-                destination: destination, path: "/org/handoff/test/slow", interface: "org.handoff.Test.Slow",
-                member: "Hang")
-        }
+        let call = Task { try await callHang(destination, from: client) }
         try await Task.sleep(for: .milliseconds(20))
         call.cancel()
         do {
@@ -338,4 +314,11 @@ final class ErrorTests: XCTestCase {
             XCTAssertEqual(error.code, .typeMismatch)
         }
     }
+}
+
+/// Calls `Hang` (`ErrorTests.exportHang(on:)`) on `service` from `client`.
+private func callHang(_ service: BusName, from client: Connection,
+                      timeout: Duration? = nil) async throws(DBusError) -> [Value] {
+    try await client.call(destination: service, path: "/org/handoff/test/slow",
+                          interface: "org.handoff.Test.Slow", member: "Hang", timeout: timeout)
 }

@@ -23,6 +23,14 @@ final class FailureMappingTests: XCTestCase {
         XCTAssertEqual(failures.first?.error.code, code, file: file, line: line)
     }
 
+    /// Continues an offered note while `tamper` rewrites each notification the receiver gets.
+    private func continueTampered(_ tamper: @escaping @Sendable ([UInt8]) -> [UInt8]?) async throws
+        -> (ContinuationOutcome, RecordingContinuationDelegate) {
+        let (_, receiver, ether, _, remote) = try await offered()
+        await ether.setNotificationTamper(tamper)
+        return (await receiver.engine.continueActivity(remote), receiver.delegate)
+    }
+
     private func offered(_ setup: (UserActivity) -> Void = { _ in }, ether: InMemoryEther = InMemoryEther(),
                          receiver adjust: ((inout HandoffConfiguration) -> Void)? = nil) async throws
         -> (SimulatedDevice, SimulatedDevice, InMemoryEther, UserActivity, RemoteActivity) {
@@ -117,40 +125,34 @@ final class FailureMappingTests: XCTestCase {
     }
 
     func testTamperedChunkIsCorruptPayload() async throws {
-        let (_, receiver, ether, _, remote) = try await offered()
-        await ether.setNotificationTamper { frame in
+        let (outcome, delegate) = try await continueTampered { frame in
             // Flip one bit in the bytes of data frames past the metadata record.
             guard frame.count > 20, frame[1] == 0x82, frame[13] > 0 || frame[12] > 0 else { return frame }
             var copy = frame
             copy[frame.count - 1] ^= 0x01
             return copy
         }
-        let outcome = await receiver.engine.continueActivity(remote)
-        assertFailure(outcome, .corruptPayload, delegate: receiver.delegate)
+        assertFailure(outcome, .corruptPayload, delegate: delegate)
         XCTAssertEqual(outcome.error?.code.rawValue, 4615)
     }
 
     func testTamperedHeaderIsCorruptPayload() async throws {
-        let (_, receiver, ether, _, remote) = try await offered()
-        await ether.setNotificationTamper { frame in
+        let (outcome, delegate) = try await continueTampered { frame in
             guard frame.count > 2, frame[1] == 0x81 else { return frame }
             var copy = frame
             copy[frame.count - 1] ^= 0x01   // the record size
             return copy
         }
-        let outcome = await receiver.engine.continueActivity(remote)
-        assertFailure(outcome, .corruptPayload, delegate: receiver.delegate)
+        assertFailure(outcome, .corruptPayload, delegate: delegate)
     }
 
     func testVersionMismatchIsReported() async throws {
-        let (_, receiver, ether, _, remote) = try await offered()
-        await ether.setNotificationTamper { frame in
+        let (outcome, delegate) = try await continueTampered { frame in
             var copy = frame
             copy[0] = 2
             return copy
         }
-        let outcome = await receiver.engine.continueActivity(remote)
-        assertFailure(outcome, .protocolVersionMismatch, delegate: receiver.delegate)
+        assertFailure(outcome, .protocolVersionMismatch, delegate: delegate)
         XCTAssertEqual(outcome.error?.code.rawValue, 4614)
     }
 
