@@ -7,10 +7,10 @@ extension Scenarios {
     /// The central's device path on the source's adapter (hci1's address seen from hci0).
     static let targetOnSource = ObjectPath(stringLiteral: "/org/bluez/hci0/dev_00_AA_01_01_00_01")
 
-    /// The link drops mid-transfer (the source disconnects the central); the target reconnects and resumes.
-    @Sendable static func resumeAfterDisconnect() async throws -> String {
-        let (source, target) = try await trustedPair()
-        defer { Task { for device in [source, target] { await device.shutDown() } } }
+    /// Starts continuing a 128 KiB note of `source`'s on `target`, and returns 1.5 s after the target's link to the
+    /// source (the source's central) is up: the transfer is then under way.
+    private static func transferUnderWay(from source: ScenarioDevice, to target: ScenarioDevice) async throws
+        -> (transfer: Task<ContinuationOutcome, Never>, central: Device1) {
         let (_, remote) = try await offerNote(bytes: 128 * 1024, from: source, to: target)
         let transfer = Task { await target.engine.continueActivity(remote) }
         let central = await source.bluez.device(at: targetOnSource)
@@ -18,6 +18,14 @@ extension Scenarios {
             while (try? await central.properties().connected) != true { try await Task.sleep(for: .milliseconds(50)) }
         }
         try await Task.sleep(for: .milliseconds(1500))
+        return (transfer, central)
+    }
+
+    /// The link drops mid-transfer (the source disconnects the central); the target reconnects and resumes.
+    @Sendable static func resumeAfterDisconnect() async throws -> String {
+        let (source, target) = try await trustedPair()
+        defer { Task { for device in [source, target] { await device.shutDown() } } }
+        let (transfer, central) = try await transferUnderWay(from: source, to: target)
         let connectsBefore = target.counting.connectCount
         do {
             try await central.disconnect()
@@ -42,13 +50,7 @@ extension Scenarios {
         let (source, target) = try await trustedPair(configure: { $0.maximumReconnects = 1 },
                                                      target: { $0.connectAttempts = 1 })
         defer { Task { for device in [source, target] { await device.shutDown() } } }
-        let (_, remote) = try await offerNote(bytes: 128 * 1024, from: source, to: target)
-        let transfer = Task { await target.engine.continueActivity(remote) }
-        let central = await source.bluez.device(at: targetOnSource)
-        try await within(.seconds(60), "the central to connect") {
-            while (try? await central.properties().connected) != true { try await Task.sleep(for: .milliseconds(50)) }
-        }
-        try await Task.sleep(for: .milliseconds(1500))
+        let (transfer, central) = try await transferUnderWay(from: source, to: target)
         await source.engine.stop()
         await source.radio.close()
         try? await central.disconnect()

@@ -14,13 +14,7 @@ repo=$(cd "$here/../../.." && pwd)
 handoff=$repo/.build/debug/handoff
 [[ -x $handoff ]] || fail "$handoff is not built"
 
-privacy=off
-while (($#)); do
-    case "$1" in
-        --privacy) privacy=${2:?--privacy needs off or device}; shift 2 ;;
-        *) fail "unknown option $1" ;;
-    esac
-done
+read_privacy_option "$@"
 out=${HANDOFF_VM_ARTIFACTS:-$SCENARIO_TMP/files}
 mkdir -p "$out"
 conf=/run/handoff-vm/main.conf            # what guest-bluez.sh started bluetoothd with

@@ -272,6 +272,19 @@ def open_channel(own, target, target_type, psm):
     return sock
 
 
+def receive_all(sock, seconds, frames):
+    """Appends to frames every SDU the channel delivers until it has been quiet for seconds or closes."""
+    sock.settimeout(seconds)
+    try:
+        while True:
+            got = sock.recv(65536)
+            if not got:
+                return
+            frames.append(got)
+    except (socket.timeout, BlockingIOError, OSError):
+        pass
+
+
 def own_address(bluez):
     props = dbus.Interface(bluez.bus.get_object("org.bluez", bluez.adapter_path), "org.freedesktop.DBus.Properties")
     return str(props.Get("org.bluez.Adapter1", "Address"))
@@ -377,24 +390,8 @@ def cmd_gatt(target, writes):
                         say(f"send of {len(sdu)} bytes: {error}")
                     if error.errno in (107, 104, 32):   # not connected, reset, broken pipe: the peer hung up
                         break
-                sock.settimeout(0.05)
-                try:
-                    while True:
-                        got = sock.recv(65536)
-                        if not got:
-                            break
-                        channel_frames.append(got)
-                except (socket.timeout, BlockingIOError, OSError):
-                    pass
-            sock.settimeout(2)
-            try:
-                while True:
-                    got = sock.recv(65536)
-                    if not got:
-                        break
-                    channel_frames.append(got)
-            except (socket.timeout, OSError):
-                pass
+                receive_all(sock, 0.05, channel_frames)
+            receive_all(sock, 2, channel_frames)
             sock.close()
         figure("l2cap_channels", channels)
         figure("l2cap_sdus_sent", sent_sdus)

@@ -63,3 +63,15 @@ scenario_cleanup() {
     rm -rf "$SCENARIO_TMP"
 }
 trap scenario_cleanup EXIT
+
+# Sets $privacy from the option `--privacy off|device` (default off), the only one the scenarios that set LE
+# privacy take; anything else is an error.
+read_privacy_option() {
+    privacy=off
+    while (($#)); do
+        case "$1" in
+            --privacy) privacy=${2:?--privacy needs off or device}; shift 2 ;;
+            *) fail "unknown option $1" ;;
+        esac
+    done
+}

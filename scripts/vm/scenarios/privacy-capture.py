@@ -39,6 +39,10 @@ OPCODE_NAMES = {0: "new-index", 1: "del-index", 2: "command", 3: "event", 4: "ac
 # HCI commands whose parameters go on the air
 ADV_DATA_COMMANDS = {0x2008: "LE Set Advertising Data", 0x2009: "LE Set Scan Response Data",
                      0x2037: "LE Set Extended Advertising Data", 0x2038: "LE Set Extended Scan Response Data"}
+# LE meta subevent: (name, bytes before the data, where the address type is (the address follows it), where the
+# data length is, bytes after the data) of one report; the legacy report ends with the RSSI, the extended one has
+# it before the data.
+ADVERTISING_REPORTS = {0x02: ("LE Advertising Report", 9, 1, 8, 1), 0x0D: ("LE Extended Advertising Report", 24, 2, 23, 0)}
 RANDOM_ADDRESS_COMMANDS = {0x2005: "LE Set Random Address", 0x2035: "LE Set Advertising Set Random Address"}
 # ATT opcodes
 ATT_READ_RESPONSES = {0x0B: "Read Response", 0x0D: "Read Blob Response", 0x09: "Read By Type Response",
@@ -138,24 +142,16 @@ class Capture:
             return
         params = body[2:2 + body[1]]
         sub = params[0] if params else None
-        if sub == 0x02:      # LE Advertising Report
+        if sub in ADVERTISING_REPORTS:
+            what, head, type_at, length_at, tail = ADVERTISING_REPORTS[sub]
             count, i = params[1], 2
             for _ in range(count):
-                if i + 9 > len(params):
+                if i + head > len(params):
                     break
-                addr_type, addr, length = params[i + 1], params[i + 2:i + 8], params[i + 8]
-                data = params[i + 9:i + 9 + length]
-                self._report(ts, index, "LE Advertising Report", addr_type, addr, data)
-                i += 9 + length + 1
-        elif sub == 0x0D:    # LE Extended Advertising Report
-            count, i = params[1], 2
-            for _ in range(count):
-                if i + 24 > len(params):
-                    break
-                addr_type, addr, length = params[i + 2], params[i + 3:i + 9], params[i + 23]
-                data = params[i + 24:i + 24 + length]
-                self._report(ts, index, "LE Extended Advertising Report", addr_type, addr, data)
-                i += 24 + length
+                addr_type, addr, length = params[i + type_at], params[i + type_at + 1:i + type_at + 7], params[i + length_at]
+                data = params[i + head:i + head + length]
+                self._report(ts, index, what, addr_type, addr, data)
+                i += head + length + tail
         elif sub in (0x01, 0x0A) and len(params) >= 11 and params[1] == 0:   # (Enhanced) Connection Complete
             self.addresses.append((ts, index, "LE Connection Complete (peer)", params[5], params[6:12]))
             if sub == 0x0A and len(params) >= 24:

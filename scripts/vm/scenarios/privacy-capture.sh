@@ -13,13 +13,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib.sh"
 repo=$(cd "$here/../../.." && pwd)
 
-privacy=off
-while (($#)); do
-    case "$1" in
-        --privacy) privacy=${2:?--privacy needs off or device}; shift 2 ;;
-        *) fail "unknown option $1" ;;
-    esac
-done
+read_privacy_option "$@"
 
 out=${HANDOFF_VM_ARTIFACTS:-$SCENARIO_TMP/files}
 mkdir -p "$out"
