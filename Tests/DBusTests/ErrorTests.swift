@@ -29,11 +29,30 @@ final class ErrorTests: XCTestCase {
         return arrived
     }
 
-    private func pair() async throws -> (service: Connection, client: Connection) {
+    /// Two connections to the test bus, closed at tear-down.
+    private func twoConnections() throws -> (service: Connection, client: Connection) {
         let bus = try Self.bus.get()
         let service = try bus.connect()
         let client = try bus.connect()
         connections += [service, client]
+        return (service, client)
+    }
+
+    /// A call on `client` fails with `disconnected`.
+    private func assertCallFailsDisconnected(on client: Connection, file: StaticString = #filePath,
+                                             line: UInt = #line) async {
+        do {
+            _ = try await client.call(
+                destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                member: "ListNames")
+            XCTFail("expected disconnected", file: file, line: line)
+        } catch {
+            XCTAssertEqual(error.code, .disconnected, "\(error)", file: file, line: line)
+        }
+    }
+
+    private func pair() async throws -> (service: Connection, client: Connection) {
+        let (service, client) = try twoConnections()
         try await service.export([NoteService.make(title: Locked("t"), pings: Locked(0))], at: NoteService.path)
         return (service, client)
     }
@@ -111,10 +130,7 @@ final class ErrorTests: XCTestCase {
     }
 
     func testPeerThatExitsMidCallYieldsNoReply() async throws {
-        let bus = try Self.bus.get()
-        let service = try bus.connect()
-        let client = try bus.connect()
-        connections += [service, client]
+        let (service, client) = try twoConnections()
         let arrived = try await exportHang(on: service)
         let destination = service.uniqueName
         let call = Task { try await callHang(destination, from: client) }
@@ -181,10 +197,7 @@ final class ErrorTests: XCTestCase {
     }
 
     func testTimeoutYieldsNoReply() async throws {
-        let bus = try Self.bus.get()
-        let service = try bus.connect()
-        let client = try bus.connect()
-        connections += [service, client]
+        let (service, client) = try twoConnections()
         _ = try await exportHang(on: service)
         do {
             _ = try await callHang(service.uniqueName, from: client, timeout: .milliseconds(100))
@@ -195,10 +208,7 @@ final class ErrorTests: XCTestCase {
     }
 
     func testAShortTimeoutExpiresBeforeAnEarlierLongerOne() async throws {
-        let bus = try Self.bus.get()
-        let service = try bus.connect()
-        let client = try bus.connect()
-        connections += [service, client]
+        let (service, client) = try twoConnections()
         let arrived = try await exportHang(on: service)
         let destination = service.uniqueName
         let finished = Locked(false)
@@ -254,14 +264,7 @@ final class ErrorTests: XCTestCase {
         client.close()
         client.close()
         XCTAssertTrue(client.isClosed)
-        do {
-            _ = try await client.call(
-                destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-                member: "ListNames")
-            XCTFail("expected disconnected")
-        } catch {
-            XCTAssertEqual(error.code, .disconnected)
-        }
+        await assertCallFailsDisconnected(on: client)
         XCTAssertThrowsError(try client.emitSignal(path: "/a", interface: "org.a.B", member: "C"))
     }
 
@@ -272,14 +275,7 @@ final class ErrorTests: XCTestCase {
         let stream = try await client.signals(matching: .signal(interface: "org.handoff.Never"))
         bus.stop()
         for await _ in stream {}
-        do {
-            _ = try await client.call(
-                destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-                member: "ListNames")
-            XCTFail("expected disconnected")
-        } catch {
-            XCTAssertEqual(error.code, .disconnected, "\(error)")
-        }
+        await assertCallFailsDisconnected(on: client)
     }
 
     func testUnexpectedValuesFromThirdPartyClientsDoNotCrashTheService() async throws {
