@@ -4,7 +4,7 @@ import HandoffShared
 /// A `Radio` that passes everything through to another one and reports how far each incoming transfer has got,
 /// so the daemon can send Progress signals. It only reads the frames' public headers (protocol.md §3): OPEN
 /// gives the payload length, DATA frames the stream offsets received.
-final class ProgressRadio: Radio {
+final class ProgressRadio: RadioDecorator {
     /// Called with (payload bytes received, payload length) as a transfer from a peer progresses.
     typealias Observer = @Sendable (_ received: Int, _ total: Int) -> Void
 
@@ -41,11 +41,6 @@ final class ProgressRadio: Radio {
     func stopObserving(_ peer: PeerAddress) {
         _ = observers.withLock { $0.removeValue(forKey: peer) }
     }
-
-    func advertise(_ beacon: [UInt8]) async throws { try await base.advertise(beacon) }
-    func stopAdvertising() async { await base.stopAdvertising() }
-    func scan() async throws -> AsyncStream<ScanEvent> { try await base.scan() }
-    func openTransferService() async throws -> any TransferService { try await base.openTransferService() }
 
     func connect(to peer: PeerAddress) async throws -> any RadioLink {
         let link = try await base.connect(to: peer)

@@ -196,17 +196,13 @@ final class ChannelTransferTests: XCTestCase {
 }
 
 /// A radio that remembers the transport of every link it made.
-final class RecordingRadio: Radio {
+final class RecordingRadio: RadioDecorator {
     let base: any Radio
     private let made = Locked<[LinkTransport]>([])
     var transports: [LinkTransport] { made.withLock { $0 } }
 
     init(_ base: any Radio) { self.base = base }
 
-    func advertise(_ beacon: [UInt8]) async throws { try await base.advertise(beacon) }
-    func stopAdvertising() async { await base.stopAdvertising() }
-    func scan() async throws -> AsyncStream<ScanEvent> { try await base.scan() }
-    func openTransferService() async throws -> any TransferService { try await base.openTransferService() }
     func connect(to peer: PeerAddress) async throws -> any RadioLink {
         let link = try await base.connect(to: peer)
         made.withLock { $0.append(link.transport) }

@@ -4,7 +4,7 @@ import HandoffShared
 /// A `Radio` that forwards to another and counts `connect` calls (so a scenario can prove the engine reconnected),
 /// the writes and notifications of its links (so it can show what loss cost), and remembers each link's MTU,
 /// transport and setup phases, and when the frames of the last transfer passed (for the phase breakdown).
-final class CountingRadio: Radio {
+final class CountingRadio: RadioDecorator {
     let base: any Radio
     private let connects = Locked(0)
     private let links = Locked<[(mtu: Int, transport: LinkTransport, setup: [LinkSetupPhase])]>([])
@@ -20,11 +20,6 @@ final class CountingRadio: Radio {
     var transports: [LinkTransport] { links.withLock { $0.map(\.transport) } }
     /// The setup phases of the last link made.
     var lastSetup: [LinkSetupPhase] { links.withLock { $0.last?.setup ?? [] } }
-
-    func advertise(_ beacon: [UInt8]) async throws { try await base.advertise(beacon) }
-    func stopAdvertising() async { await base.stopAdvertising() }
-    func scan() async throws -> AsyncStream<ScanEvent> { try await base.scan() }
-    func openTransferService() async throws -> any TransferService { try await base.openTransferService() }
 
     func connect(to peer: PeerAddress) async throws -> any RadioLink {
         connects.withLock { $0 += 1 }
