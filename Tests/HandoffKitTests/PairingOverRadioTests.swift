@@ -145,7 +145,8 @@ final class PairingOverRadioTests: XCTestCase {
             try await stranger.write(frame.encoded())
         }
         // The commitment comes back; the stranger then says nothing more.
-        guard case .pair(session, _, _, _, true) = try TransferFrame.decode(try await first(stranger.notifications)) else {
+        let commit = try TransferFrame.decode(try await first(stranger.notifications))
+        guard case .pair(session, _, _, _, true) = commit else {
             return XCTFail("the stranger's proper start was not answered")
         }
 

@@ -50,7 +50,8 @@ import Testing
     func at(_ seconds: Double) -> HandoffInstant { HandoffInstant(offset: .milliseconds(Int64(seconds * 1000))) }
 
     /// Feeds all of `message` from `central` at `now`; returns every action.
-    func feed(_ message: [UInt8], from central: Central, to desk: inout Desk, at now: HandoffInstant) throws -> [Desk.Action] {
+    func feed(_ message: [UInt8], from central: Central, to desk: inout Desk,
+              at now: HandoffInstant) throws -> [Desk.Action] {
         try central.writes(message).flatMap { desk.received($0, at: now) }
     }
 
@@ -60,7 +61,8 @@ import Testing
             guard case .send(let message, central.address, Self.mtu) = action else { return nil }
             return message
         }
-        return try #require(messages.count == 1 ? messages.first : nil, "expected one message to \(central.address): \(actions)")
+        return try #require(messages.count == 1 ? messages.first : nil,
+                            "expected one message to \(central.address): \(actions)")
     }
 
     func refusal(_ error: HandoffError, to central: Central) -> Desk.Action {
@@ -138,7 +140,8 @@ import Testing
         #expect(desk.nextDeadline == at(15))
 
         #expect(desk.tick(at: at(14.999)) == [], "dropped before its quiet limit")
-        let timedOut = HandoffError(.remoteApplicationTimedOut, "this device stopped waiting for the pairing; start again")
+        let timedOut = HandoffError(.remoteApplicationTimedOut,
+                                    "this device stopped waiting for the pairing; start again")
         #expect(desk.tick(at: at(15)) == [refusal(timedOut, to: quiet)])
         #expect(desk.exchanges == [laptop.address])
         #expect(desk.nextDeadline == at(20), "the next deadline is the laptop's")
@@ -184,7 +187,8 @@ import Testing
         var centrals = try (0..<8).map { try Central("device\($0)") }
         var commits: [[UInt8]] = []
         for central in centrals {
-            commits.append(try sent(to: central, in: try feed(central.initiator.hello(), from: central, to: &desk, at: at(0))))
+            let actions = try feed(central.initiator.hello(), from: central, to: &desk, at: at(0))
+            commits.append(try sent(to: central, in: actions))
         }
         let ninth = try Central("ninth")
         let refused = try feed(ninth.initiator.hello(), from: ninth, to: &desk, at: at(1))

@@ -194,9 +194,9 @@ struct PairingResponderDesk: Sendable {
         guard case .answering(let exchanges) = phase else { return [] }
         let quiet = exchanges.filter { $0.heard + quietLimit <= now }
         phase = .answering(exchanges.filter { $0.heard + quietLimit > now })
-        return quiet.map {
-            $0.refuse(HandoffError(.remoteApplicationTimedOut, "this device stopped waiting for the pairing; start again"))
-        }
+        let timedOut = HandoffError(.remoteApplicationTimedOut,
+                                    "this device stopped waiting for the pairing; start again")
+        return quiet.map { $0.refuse(timedOut) }
     }
 
     /// The user answered the shown code: on yes, the central's writes held meanwhile are taken up; on no, the
