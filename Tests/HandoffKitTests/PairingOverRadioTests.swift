@@ -124,6 +124,53 @@ final class PairingOverRadioTests: XCTestCase {
         }
     }
 
+    /// Pairing mode answers several devices at once: a stranger that starts properly and then goes quiet holds
+    /// nothing up. The real device pairs at once, on a clock that never moves (so long before `pairingQuietLimit`),
+    /// and the stranger is told when the real device's code is shown. Before, the real device's start was refused
+    /// ("this device is pairing with another device") until the stranger's quiet limit, and its `pair` failed.
+    func testAStrangerThatStartsAndGoesQuietDoesNotHoldUpTheRealPartner() async throws {
+        let clock = VirtualClock()
+        let ether = InMemoryEther(clock: clock)
+        let mac = try await freshEngine("mac", ether: ether)
+        let pc = try await freshEngine("pc", ether: ether)
+        let candidates = await pc.pairingCandidates()
+        let codes = Codes()
+        let responder = Task { try await mac.acceptPairing { code in codes.add(code); return true } }
+        let candidate = try await first(candidates)
+
+        let stranger = try await ether.makeRadio(address: "sim:stranger").connect(to: candidate.peer)
+        let session = Nonce.random()
+        let hello = try PairingInitiator(store: try TrustStore.create(deviceName: "stranger")).hello()
+        for frame in try PairingFragments.split(hello, session: session, maximumValue: 200, fromServer: false) {
+            try await stranger.write(frame.encoded())
+        }
+        // The commitment comes back; the stranger then says nothing more.
+        let commit = try TransferFrame.decode(try await first(stranger.notifications))
+        guard case .pair(session, _, _, _, true) = commit else {
+            return XCTFail("the stranger's proper start was not answered")
+        }
+
+        let pcStore = try await pc.pair(with: candidate.peer) { code in codes.add(code); return true }
+        let macStore = try await responder.value
+        XCTAssertEqual(pcStore.group, macStore.group)
+        XCTAssertEqual(macStore.devices.map(\.name), ["pc"])
+        XCTAssertEqual(codes.all.count, 2, "a code was shown for the stranger: \(codes.all)")
+        XCTAssertEqual(Set(codes.all).count, 1, "the two screens showed different codes: \(codes.all)")
+        XCTAssertEqual(clock.now, HandoffInstant(offset: .zero), "the pairing waited for the clock")
+
+        var told: TransferFrame?
+        while told == nil {
+            let frame = try TransferFrame.decode(try await first(stranger.notifications))
+            if case .error = frame { told = frame }
+        }
+        guard case .error(ErrorContext(session), let code, let message)? = told else {
+            return XCTFail("the stranger was told something else: \(String(describing: told))")
+        }
+        XCTAssertEqual(code, HandoffError.Code.pairingFailed.rawValue, message)
+        XCTAssertEqual(message, "this device is pairing with another device")
+        await stranger.disconnect()
+    }
+
     func testPairingWithADeviceNotInPairingModeFails() async throws {
         let ether = InMemoryEther()
         let mac = try await freshEngine("mac", ether: ether)

@@ -32,8 +32,9 @@ public struct HandoffConfiguration: Sendable {
     /// Transfers the source keeps for resumption (default 4).
     public var cachedTransfers = 4
     /// In pairing mode, how long a device that started pairing may go quiet before its code is shown (default
-    /// 15 s). Then it is dropped and pairing mode answers the next device: a stranger that starts and walks away
-    /// does not hold it. (Once the code is shown, the users decide, and the initiator's own timeout applies.)
+    /// 15 s). Then it alone is dropped, which frees its place among the exchanges pairing mode answers at once;
+    /// the other devices are answered meanwhile. (Once the code is shown, the users decide, and the initiator's own
+    /// timeout applies.)
     public var pairingQuietLimit: Duration = .seconds(15)
     /// Where the engine reads time: its waits (stalls, rotation, pairing), expiry checks and timestamps
     /// (default `RealClock()`; tests pass HandoffTesting's `VirtualClock`).

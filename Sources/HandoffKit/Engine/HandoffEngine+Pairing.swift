@@ -12,10 +12,12 @@ extension HandoffEngine {
         let mtu: Int
     }
 
-    /// What reaches a running `acceptPairing`: a central's fragment, or the tick of a central gone quiet.
+    /// What reaches a running `acceptPairing`: a central's fragment, the tick of its one timer (some device was
+    /// quiet for `pairingQuietLimit`), or the user's answer to the code shown.
     enum PairingInboxEvent: Sendable {
         case write(PairingWrite)
         case tick
+        case answered(Bool)
     }
 
     /// Devices nearby that are in pairing mode. Ends when the engine stops.
@@ -40,20 +42,22 @@ extension HandoffEngine {
     }
 
     /// Pairing mode (the responder, typically the device already in the group): advertises a pairing beacon with
-    /// this device's name, answers the first device that starts pairing, calls `confirm` with the 6-digit code,
-    /// and, when the user confirmed, adopts the new trust state and returns it (save it). Cancel the calling task
-    /// to leave pairing mode. The current activity's beacon is paused meanwhile.
+    /// this device's name, answers the devices that start pairing, calls `confirm` with the 6-digit code of the
+    /// first to reach it, and, when the user confirmed, adopts the new trust state and returns it (save it). Cancel
+    /// the calling task to leave pairing mode. The current activity's beacon is paused meanwhile.
     ///
-    /// Until the code is shown, a device that sends what does not parse or goes quiet for
-    /// `pairingQuietLimit` is told so and dropped, and the next device to start is answered; after that, the
-    /// exchange's end is the pairing's.
+    /// Up to 8 devices' exchanges are answered at once (a further start is refused), so a stranger that starts and
+    /// walks away holds up no one. Until a code is shown, a device that sends what does not parse or goes quiet for
+    /// `pairingQuietLimit` is told so and dropped alone. The first exchange to reach its code is the pairing: the
+    /// other devices are told that this device is pairing with another, new starts are refused, and that
+    /// exchange's end (the code rejected on either side, an error, the finish) is the pairing's.
     public func acceptPairing(confirm: @escaping @Sendable (String) async -> Bool) async throws -> TrustStore {
         guard pairingInbox == nil else { throw HandoffError(.pairingFailed, "a pairing is already in progress") }
         let (stream, continuation) = AsyncStream<PairingInboxEvent>.makeStream()
         pairingInbox = continuation
         do {
             try await radio.advertise(PairingBeacon.encode(name: trust.identity.name))
-            let store = try await answerPairing(stream, ticks: continuation, confirm: confirm)
+            let store = try await answerPairing(stream, inbox: continuation, confirm: confirm)
             try await updateTrust(store)
             await leavePairingMode()
             return store
@@ -73,94 +77,76 @@ extension HandoffEngine {
         }
     }
 
-    /// Answers the exchanges arriving on `stream`; while a device's exchange is under way and its code not shown
-    /// yet, a tick goes to `ticks` once it has been quiet for `pairingQuietLimit` (no timer runs otherwise).
+    /// Answers the exchanges arriving on `stream`: feeds each event to a `PairingResponderDesk` and carries out its
+    /// actions. One timer runs, only while some device's code is not shown yet, and ticks `inbox` at the desk's
+    /// `nextDeadline`; the user is asked in a task of its own, whose answer comes back on `inbox`, so the devices
+    /// still writing are answered meanwhile.
     private func answerPairing(_ stream: AsyncStream<PairingInboxEvent>,
-                               ticks: AsyncStream<PairingInboxEvent>.Continuation,
-                               confirm: @Sendable (String) async -> Bool) async throws -> TrustStore {
-        var responder = try PairingResponder(store: trust, clock: clock)
-        var fragments = PairingFragments()
-        var peer: PairingWrite?
-        var step = 0
-        var heard = clock.now
-        var shown = false
-        var quietTimer: Task<Void, Never>?
-        defer { quietTimer?.cancel() }
-        /// Drops the device being answered; the next one to start is answered afresh.
-        func startOver() throws {
-            quietTimer?.cancel()
-            (responder, fragments, peer, step) = (try PairingResponder(store: trust, clock: clock),
-                                                  PairingFragments(), nil, 0)
+                               inbox: AsyncStream<PairingInboxEvent>.Continuation,
+                               confirm: @escaping @Sendable (String) async -> Bool) async throws -> TrustStore {
+        let (store, clock) = (trust, clock)
+        var desk = PairingResponderDesk(quietLimit: configuration.pairingQuietLimit) {
+            try PairingResponder(store: store, clock: clock)
+        }
+        var timer: (deadline: HandoffInstant, task: Task<Void, Never>)?
+        var asking: Task<Void, Never>?
+        defer {
+            timer?.task.cancel()
+            asking?.cancel()
         }
         for await event in stream {
-            let write: PairingWrite
+            var actions: [PairingResponderDesk.Action]
             switch event {
+            case .write(let write):
+                actions = desk.received(write, at: clock.now)
             case .tick:
-                guard let quiet = peer, !shown, clock.duration(since: heard) >= configuration.pairingQuietLimit else {
-                    continue
-                }
-                await sendPairingError(HandoffError(.remoteApplicationTimedOut, "this device stopped waiting for the "
-                                                        + "pairing; start again"),
-                                       session: quiet.session, to: quiet.central, mtu: quiet.mtu)
-                try startOver()
-                continue
-            case .write(let received):
-                write = received
+                timer = nil
+                actions = desk.tick(at: clock.now)
+            case .answered(let confirmed):
+                actions = desk.answered(confirmed)
             }
-            if let peer, peer.central != write.central || peer.session != write.session {
-                await sendPairingError(HandoffError(.pairingFailed, "this device is pairing with another device"),
-                                       session: write.session, to: write.central, mtu: write.mtu)
-                continue
-            }
-            peer = write
-            heard = clock.now
-            quietTimer?.cancel()
-            quietTimer = Task { [clock, limit = configuration.pairingQuietLimit] in
-                do { try await clock.sleep(for: limit) } catch { return }
-                ticks.yield(.tick)
-            }
-            do {
-                guard let message = try fragments.add(index: write.index, count: write.count, chunk: write.chunk) else {
-                    continue
-                }
-                switch step {
-                case 0:
-                    try await sendPairing(try responder.receiveHello(message), answering: write)
-                    step = 1
-                case 1:
-                    try await sendPairing(try responder.receiveNonce(message), answering: write)
-                    guard let code = responder.confirmationCode else {
-                        throw HandoffError(.pairingFailed, "no code after the exchange")
+            while !actions.isEmpty {
+                switch actions.removeFirst() {
+                case .send(let message, let address, let mtu):
+                    do {
+                        try await sendPairing(message, to: address, mtu: mtu)
+                    } catch {
+                        actions = desk.unreachable(address, error) + actions
                     }
-                    shown = true
-                    quietTimer?.cancel()
-                    guard await confirm(code) else {
-                        throw HandoffError(.pairingFailed, "the code was rejected on the other device")
+                case .refuse(let error, let address, let mtu):
+                    await sendPairingError(error, session: address.session, to: address.central, mtu: mtu)
+                case .show(let code, _):
+                    asking = Task {
+                        let confirmed = await confirm(code)
+                        inbox.yield(.answered(confirmed))
                     }
-                    step = 2
-                default:
-                    let (reply, store) = try responder.receiveConfirm(message)
-                    try await sendPairing(reply, answering: write)
+                case .finish(let store):
                     return store
+                case .fail(let error):
+                    throw error
                 }
-            } catch let error as HandoffError {
-                await sendPairingError(error, session: write.session, to: write.central, mtu: write.mtu)
-                // Once the code was shown the users took part: the exchange's end is the pairing's. Before, it was
-                // only some device's bad start: answer the next one.
-                guard !shown else { throw error }
-                try startOver()
+            }
+            if desk.nextDeadline != timer?.deadline {
+                timer?.task.cancel()
+                timer = desk.nextDeadline.map { deadline in
+                    (deadline, Task {
+                        do { try await clock.sleep(until: deadline) } catch { return }
+                        inbox.yield(.tick)
+                    })
+                }
             }
         }
         throw HandoffError(.pairingFailed, "pairing mode ended before a device paired")
     }
 
-    private func sendPairing(_ message: [UInt8], answering write: PairingWrite) async throws {
+    private func sendPairing(_ message: [UInt8], to address: PairingResponderDesk.Address,
+                             mtu: Int) async throws(HandoffError) {
         guard let service else { throw HandoffError(.radioFailure, "the transfer service is not open; call start()") }
-        let frames = try PairingFragments.split(message, session: write.session,
-                                                maximumValue: WireProtocol.valueLength(forMTU: write.mtu), fromServer: true)
+        let frames = try PairingFragments.split(message, session: address.session,
+                                                maximumValue: WireProtocol.valueLength(forMTU: mtu), fromServer: true)
         for frame in frames {
             do {
-                try await service.notify(frame.encoded(), to: write.central)
+                try await service.notify(frame.encoded(), to: address.central)
             } catch {
                 throw HandoffError(.connectionUnavailable, "the other device left during pairing (\(error))")
             }
