@@ -67,7 +67,7 @@ final class PairingOverRadioTests: XCTestCase {
             do {
                 _ = try await pc.pair(with: candidate.peer) { _ in rejectOnResponder }
                 XCTFail("pairing succeeded although a code was rejected")
-            } catch let error as HandoffError {
+            } catch {
                 XCTAssertEqual(error.code, .pairingFailed, "\(error)")
             }
             do {
@@ -178,7 +178,7 @@ final class PairingOverRadioTests: XCTestCase {
         do {
             _ = try await pc.pair(with: PeerAddress("sim:mac")) { _ in true }
             XCTFail("paired with a device that was not in pairing mode")
-        } catch let error as HandoffError {
+        } catch {
             XCTAssertEqual(error.code, .pairingFailed)
         }
         _ = mac

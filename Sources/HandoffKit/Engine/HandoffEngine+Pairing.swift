@@ -51,12 +51,18 @@ extension HandoffEngine {
     /// `pairingQuietLimit` is told so and dropped alone. The first exchange to reach its code is the pairing: the
     /// other devices are told that this device is pairing with another, new starts are refused, and that
     /// exchange's end (the code rejected on either side, an error, the finish) is the pairing's.
-    public func acceptPairing(confirm: @escaping @Sendable (String) async -> Bool) async throws -> TrustStore {
+    public func acceptPairing(
+        confirm: @escaping @Sendable (String) async -> Bool
+    ) async throws(HandoffError) -> TrustStore {
         guard pairingInbox == nil else { throw HandoffError(.pairingFailed, "a pairing is already in progress") }
         let (stream, continuation) = AsyncStream<PairingInboxEvent>.makeStream()
         pairingInbox = continuation
-        do {
-            try await radio.advertise(PairingBeacon.encode(name: trust.identity.name))
+        do throws(HandoffError) {
+            do {
+                try await radio.advertise(PairingBeacon.encode(name: trust.identity.name))
+            } catch {
+                throw HandoffError(.radioFailure, "the radio refused the pairing beacon: \(error)")
+            }
             let store = try await answerPairing(stream, inbox: continuation, confirm: confirm)
             try await updateTrust(store)
             await leavePairingMode()
@@ -83,7 +89,8 @@ extension HandoffEngine {
     /// still writing are answered meanwhile.
     private func answerPairing(_ stream: AsyncStream<PairingInboxEvent>,
                                inbox: AsyncStream<PairingInboxEvent>.Continuation,
-                               confirm: @escaping @Sendable (String) async -> Bool) async throws -> TrustStore {
+                               confirm: @escaping @Sendable (String) async -> Bool)
+        async throws(HandoffError) -> TrustStore {
         let (store, clock) = (trust, clock)
         var desk = PairingResponderDesk(quietLimit: configuration.pairingQuietLimit) {
             try PairingResponder(store: store, clock: clock)
@@ -166,7 +173,7 @@ extension HandoffEngine {
     /// - Throws: `pairingFailed` (code rejected, tampering, different groups), `connectionUnavailable`,
     ///   `remoteApplicationTimedOut` after `timeout` without an answer.
     public func pair(with peer: PeerAddress, timeout: Duration = .seconds(60),
-                     confirm: @escaping @Sendable (String) async -> Bool) async throws -> TrustStore {
+                     confirm: @escaping @Sendable (String) async -> Bool) async throws(HandoffError) -> TrustStore {
         let link: any RadioLink
         do {
             link = try await radio.connect(to: peer)
@@ -188,13 +195,14 @@ extension HandoffEngine {
     }
 
     private nonisolated func runPairing(on link: any RadioLink, inbox: LinkInbox, timeout: Duration,
-                                        confirm: @Sendable (String) async -> Bool) async throws -> TrustStore {
+                                        confirm: @Sendable (String) async -> Bool)
+        async throws(HandoffError) -> TrustStore {
         let session = Nonce.random()
         var initiator = try PairingInitiator(store: await trust, clock: clock)
         var fragments = PairingFragments()
         var events = inbox.events.makeAsyncIterator()
         let maximumTicks = Int((timeout / configuration.stallInterval).rounded(.up)) + 1
-        func send(_ message: [UInt8]) async throws {
+        func send(_ message: [UInt8]) async throws(HandoffError) {
             for frame in try PairingFragments.split(message, session: session,
                                                     maximumValue: WireProtocol.valueLength(forMTU: link.mtu),
                                                     fromServer: false) {
@@ -221,7 +229,8 @@ extension HandoffEngine {
     }
 
     private static func receivePairing(_ events: inout AsyncStream<LinkInbox.Event>.Iterator, session: Nonce,
-                                       fragments: inout PairingFragments, ticks maximumTicks: Int) async throws -> [UInt8] {
+                                       fragments: inout PairingFragments, ticks maximumTicks: Int)
+        async throws(HandoffError) -> [UInt8] {
         var ticks = 0
         while let event = await events.next() {
             switch event {

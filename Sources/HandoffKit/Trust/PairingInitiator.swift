@@ -12,14 +12,15 @@ public struct PairingInitiator: Sendable {
     private var sessionKeys: (receive: [UInt8], transmit: [UInt8])?
 
     /// Starts a pairing for the device that owns `store`; the new peer's `pairedAt` is read from `clock`.
-    public init(store: TrustStore, clock: any HandoffClock = RealClock()) throws {
+    public init(store: TrustStore, clock: any HandoffClock = RealClock()) throws(HandoffError) {
         try Sodium.ensureInitialized()
         try self.init(store: store, clock: clock, keyPair: Sodium.keyExchangeKeyPair())
     }
 
     /// The same with a given ephemeral key pair (the fuzz target's fixed keys, so it does no key generation per
     /// input); production always takes the public initializer's fresh pair.
-    init(store: TrustStore, clock: any HandoffClock, keyPair: (publicKey: [UInt8], secretKey: [UInt8])) throws {
+    init(store: TrustStore, clock: any HandoffClock,
+         keyPair: (publicKey: [UInt8], secretKey: [UInt8])) throws(HandoffError) {
         try Sodium.ensureInitialized()
         self.store = store
         self.clock = clock
@@ -31,7 +32,7 @@ public struct PairingInitiator: Sendable {
     public func hello() -> [UInt8] { PairingMessage.make(PairingMessage.hello, keyPair.publicKey) }
 
     /// Takes message 2 (responder key and commitment); returns message 3 (our nonce).
-    public mutating func receiveCommit(_ message: [UInt8]) throws -> [UInt8] {
+    public mutating func receiveCommit(_ message: [UInt8]) throws(HandoffError) -> [UInt8] {
         let body = try PairingMessage.body(message, kind: PairingMessage.commit, length: 32 + PairingTranscript.commitLength)
         transcript.responderKey = Array(body.prefix(32))
         commitment = Array(body.suffix(PairingTranscript.commitLength))
@@ -45,7 +46,7 @@ public struct PairingInitiator: Sendable {
     }
 
     /// Takes message 4 (the responder's nonce), checks it against the commitment and returns the code to show.
-    public mutating func receiveReveal(_ message: [UInt8]) throws -> String {
+    public mutating func receiveReveal(_ message: [UInt8]) throws(HandoffError) -> String {
         let nonce = try PairingMessage.body(message, kind: PairingMessage.reveal, length: PairingTranscript.nonceLength)
         let expected = PairingTranscript.commitment(responderKey: transcript.responderKey,
                                                     initiatorKey: transcript.initiatorKey, responderNonce: nonce)
@@ -61,7 +62,7 @@ public struct PairingInitiator: Sendable {
     public var confirmationCode: String? { transcript.responderNonce.isEmpty ? nil : transcript.confirmationCode }
 
     /// Message 5, after the user confirmed the code: our identity, group and roster, sealed.
-    public func confirm() throws -> [UInt8] {
+    public func confirm() throws(HandoffError) -> [UInt8] {
         guard let sessionKeys, !transcript.responderNonce.isEmpty else {
             throw PairingMessage.failure("confirm() called before the code was shown")
         }
@@ -71,7 +72,7 @@ public struct PairingInitiator: Sendable {
     }
 
     /// Takes message 6 and returns the updated trust store (to save and hand to the engine).
-    public func receiveFinish(_ message: [UInt8]) throws -> TrustStore {
+    public func receiveFinish(_ message: [UInt8]) throws(HandoffError) -> TrustStore {
         guard let sessionKeys else { throw PairingMessage.failure("receiveFinish() called out of order") }
         let offer = try PairingMessage.open(message, key: sessionKeys.receive, transcript: transcript,
                                             kind: PairingMessage.finish)

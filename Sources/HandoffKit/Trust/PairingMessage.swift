@@ -25,9 +25,15 @@ enum PairingMessage {
         return body
     }
 
-    static func seal(_ offer: PairingOffer, key: [UInt8], transcript: PairingTranscript, kind: UInt8) throws -> [UInt8] {
+    static func seal(_ offer: PairingOffer, key: [UInt8], transcript: PairingTranscript,
+                     kind: UInt8) throws(HandoffError) -> [UInt8] {
         let nonce = Sodium.randomBytes(Sodium.aeadNonceLength)
-        let plain = [UInt8](try JSONEncoder().encode(offer))
+        let plain: [UInt8]
+        do {
+            plain = [UInt8](try JSONEncoder().encode(offer))
+        } catch {
+            throw failure("cannot encode this device's pairing offer (\(error))")
+        }
         return make(kind, nonce + Sodium.seal(plain, additionalData: transcript.hash + [kind], nonce: nonce, key: key))
     }
 

@@ -10,14 +10,15 @@ public struct PairingResponder: Sendable {
     private var sessionKeys: (receive: [UInt8], transmit: [UInt8])?
 
     /// Answers a pairing for the device that owns `store`; the new peer's `pairedAt` is read from `clock`.
-    public init(store: TrustStore, clock: any HandoffClock = RealClock()) throws {
+    public init(store: TrustStore, clock: any HandoffClock = RealClock()) throws(HandoffError) {
         try Sodium.ensureInitialized()
         try self.init(store: store, clock: clock, keyPair: Sodium.keyExchangeKeyPair())
     }
 
     /// The same with a given ephemeral key pair (the fuzz target's fixed keys, so it does no key generation per
     /// input); production always takes the public initializer's fresh pair.
-    init(store: TrustStore, clock: any HandoffClock, keyPair: (publicKey: [UInt8], secretKey: [UInt8])) throws {
+    init(store: TrustStore, clock: any HandoffClock,
+         keyPair: (publicKey: [UInt8], secretKey: [UInt8])) throws(HandoffError) {
         try Sodium.ensureInitialized()
         self.store = store
         self.clock = clock
@@ -27,7 +28,7 @@ public struct PairingResponder: Sendable {
     }
 
     /// Takes message 1; returns message 2 (our key and a commitment to our nonce).
-    public mutating func receiveHello(_ message: [UInt8]) throws -> [UInt8] {
+    public mutating func receiveHello(_ message: [UInt8]) throws(HandoffError) -> [UInt8] {
         transcript.initiatorKey = try PairingMessage.body(message, kind: PairingMessage.hello, length: 32)
         guard let keys = Sodium.sessionKeys(isClient: false, publicKey: keyPair.publicKey, secretKey: keyPair.secretKey,
                                             peerPublicKey: transcript.initiatorKey) else {
@@ -40,7 +41,7 @@ public struct PairingResponder: Sendable {
     }
 
     /// Takes message 3 (the initiator's nonce); returns message 4 (our nonce). The code is then known.
-    public mutating func receiveNonce(_ message: [UInt8]) throws -> [UInt8] {
+    public mutating func receiveNonce(_ message: [UInt8]) throws(HandoffError) -> [UInt8] {
         guard sessionKeys != nil else { throw PairingMessage.failure("receiveNonce() called out of order") }
         transcript.initiatorNonce = try PairingMessage.body(message, kind: PairingMessage.nonce,
                                                             length: PairingTranscript.nonceLength)
@@ -52,7 +53,7 @@ public struct PairingResponder: Sendable {
 
     /// Takes message 5 after the user confirmed the code; returns message 6 and the updated trust store.
     /// The device that is alone joins the other's group; two devices already in different groups cannot pair.
-    public func receiveConfirm(_ message: [UInt8]) throws -> (reply: [UInt8], store: TrustStore) {
+    public func receiveConfirm(_ message: [UInt8]) throws(HandoffError) -> (reply: [UInt8], store: TrustStore) {
         guard let sessionKeys, !transcript.initiatorNonce.isEmpty else {
             throw PairingMessage.failure("receiveConfirm() called out of order")
         }
