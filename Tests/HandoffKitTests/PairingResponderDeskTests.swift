@@ -43,7 +43,9 @@ import Testing
 
     func desk(capacity: Int = 8) -> Desk {
         let store = store
-        return Desk(capacity: capacity, quietLimit: Self.limit) { try PairingResponder(store: store) }
+        return Desk(capacity: capacity, quietLimit: Self.limit) { () throws(HandoffError) in
+            try PairingResponder(store: store)
+        }
     }
 
     /// `seconds` after the clock's origin.

@@ -92,7 +92,7 @@ extension HandoffEngine {
                                confirm: @escaping @Sendable (String) async -> Bool)
         async throws(HandoffError) -> TrustStore {
         let (store, clock) = (trust, clock)
-        var desk = PairingResponderDesk(quietLimit: configuration.pairingQuietLimit) {
+        var desk = PairingResponderDesk(quietLimit: configuration.pairingQuietLimit) { () throws(HandoffError) in
             try PairingResponder(store: store, clock: clock)
         }
         var timer: (deadline: HandoffInstant, task: Task<Void, Never>)?

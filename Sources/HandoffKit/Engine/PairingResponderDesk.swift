@@ -68,7 +68,7 @@ struct PairingResponderDesk: Sendable {
 
     private let capacity: Int
     private let quietLimit: Duration
-    private let makeResponder: @Sendable () throws -> PairingResponder
+    private let makeResponder: @Sendable () throws(HandoffError) -> PairingResponder
     private var phase = Phase.answering([])
 
     /// The most writes of the chosen central kept while the user looks at the code (a CONFIRM is at most 255).
@@ -78,7 +78,8 @@ struct PairingResponderDesk: Sendable {
     ///   - capacity: how many exchanges run at once before a new start is refused.
     ///   - quietLimit: how long a device whose code is not shown yet may go quiet (`pairingQuietLimit`).
     ///   - makeResponder: a fresh responder for each exchange (a new ephemeral key pair each).
-    init(capacity: Int = 8, quietLimit: Duration, makeResponder: @escaping @Sendable () throws -> PairingResponder) {
+    init(capacity: Int = 8, quietLimit: Duration,
+         makeResponder: @escaping @Sendable () throws(HandoffError) -> PairingResponder) {
         self.capacity = capacity
         self.quietLimit = quietLimit
         self.makeResponder = makeResponder
@@ -138,10 +139,10 @@ struct PairingResponderDesk: Sendable {
                                                      + "once; try again in a moment"), to: address, mtu: write.mtu)]
                 }
                 let responder: PairingResponder
-                do {
+                do throws(HandoffError) {
                     responder = try makeResponder()
                 } catch {
-                    let failure = Self.handoffError(error)
+                    let failure = error
                     phase = .ended
                     return [.refuse(failure, to: address, mtu: write.mtu), .fail(failure)]
                 }
@@ -151,7 +152,7 @@ struct PairingResponderDesk: Sendable {
             var exchange = exchanges[index]
             exchange.mtu = write.mtu
             exchange.heard = now
-            do {
+            do throws(HandoffError) {
                 guard let message = try exchange.fragments.add(index: write.index, count: write.count,
                                                                 chunk: write.chunk) else {
                     exchanges[index] = exchange
@@ -183,7 +184,7 @@ struct PairingResponderDesk: Sendable {
                 // Only this device's bad start: it alone is dropped.
                 exchanges.remove(at: index)
                 phase = .answering(exchanges)
-                return [exchange.refuse(Self.handoffError(error))]
+                return [exchange.refuse(error)]
             }
         }
     }
@@ -237,7 +238,7 @@ struct PairingResponderDesk: Sendable {
 
     private mutating func advanceChosen(_ exchange: Exchange, with write: HandoffEngine.PairingWrite) -> [Action] {
         var exchange = exchange
-        do {
+        do throws(HandoffError) {
             guard let message = try exchange.fragments.add(index: write.index, count: write.count,
                                                             chunk: write.chunk) else {
                 phase = .chosen(exchange)
@@ -250,7 +251,7 @@ struct PairingResponderDesk: Sendable {
             phase = .ended
             return [.send(finish, to: exchange.address, mtu: exchange.mtu), .finish(store)]
         } catch {
-            return end(exchange, Self.handoffError(error))
+            return end(exchange, error)
         }
     }
 
@@ -258,9 +259,5 @@ struct PairingResponderDesk: Sendable {
     private mutating func end(_ exchange: Exchange, _ error: HandoffError) -> [Action] {
         phase = .ended
         return [exchange.refuse(error), .fail(error)]
-    }
-
-    private static func handoffError(_ error: any Error) -> HandoffError {
-        error as? HandoffError ?? HandoffError(.pairingFailed, "pairing failed (\(error))")
     }
 }
