@@ -184,17 +184,23 @@ extension HandoffDaemon {
             await self?.answer(code: code, accept: false)
         }
         defer { timer.cancel() }
-        return await withCheckedContinuation { continuation in
-            confirmations[code]?.continuation.resume(returning: false)
-            confirmations[code] = PendingConfirmation(uid: uid, continuation: continuation)
-            do {
-                try connection.emitSignal(
-                    HandoffBusAPI.Signal.pairingCode, deviceName, code, path: HandoffBusAPI.objectPath,
-                    interface: HandoffBusAPI.interface, destination: sender)
-            } catch {
-                logger.warning("cannot send the pairing code to \(sender): \(error)")
-                answer(code: code, accept: false)
+        // Cancelled when the pairing ends without the answer (the other device's user rejected the code): the
+        // question is then withdrawn as if answered no.
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                confirmations[code]?.continuation.resume(returning: false)
+                confirmations[code] = PendingConfirmation(uid: uid, continuation: continuation)
+                do {
+                    try connection.emitSignal(
+                        HandoffBusAPI.Signal.pairingCode, deviceName, code, path: HandoffBusAPI.objectPath,
+                        interface: HandoffBusAPI.interface, destination: sender)
+                } catch {
+                    logger.warning("cannot send the pairing code to \(sender): \(error)")
+                    answer(code: code, accept: false)
+                }
             }
+        } onCancel: {
+            Task { [weak self] in await self?.answer(code: code, accept: false) }
         }
     }
 

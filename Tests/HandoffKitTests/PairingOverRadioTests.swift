@@ -128,6 +128,43 @@ final class PairingOverRadioTests: XCTestCase {
     /// nothing up. The real device pairs at once, on a clock that never moves (so long before `pairingQuietLimit`),
     /// and the stranger is told when the real device's code is shown. Before, the real device's start was refused
     /// ("this device is pairing with another device") until the stranger's quiet limit, and its `pair` failed.
+    /// The other device's user rejects the code while this device's user has not answered yet: pairing mode ends
+    /// at once with that reason, and the question put to this user is withdrawn (its task cancelled), instead of
+    /// waiting for an answer that no longer matters. (Before, the answer was awaited, and a yes then failed on
+    /// the ABORT as an unexpected message.)
+    func testARejectionOnTheOtherDeviceEndsPairingModeWithoutWaitingForThisUser() async throws {
+        let ether = InMemoryEther()
+        let mac = try await freshEngine("mac", ether: ether)
+        let pc = try await freshEngine("pc", ether: ether)
+        let candidates = await pc.pairingCandidates()
+        let withdrawn = Locked(false)
+        let responder = Task {
+            try await mac.acceptPairing { _ in
+                try? await Task.sleep(for: .seconds(10))   // this user is slow to answer
+                withdrawn.withLock { $0 = Task.isCancelled }
+                return true
+            }
+        }
+        let candidate = try await first(candidates)
+        do {
+            _ = try await pc.pair(with: candidate.peer) { _ in false }
+            XCTFail("pairing succeeded although the code was rejected")
+        } catch {
+            XCTAssertEqual(error.code, .pairingFailed, "\(error)")
+        }
+        do {
+            _ = try await responder.value
+            XCTFail("the responder paired although the code was rejected on the other device")
+        } catch let error as HandoffError {
+            XCTAssertEqual(error.code, .pairingFailed, "\(error)")
+            XCTAssertEqual(error.message, "the code was rejected on the other device")
+        }
+        try await Task.sleep(for: .milliseconds(50))
+        XCTAssertTrue(withdrawn.withLock { $0 }, "the question to this user was not withdrawn")
+        let trust = await mac.trust
+        XCTAssertTrue(trust.devices.isEmpty)
+    }
+
     func testAStrangerThatStartsAndGoesQuietDoesNotHoldUpTheRealPartner() async throws {
         let clock = VirtualClock()
         let ether = InMemoryEther(clock: clock)

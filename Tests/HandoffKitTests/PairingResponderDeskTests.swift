@@ -271,6 +271,18 @@ import Testing
         #expect(try laptop.initiator.receiveFinish(try sent(to: laptop, in: answered)).group == store.group)
     }
 
+    @Test func anAbortWhileTheCodeIsShownEndsThePairingWithoutWaitingForTheUser() throws {
+        var desk = desk()
+        var laptop = try Central("laptop")
+        let actions = try runToTheCode(&laptop, on: &desk, at: at(0))
+        _ = try laptop.initiator.receiveReveal(try sent(to: laptop, in: actions))
+        let rejected = HandoffError(.pairingFailed, "the code was rejected on the other device")
+        let abort = PairingMessage.make(PairingMessage.abort, [])
+        #expect(try feed(abort, from: laptop, to: &desk, at: at(1)) == [refusal(rejected, to: laptop), .fail(rejected)])
+        #expect(desk.hasEnded)
+        #expect(desk.answered(true) == [], "the user's late answer changes nothing")
+    }
+
     @Test func aDeviceThatCannotBeReachedIsDroppedAloneBeforeItsCodeAndEndsThePairingAfter() throws {
         var desk = desk()
         var laptop = try Central("laptop")

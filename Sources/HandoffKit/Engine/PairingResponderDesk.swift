@@ -36,12 +36,16 @@ struct PairingResponderDesk: Sendable {
     }
 
     static let anotherDevice = "this device is pairing with another device"
+    /// What the central is told when the user here says no, and what this side fails with when the central says
+    /// its user did (ABORT).
+    static let rejected = "the code was rejected on the other device"
 
     private enum Step: Sendable {
         /// Waiting for message 1 (HELLO), then message 3 (NONCE).
         case hello, nonce
-        /// The code is shown; the user has not answered. The central's writes wait here until then.
-        case code(held: [HandoffEngine.PairingWrite])
+        /// The code is shown; the user has not answered. A whole message the central sends meanwhile (its
+        /// CONFIRM) waits here until then; its ABORT (the code rejected there) ends the pairing at once.
+        case code(held: [UInt8]?)
         /// The user confirmed: waiting for message 5 (CONFIRM).
         case confirm
     }
@@ -70,9 +74,6 @@ struct PairingResponderDesk: Sendable {
     private let quietLimit: Duration
     private let makeResponder: @Sendable () throws(HandoffError) -> PairingResponder
     private var phase = Phase.answering([])
-
-    /// The most writes of the chosen central kept while the user looks at the code (a CONFIRM is at most 255).
-    private static let heldLimit = 256
 
     /// - Parameters:
     ///   - capacity: how many exchanges run at once before a new start is refused.
@@ -118,16 +119,6 @@ struct PairingResponderDesk: Sendable {
             }
             exchange.mtu = write.mtu
             exchange.heard = now
-            if case .code(var held) = exchange.step {
-                guard held.count < Self.heldLimit else {
-                    return end(exchange, HandoffError(.pairingFailed, "the other device sent too much while the "
-                                                          + "code was shown"))
-                }
-                held.append(write)
-                exchange.step = .code(held: held)
-                phase = .chosen(exchange)
-                return []
-            }
             return advanceChosen(exchange, with: write)
         case .answering(var exchanges):
             let index: Int
@@ -174,7 +165,7 @@ struct PairingResponderDesk: Sendable {
                         throw HandoffError(.pairingFailed, "no code after the exchange")
                     }
                     // This one is the pairing: the others are told and dropped.
-                    exchange.step = .code(held: [])
+                    exchange.step = .code(held: nil)
                     exchanges.remove(at: index)
                     phase = .chosen(exchange)
                     let others = exchanges.map { $0.refuse(HandoffError(.pairingFailed, Self.anotherDevice)) }
@@ -200,21 +191,17 @@ struct PairingResponderDesk: Sendable {
         return quiet.map { $0.refuse(timedOut) }
     }
 
-    /// The user answered the shown code: on yes, the central's writes held meanwhile are taken up; on no, the
+    /// The user answered the shown code: on yes, the central's message held meanwhile is taken up; on no, the
     /// pairing fails.
     mutating func answered(_ confirmed: Bool) -> [Action] {
         guard case .chosen(var exchange) = phase, case .code(let held) = exchange.step else { return [] }
-        guard confirmed else {
-            return end(exchange, HandoffError(.pairingFailed, "the code was rejected on the other device"))
-        }
+        guard confirmed else { return end(exchange, HandoffError(.pairingFailed, Self.rejected)) }
         exchange.step = .confirm
-        phase = .chosen(exchange)
-        var actions: [Action] = []
-        for write in held {
-            guard case .chosen(let current) = phase else { break }
-            actions += received(write, at: current.heard)
+        guard let held else {
+            phase = .chosen(exchange)
+            return []
         }
-        return actions
+        return confirm(exchange, with: held)
     }
 
     /// A message to `address` could not be sent (`error`, the central left): before its code, that device alone
@@ -244,9 +231,27 @@ struct PairingResponderDesk: Sendable {
                 phase = .chosen(exchange)
                 return []
             }
-            guard case .confirm = exchange.step else {
+            if message.count >= 2, message[1] == PairingMessage.abort {
+                return end(exchange, HandoffError(.pairingFailed, Self.rejected))
+            }
+            switch exchange.step {
+            case .code(held: nil):
+                exchange.step = .code(held: message)
+                phase = .chosen(exchange)
+                return []
+            case .confirm:
+                return confirm(exchange, with: message)
+            default:
                 throw HandoffError(.pairingFailed, "a pairing message arrived out of order")
             }
+        } catch {
+            return end(exchange, error)
+        }
+    }
+
+    /// The chosen exchange's CONFIRM, the user having said yes: the pairing finishes or fails.
+    private mutating func confirm(_ exchange: Exchange, with message: [UInt8]) -> [Action] {
+        do throws(HandoffError) {
             let (finish, store) = try exchange.responder.receiveConfirm(message)
             phase = .ended
             return [.send(finish, to: exchange.address, mtu: exchange.mtu), .finish(store)]
