@@ -37,7 +37,7 @@ final class RadioFailureTests: XCTestCase {
         do {
             _ = try await engine.pair(with: PeerAddress("nowhere")) { _ in true }
             XCTFail("pairing succeeded on a refusing radio")
-        } catch let error as HandoffError {
+        } catch {
             XCTAssertEqual(error.code, .connectionUnavailable)
         }
     }

@@ -42,6 +42,19 @@ import Testing
         #expect(cache.answering(nonces[2])?.header == made[2].header)
     }
 
+    @Test func aTransferStillBeingFetchedOutlivesNewerOnesNoOneUses() {
+        var cache = TransferCache(capacity: 2)
+        let nonces = (0..<3).map { _ in Nonce.random() }
+        let first = transfer(), second = transfer(), third = transfer()
+        cache.keep(first, answering: nonces[0])
+        cache.keep(second, answering: nonces[1])
+        #expect(cache.fetching(first.header.transferID, upTo: 1) != nil, "its receiver fetches on")
+        cache.keep(third, answering: nonces[2])
+        #expect(cache.fetching(first.header.transferID, upTo: 1) != nil, "the one in use is kept")
+        #expect(cache.answering(nonces[1]) == nil, "the least recently used is dropped")
+        #expect(cache.answering(nonces[2])?.header == third.header)
+    }
+
     @Test func aFetchPastTheStreamFindsNothing() {
         var cache = TransferCache(capacity: 4)
         let made = transfer()

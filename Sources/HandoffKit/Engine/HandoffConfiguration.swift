@@ -29,8 +29,9 @@ public struct HandoffConfiguration: Sendable {
     /// First sequence number to advertise; the daemon persists `HandoffEngine.lastSequence` and passes it back
     /// + 1 so sequences never repeat. Default: seconds since 1970 (monotonic across restarts in practice).
     public var initialSequence: UInt32?
-    /// Transfers the source keeps for resumption (default 4).
-    public var cachedTransfers = 4
+    /// Transfers the source keeps for resumption, the most recently used (default 8): as many receivers as this can
+    /// fetch the current activity at once.
+    public var cachedTransfers = 8
     /// In pairing mode, how long a device that started pairing may go quiet before its code is shown (default
     /// 15 s). Then it alone is dropped, which frees its place among the exchanges pairing mode answers at once;
     /// the other devices are answered meanwhile. (Once the code is shown, the users decide, and the initiator's own

@@ -8,9 +8,11 @@ struct CachedTransfer {
     let sealer: TransferSealer
 }
 
-/// The source's transfers kept for resumption, without I/O: the newest `capacity` of them, which request nonce each
-/// answers (so a repeated REQUEST gets the same transfer instead of a second save), and their end at the first
-/// valid DONE (so a repeated or replayed DONE finds nothing, and the app hears of a continuation once).
+/// The source's transfers kept for resumption, without I/O: the `capacity` most recently used of them (made, asked
+/// for again or fetched from), which request nonce each answers (so a repeated REQUEST gets the same transfer instead
+/// of a second save), and their end at the first valid DONE (so a repeated or replayed DONE finds nothing, and the
+/// app hears of a continuation once). Receivers fetching at once each keep theirs, up to `capacity` of them; a
+/// transfer dropped for a newer one answers its receiver's next FETCH with "request the activity again".
 struct TransferCache {
     private var transfers: [TransferID: CachedTransfer] = [:]
     private var order: [TransferID] = []
@@ -22,12 +24,15 @@ struct TransferCache {
         self.capacity = max(capacity, 1)
     }
 
-    /// The transfer made for the REQUEST with `nonce`, if it is still kept.
-    func answering(_ nonce: Nonce) -> CachedTransfer? {
-        requests[nonce].flatMap { transfers[$0] }
+    /// The transfer made for the REQUEST with `nonce`, if it is still kept (it is then the most recently used).
+    mutating func answering(_ nonce: Nonce) -> CachedTransfer? {
+        guard let id = requests[nonce], let transfer = transfers[id] else { return nil }
+        use(id)
+        return transfer
     }
 
-    /// Keeps `transfer` as the answer to the REQUEST with `nonce`; the oldest beyond `capacity` is dropped.
+    /// Keeps `transfer` as the answer to the REQUEST with `nonce`; the least recently used beyond `capacity` is
+    /// dropped.
     mutating func keep(_ transfer: CachedTransfer, answering nonce: Nonce) {
         let id = transfer.header.transferID
         if transfers.updateValue(transfer, forKey: id) == nil { order.append(id) }
@@ -37,9 +42,11 @@ struct TransferCache {
         }
     }
 
-    /// The transfer a FETCH up to `end` names; nil when it is not kept or shorter.
-    func fetching(_ id: TransferID, upTo end: Int) -> CachedTransfer? {
+    /// The transfer a FETCH up to `end` names (it is then the most recently used); nil when it is not kept or
+    /// shorter.
+    mutating func fetching(_ id: TransferID, upTo end: Int) -> CachedTransfer? {
         guard let transfer = transfers[id], end <= transfer.stream.count else { return nil }
+        use(id)
         return transfer
     }
 
@@ -53,6 +60,11 @@ struct TransferCache {
     /// Forgets every transfer (the group key changed).
     mutating func removeAll() {
         self = TransferCache(capacity: capacity)
+    }
+
+    private mutating func use(_ id: TransferID) {
+        guard order.last != id, let index = order.firstIndex(of: id) else { return }
+        order.append(order.remove(at: index))
     }
 
     private mutating func drop(_ id: TransferID) {
