@@ -5,24 +5,35 @@ import HandoffKit
 /// per round trip, as the source encodes and the receiver decodes it. bench/codec/run.sh runs this and the same
 /// round trip through Python's plistlib in one run and prints the ratio.
 ///
-/// Usage: codec-bench [--seconds S] [--reps N]; prints one JSON object per payload on stdout.
+/// Usage: codec-bench [--seconds S] [--reps N] [--only PAYLOAD] [--iterations N]; prints one JSON object per payload
+/// on stdout. `--iterations N` runs exactly N round trips of each payload and times nothing: for `perf stat`, whose
+/// instruction counts do not depend on the machine's load as CPU times do.
 @main
 struct CodecBench {
     static func main() throws {
         var seconds = 1.0
         var reps = 5
+        var only: String?
+        var iterations: Int?
         var arguments = CommandLine.arguments.dropFirst()
         while let argument = arguments.popFirst() {
             switch argument {
             case "--seconds": seconds = Double(arguments.popFirst() ?? "") ?? seconds
             case "--reps": reps = Int(arguments.popFirst() ?? "") ?? reps
+            case "--only": only = arguments.popFirst()
+            case "--iterations": iterations = Int(arguments.popFirst() ?? "")
             default:
                 FileHandle.standardError.write(Data("codec-bench: unknown argument \(argument)\n".utf8))
                 exit(64)
             }
         }
-        for (name, snapshot) in payloads() {
+        for (name, snapshot) in payloads() where only == nil || only == name {
             let size = try snapshot.encodedPayload().count
+            if let iterations {
+                for _ in 0..<iterations { try roundTrip(snapshot) }
+                print("{\"payload\":\"\(name)\",\"bytes\":\(size),\"iterations\":\(iterations)}")
+                continue
+            }
             var perRep: [Double] = []
             for _ in 0..<reps {
                 perRep.append(try measure(snapshot, seconds: seconds))
@@ -41,13 +52,15 @@ struct CodecBench {
         var iterations = 0
         let start = cpuMicroseconds()
         while cpuMicroseconds() - start < seconds * 1e6 {
-            for _ in 0..<64 {
-                let decoded = try ActivitySnapshot(payload: try snapshot.encodedPayload())
-                guard decoded.activityType == snapshot.activityType else { fatalError("the round trip lost the type") }
-            }
+            for _ in 0..<64 { try roundTrip(snapshot) }
             iterations += 64
         }
         return (cpuMicroseconds() - start) / Double(iterations)
+    }
+
+    static func roundTrip(_ snapshot: ActivitySnapshot) throws {
+        let decoded = try ActivitySnapshot(payload: try snapshot.encodedPayload())
+        guard decoded.activityType == snapshot.activityType else { fatalError("the round trip lost the type") }
     }
 
     static func cpuMicroseconds() -> Double {

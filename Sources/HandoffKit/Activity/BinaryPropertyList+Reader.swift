@@ -162,53 +162,10 @@ extension BinaryPropertyList {
                     for byte in slice { high |= byte }
                     return high < 0x80 ? String(decoding: slice, as: UTF8.self) : nil
                 }
-                return Self.utf8(fromUTF16BigEndian: UnsafeBufferPointer(rebasing: all[body..<(body + 2 * count)]))
+                return UTF16BigEndian.decode(UnsafeBufferPointer(rebasing: all[body..<(body + 2 * count)]))
             }
             guard let text else { throw .invalidString(object: object) }
             return text
-        }
-
-        /// UTF-16 big-endian to a string, through UTF-8; nil for an unpaired surrogate.
-        private static func utf8(fromUTF16BigEndian utf16: UnsafeBufferPointer<UInt8>) -> String? {
-            let units = utf16.count / 2
-            var failed = false
-            let text = String(unsafeUninitializedCapacity: units * 3) { utf8 in
-                var out = 0
-                var index = 0
-                while index < units {
-                    var scalar = UInt32(utf16[2 * index]) << 8 | UInt32(utf16[2 * index + 1])
-                    index += 1
-                    if scalar & 0xF800 == 0xD800 {
-                        guard scalar < 0xDC00, index < units else { failed = true; return 0 }
-                        let low = UInt32(utf16[2 * index]) << 8 | UInt32(utf16[2 * index + 1])
-                        guard low & 0xFC00 == 0xDC00 else { failed = true; return 0 }
-                        index += 1
-                        scalar = 0x1_0000 + ((scalar - 0xD800) << 10 | (low - 0xDC00))
-                    }
-                    switch scalar {
-                    case 0..<0x80:
-                        utf8[out] = UInt8(scalar)
-                        out += 1
-                    case 0x80..<0x800:
-                        utf8[out] = UInt8(0xC0 | scalar >> 6)
-                        utf8[out + 1] = UInt8(0x80 | scalar & 0x3F)
-                        out += 2
-                    case 0x800..<0x1_0000:
-                        utf8[out] = UInt8(0xE0 | scalar >> 12)
-                        utf8[out + 1] = UInt8(0x80 | scalar >> 6 & 0x3F)
-                        utf8[out + 2] = UInt8(0x80 | scalar & 0x3F)
-                        out += 3
-                    default:   // a pair: two units became four bytes, within the capacity of 3 per unit
-                        utf8[out] = UInt8(0xF0 | scalar >> 18)
-                        utf8[out + 1] = UInt8(0x80 | scalar >> 12 & 0x3F)
-                        utf8[out + 2] = UInt8(0x80 | scalar >> 6 & 0x3F)
-                        utf8[out + 3] = UInt8(0x80 | scalar & 0x3F)
-                        out += 4
-                    }
-                }
-                return out
-            }
-            return failed ? nil : text
         }
 
         /// The element count in a marker's low nibble, or in the integer object after it when the nibble is 0xF,

@@ -138,63 +138,17 @@ extension BinaryPropertyList {
         private mutating func string(_ s: String) {
             var s = s
             s.withUTF8 { utf8 in
-                var high: UInt8 = 0
-                for byte in utf8 { high |= byte }
-                if high < 0x80 {
+                let (isASCII, units) = UTF16BigEndian.measure(utf8)
+                if isASCII {
                     header(0x50, utf8.count)
                     output.append(contentsOf: utf8)
                 } else {
-                    // UTF-16 units: one per scalar (every byte but continuation bytes), two for a four-byte scalar.
-                    var continuations = 0, fourByteLeads = 0
-                    for byte in utf8 {
-                        continuations &+= byte & 0xC0 == 0x80 ? 1 : 0
-                        fourByteLeads &+= byte >= 0xF0 ? 1 : 0
-                    }
-                    let units = utf8.count - continuations + fourByteLeads
                     header(0x60, units)
                     let start = output.count
                     output.append(contentsOf: repeatElement(0, count: 2 * units))
-                    output.withUnsafeMutableBufferPointer { out in
-                        Self.utf16BigEndian(utf8, into: UnsafeMutableBufferPointer(rebasing: out[start...]))
+                    output.withUnsafeMutableBytes { out in
+                        UTF16BigEndian.encode(utf8, into: UnsafeMutableRawBufferPointer(rebasing: out[start...]))
                     }
-                }
-            }
-        }
-
-        /// Transcodes valid UTF-8 (a Swift string's storage) to UTF-16 big-endian, into exactly enough room.
-        private static func utf16BigEndian(_ utf8: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableBufferPointer<UInt8>) {
-            var index = 0
-            var position = 0
-            while index < utf8.count {
-                let lead = UInt32(utf8[index])
-                var scalar: UInt32
-                switch lead {
-                case 0..<0x80:
-                    scalar = lead
-                    index += 1
-                case 0xC0..<0xE0:
-                    scalar = (lead & 0x1F) << 6 | UInt32(utf8[index + 1] & 0x3F)
-                    index += 2
-                case 0xE0..<0xF0:
-                    scalar = (lead & 0x0F) << 12 | UInt32(utf8[index + 1] & 0x3F) << 6 | UInt32(utf8[index + 2] & 0x3F)
-                    index += 3
-                default:
-                    scalar = (lead & 0x07) << 18 | UInt32(utf8[index + 1] & 0x3F) << 12
-                        | UInt32(utf8[index + 2] & 0x3F) << 6 | UInt32(utf8[index + 3] & 0x3F)
-                    index += 4
-                }
-                if scalar >= 0x1_0000 {
-                    scalar -= 0x1_0000
-                    let high = 0xD800 + (scalar >> 10), low = 0xDC00 + (scalar & 0x3FF)
-                    out[position] = UInt8(high >> 8)
-                    out[position + 1] = UInt8(high & 0xFF)
-                    out[position + 2] = UInt8(low >> 8)
-                    out[position + 3] = UInt8(low & 0xFF)
-                    position += 4
-                } else {
-                    out[position] = UInt8(scalar >> 8)
-                    out[position + 1] = UInt8(scalar & 0xFF)
-                    position += 2
                 }
             }
         }

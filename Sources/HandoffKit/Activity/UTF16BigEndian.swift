@@ -1,0 +1,147 @@
+/// The binary property list's string transcoding: a Swift string's UTF-8 to UTF-16 big-endian (`0x6n` objects) and
+/// back. Both directions take runs of ASCII eight bytes (four code units) at a time, which is most of a note even in
+/// languages with accents; everything else goes one scalar at a time.
+enum UTF16BigEndian {
+    private static let highBits: UInt64 = 0x8080_8080_8080_8080
+
+    /// Whether valid UTF-8 is all ASCII, and how many UTF-16 code units it makes: one per scalar (every byte but
+    /// continuation bytes), two for a four-byte scalar.
+    static func measure(_ utf8: UnsafeBufferPointer<UInt8>) -> (isASCII: Bool, units: Int) {
+        let raw = UnsafeRawBufferPointer(utf8)
+        var high: UInt64 = 0, continuations = 0, fourByteLeads = 0, index = 0
+        while index + 8 <= raw.count {
+            // Per-byte counters (one per lane, flushed before a lane can overflow): no popcount instruction needed.
+            var continuationLanes: UInt64 = 0, fourByteLanes: UInt64 = 0, words = 0
+            while index + 8 <= raw.count, words < 255 {
+                let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+                high |= word
+                // A continuation byte is 10xxxxxx; a four-byte lead is 11110xxx (valid UTF-8 has no 11111xxx).
+                continuationLanes &+= (word & ~(word << 1) & highBits) >> 7
+                fourByteLanes &+= (word & (word << 1) & (word << 2) & (word << 3) & highBits) >> 7
+                index += 8
+                words += 1
+            }
+            continuations &+= Self.sumOfLanes(continuationLanes)
+            fourByteLeads &+= Self.sumOfLanes(fourByteLanes)
+        }
+        while index < raw.count {
+            let byte = raw[index]
+            high |= UInt64(byte)
+            continuations &+= byte & 0xC0 == 0x80 ? 1 : 0
+            fourByteLeads &+= byte >= 0xF0 ? 1 : 0
+            index += 1
+        }
+        return (high & highBits == 0, utf8.count - continuations + fourByteLeads)
+    }
+
+    /// The sum of a word's eight byte lanes.
+    private static func sumOfLanes(_ lanes: UInt64) -> Int {
+        let pairs = (lanes & 0x00FF_00FF_00FF_00FF) &+ (lanes >> 8 & 0x00FF_00FF_00FF_00FF)
+        return Int(truncatingIfNeeded: (pairs &* 0x0001_0001_0001_0001) >> 48)
+    }
+
+    /// Transcodes valid UTF-8 (a Swift string's storage) into exactly `2 * measure(utf8).units` bytes at `out`.
+    static func encode(_ utf8: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableRawBufferPointer) {
+        let raw = UnsafeRawBufferPointer(utf8)
+        var index = 0, position = 0
+        while index < raw.count {
+            if index + 4 <= raw.count {
+                let four = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: index, as: UInt32.self))
+                if four & 0x8080_8080 == 0 {
+                    // b0 b1 b2 b3 -> 00 b0 00 b1 00 b2 00 b3: each byte to the high half of a 16-bit lane.
+                    var lanes = UInt64(four)
+                    lanes = (lanes | lanes << 16) & 0x0000_FFFF_0000_FFFF
+                    lanes = (lanes | lanes << 8) & 0x00FF_00FF_00FF_00FF
+                    out.storeBytes(of: (lanes << 8).littleEndian, toByteOffset: position, as: UInt64.self)
+                    index += 4
+                    position += 8
+                    continue
+                }
+            }
+            let lead = UInt32(raw[index])
+            var scalar: UInt32
+            switch lead {
+            case 0..<0x80:
+                scalar = lead
+                index += 1
+            case 0xC0..<0xE0:
+                scalar = (lead & 0x1F) << 6 | UInt32(raw[index + 1] & 0x3F)
+                index += 2
+            case 0xE0..<0xF0:
+                scalar = (lead & 0x0F) << 12 | UInt32(raw[index + 1] & 0x3F) << 6 | UInt32(raw[index + 2] & 0x3F)
+                index += 3
+            default:
+                scalar = (lead & 0x07) << 18 | UInt32(raw[index + 1] & 0x3F) << 12
+                    | UInt32(raw[index + 2] & 0x3F) << 6 | UInt32(raw[index + 3] & 0x3F)
+                index += 4
+            }
+            if scalar >= 0x1_0000 {
+                scalar -= 0x1_0000
+                out.storeBytes(of: UInt16(0xD800 + (scalar >> 10)).bigEndian, toByteOffset: position, as: UInt16.self)
+                out.storeBytes(of: UInt16(0xDC00 + (scalar & 0x3FF)).bigEndian, toByteOffset: position + 2,
+                               as: UInt16.self)
+                position += 4
+            } else {
+                out.storeBytes(of: UInt16(scalar).bigEndian, toByteOffset: position, as: UInt16.self)
+                position += 2
+            }
+        }
+    }
+
+    /// UTF-16 big-endian (an even number of bytes) to a string; nil for an unpaired surrogate.
+    static func decode(_ utf16: UnsafeBufferPointer<UInt8>) -> String? {
+        let raw = UnsafeRawBufferPointer(utf16)
+        let units = raw.count / 2
+        var failed = false
+        let text = String(unsafeUninitializedCapacity: units * 3) { utf8 in
+            var out = 0, index = 0
+            while index < units {
+                if index + 4 <= units {
+                    let lanes = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 2 * index, as: UInt64.self))
+                    // Four units 00 0x..7F each: the high bytes zero, the low bytes below 0x80.
+                    if lanes & 0x80FF_80FF_80FF_80FF == 0 {
+                        var bytes = lanes >> 8 & 0x00FF_00FF_00FF_00FF
+                        bytes = (bytes | bytes >> 8) & 0x0000_FFFF_0000_FFFF
+                        bytes = (bytes | bytes >> 16) & 0xFFFF_FFFF
+                        UnsafeMutableRawBufferPointer(utf8).storeBytes(of: UInt32(bytes).littleEndian,
+                                                                       toByteOffset: out, as: UInt32.self)
+                        out += 4
+                        index += 4
+                        continue
+                    }
+                }
+                var scalar = UInt32(raw[2 * index]) << 8 | UInt32(raw[2 * index + 1])
+                index += 1
+                if scalar & 0xF800 == 0xD800 {
+                    guard scalar < 0xDC00, index < units else { failed = true; return 0 }
+                    let low = UInt32(raw[2 * index]) << 8 | UInt32(raw[2 * index + 1])
+                    guard low & 0xFC00 == 0xDC00 else { failed = true; return 0 }
+                    index += 1
+                    scalar = 0x1_0000 + ((scalar - 0xD800) << 10 | (low - 0xDC00))
+                }
+                switch scalar {
+                case 0..<0x80:
+                    utf8[out] = UInt8(scalar)
+                    out += 1
+                case 0x80..<0x800:
+                    utf8[out] = UInt8(0xC0 | scalar >> 6)
+                    utf8[out + 1] = UInt8(0x80 | scalar & 0x3F)
+                    out += 2
+                case 0x800..<0x1_0000:
+                    utf8[out] = UInt8(0xE0 | scalar >> 12)
+                    utf8[out + 1] = UInt8(0x80 | scalar >> 6 & 0x3F)
+                    utf8[out + 2] = UInt8(0x80 | scalar & 0x3F)
+                    out += 3
+                default:   // a pair: two units became four bytes, within the capacity of 3 per unit
+                    utf8[out] = UInt8(0xF0 | scalar >> 18)
+                    utf8[out + 1] = UInt8(0x80 | scalar >> 12 & 0x3F)
+                    utf8[out + 2] = UInt8(0x80 | scalar >> 6 & 0x3F)
+                    utf8[out + 3] = UInt8(0x80 | scalar & 0x3F)
+                    out += 4
+                }
+            }
+            return out
+        }
+        return failed ? nil : text
+    }
+}

@@ -1,0 +1,56 @@
+@testable import HandoffKit
+import Testing
+
+/// The string transcoding of binary property lists, which takes runs of ASCII four code units at a time: every
+/// mix of run lengths and scalar widths must come out as the standard library's own UTF-16, and back.
+@Suite struct UTF16BigEndianTests {
+    /// Scalars of each UTF-8 width, a NUL and the edges of the surrogate range among them.
+    static let wide: [Unicode.Scalar] = ["é", "œ", "\u{7FF}", "\u{800}", "—", "☕", "\u{D7FF}", "\u{E000}", "\u{FFFF}",
+                                         "🙂", "\u{10000}", "\u{10FFFF}", "\u{0}", "\u{7F}"]
+
+    /// Strings of ASCII runs 0-11 long between wide scalars, from a fixed generator so a failure repeats, and two long
+    /// ones made of them.
+    static func samples() -> [String] {
+        var state: UInt64 = 0x5EED
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int(state >> 33) % bound
+        }
+        let short = (0..<400).map { _ in
+            var text = String.UnicodeScalarView()
+            for _ in 0..<next(12) {
+                for _ in 0..<next(12) { text.append(Unicode.Scalar(UInt8(0x20 + next(0x5F)))) }
+                text.append(wide[next(wide.count)])
+            }
+            for _ in 0..<next(9) { text.append("a") }
+            return String(text)
+        }
+        // Long ones too: the UTF-8 measure counts in per-byte lanes that it flushes every 255 words.
+        return short + [short.joined(), short.prefix(100).joined(separator: String(repeating: "x", count: 3000))]
+    }
+
+    @Test func encodingGivesTheStandardLibrarysUTF16AndDecodingGivesTheStringBack() throws {
+        for text in Self.samples() {
+            var copy = text
+            let (isASCII, units) = copy.withUTF8 { UTF16BigEndian.measure($0) }
+            #expect(isASCII == text.unicodeScalars.allSatisfy(\.isASCII), "\(text.debugDescription)")
+            #expect(units == text.utf16.count, "\(text.debugDescription)")
+            var encoded = [UInt8](repeating: 0, count: 2 * units)
+            copy.withUTF8 { utf8 in encoded.withUnsafeMutableBytes { UTF16BigEndian.encode(utf8, into: $0) } }
+            let expected = text.utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
+            #expect(encoded == expected, "\(text.debugDescription)")
+            let decoded = expected.withUnsafeBufferPointer { UTF16BigEndian.decode($0) }
+            #expect(decoded == text, "\(text.debugDescription)")
+        }
+    }
+
+    @Test func anUnpairedSurrogateAfterAnASCIIRunIsRefused() {
+        for prefix in 0..<9 {
+            let ascii: [UInt8] = (0..<2 * prefix).map { $0 % 2 == 1 ? 0x61 : 0 }
+            for bad: [UInt8] in [[0xD8, 0x00], [0xDC, 0x00], [0xD8, 0x00, 0x00, 0x61]] {
+                let bytes = ascii + bad + [0, 0x62, 0, 0x63, 0, 0x64, 0, 0x65]
+                #expect(bytes.withUnsafeBufferPointer { UTF16BigEndian.decode($0) } == nil, "\(bytes)")
+            }
+        }
+    }
+}
