@@ -1,5 +1,5 @@
 import DBus
-import Foundation
+import FoundationEssentials
 
 /// A local Bluetooth adapter (`org.bluez.Adapter1`, doc/org.bluez.Adapter.rst), with the LE managers it carries.
 public struct Adapter1: Sendable, Hashable {

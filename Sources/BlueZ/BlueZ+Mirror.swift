@@ -1,5 +1,5 @@
 import DBus
-import Foundation
+import FoundationEssentials
 import HandoffShared
 
 /// Keeping ``BlueZ/tree`` in step with bluetoothd.

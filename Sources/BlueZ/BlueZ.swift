@@ -1,5 +1,5 @@
 import DBus
-import Foundation
+import FoundationEssentials
 import HandoffShared
 
 /// The entry point of the BlueZ layer: one connection to the bus bluetoothd is on, a live mirror of its object

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension BlueZError {
     /// Translates a D-Bus error reply from bluetoothd into a typed error.
@@ -33,7 +33,7 @@ extension BlueZError {
 
     /// Finds "ATT error: 0xNN" in bluetoothd's message text.
     static func attCode(in message: String) -> ATTErrorCode? {
-        guard let range = message.range(of: "ATT error: 0x") else { return nil }
+        guard let range = message.firstRange(of: "ATT error: 0x") else { return nil }
         let hex = message[range.upperBound...].prefix(while: \.isHexDigit)
         guard let raw = UInt8(hex, radix: 16) else { return nil }
         return ATTErrorCode(rawValue: raw)

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A Bluetooth device address (`AA:BB:CC:DD:EE:FF`), stored upper-case as BlueZ reports it.
 public struct BluetoothAddress: Hashable, Sendable, CustomStringConvertible {
@@ -15,7 +15,7 @@ public struct BluetoothAddress: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The `dev_AA_BB_…` element BlueZ uses for this address in object paths.
-    public var pathElement: String { "dev_" + string.replacingOccurrences(of: ":", with: "_") }
+    public var pathElement: String { "dev_" + string.replacing(":", with: "_") }
 
     /// The address string.
     public var description: String { string }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Carries values larger than one ATT attribute (512 bytes, and bluetoothd silently truncates beyond that)
 /// as a sequence of chunks, each small enough for one ATT PDU.

@@ -1,5 +1,5 @@
 import DBus
-import Foundation
+import FoundationEssentials
 
 extension Device1 {
     /// The device's properties from the mirror.

@@ -1,5 +1,5 @@
 import DBus
-import Foundation
+import FoundationEssentials
 
 /// A remote device as BlueZ sees it (`org.bluez.Device1`, doc/org.bluez.Device.rst): a handle on the object
 /// path plus the operations; the properties are read from the mirrored object tree.

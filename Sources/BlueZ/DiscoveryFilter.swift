@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The arguments of `Adapter1.SetDiscoveryFilter`, and the check we re-apply to every result.
 ///

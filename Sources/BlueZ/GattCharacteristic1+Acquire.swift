@@ -1,5 +1,6 @@
 import DBus
-import Foundation
+import FoundationEssentials
+import HandoffShared
 
 #if canImport(Glibc)
 import Glibc
@@ -27,7 +28,7 @@ extension GattCharacteristic1 {
             throw BlueZError(.bus, "cannot take the notification socket: \(error.message)", cause: error)
         }
         let (values, continuation) = AsyncStream<Data>.makeStream(bufferingPolicy: .unbounded)
-        let reader = Thread {
+        let reader: @Sendable () -> Void = {
             var buffer = [UInt8](repeating: 0, count: 1024)
             while true {
                 let count = Glibc.read(fd, &buffer, buffer.count)
@@ -42,9 +43,8 @@ extension GattCharacteristic1 {
             close(fd)
             continuation.finish()
         }
-        reader.name = "bluez.notify"
         continuation.onTermination = { _ in _ = shutdown(fd, Int32(SHUT_RDWR)) }
-        reader.start()
+        DetachedThread.start(reader)
         return (values, Int(mtu))
     }
 }

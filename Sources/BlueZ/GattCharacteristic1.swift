@@ -1,5 +1,5 @@
 import DBus
-import Foundation
+import FoundationEssentials
 
 /// A characteristic of a connected remote device (`org.bluez.GattCharacteristic1`, client side).
 public struct GattCharacteristic1: Sendable, Hashable {

@@ -1,5 +1,5 @@
 import DBus
-import Foundation
+import FoundationEssentials
 import HandoffShared
 
 /// `org.bluez.GattManager1` (doc/org.bluez.GattManager.rst): exporting and registering a GATT application.

@@ -1,5 +1,5 @@
 import DBus
-import Foundation
+import FoundationEssentials
 import HandoffShared
 
 /// `org.bluez.LEAdvertisingManager1` (doc/org.bluez.LEAdvertisingManager.rst): registering advertisements.

@@ -1,5 +1,5 @@
 import DBus
-import Foundation
+import FoundationEssentials
 
 extension Device1.Properties {
     /// Reads the Device1 interface dictionary; nil when there is no valid Address.

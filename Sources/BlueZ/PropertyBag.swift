@@ -1,5 +1,5 @@
 import DBus
-import Foundation
+import FoundationEssentials
 
 /// Lenient typed reads from a BlueZ property dictionary (`a{sv}`): a missing or ill-typed property reads as nil,
 /// because BlueZ omits properties it does not know yet and versions differ.

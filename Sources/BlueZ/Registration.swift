@@ -1,5 +1,5 @@
 import DBus
-import Foundation
+import FoundationEssentials
 import HandoffShared
 
 /// Something we registered with bluetoothd, remembered so it can be registered again when bluetoothd returns.

@@ -1,5 +1,5 @@
 import BlueZ
-import Foundation
+import FoundationEssentials
 import HandoffKit
 
 extension BlueZRadio {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 #if canImport(Glibc)
     import Glibc
@@ -61,7 +61,7 @@ public struct InboxTaker: Sendable {
             throw error
         }
         try interrupt(.claimed)
-        defer { try? grant.data.close() }
+        defer { grant.data.close() }
 
         // An earlier take of this item was interrupted: find out how far it got.
         if !grant.previousDestination.isEmpty, grant.previousDestination != "/dev/stdout" {
@@ -115,23 +115,22 @@ public struct InboxTaker: Sendable {
         return fd
     }
 
-    private static func copy(_ source: FileHandle, to fd: Int32) throws {
+    private static func copy(_ source: OpenFile, to fd: Int32) throws {
         guard ftruncate(fd, 0) == 0, lseek(fd, 0, SEEK_SET) == 0 else { throw failure("truncate the part file") }
-        try source.seek(toOffset: 0)
-        while let chunk = try source.read(upToCount: 1 << 16), !chunk.isEmpty {
-            let ok = chunk.withUnsafeBytes { buffer -> Bool in
+        do {
+            try source.forEachChunk { buffer in
                 var offset = 0
                 while offset < buffer.count {
                     let written = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
                     if written < 0 {
                         if errno == EINTR { continue }
-                        return false
+                        throw failure("write the part file")
                     }
                     offset += written
                 }
-                return true
             }
-            guard ok else { throw failure("write the part file") }
+        } catch let error as OpenFile.Failure {
+            throw ServiceError(.failed, "cannot read the item: \(error.message)")
         }
         guard fsync(fd) == 0 else { throw failure("flush the part file") }
     }

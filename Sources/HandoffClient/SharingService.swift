@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What the CLI's share, outbox and inbox commands need from the daemon, beside ``HandoffService``.
 ///
@@ -42,7 +42,7 @@ public struct ShareRequest: Sendable {
         /// Text or a link, or a small file read whole.
         case bytes([UInt8])
         /// An open regular file (the daemon reads it through the descriptor, never by path).
-        case file(FileHandle)
+        case file(OpenFile)
     }
 
     /// `file`, `text` or `url`.
@@ -147,12 +147,12 @@ public struct InboxGrant: Sendable {
     /// The item.
     public var entry: InboxEntry
     /// Its bytes, open for reading (closed when released).
-    public var data: FileHandle
+    public var data: OpenFile
     /// The destination of an interrupted earlier take of this item, or empty.
     public var previousDestination: String
 
     /// Creates a grant.
-    public init(entry: InboxEntry, data: FileHandle, previousDestination: String) {
+    public init(entry: InboxEntry, data: OpenFile, previousDestination: String) {
         self.entry = entry
         self.data = data
         self.previousDestination = previousDestination

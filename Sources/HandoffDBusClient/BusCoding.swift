@@ -1,5 +1,5 @@
 import DBus
-import Foundation
+import FoundationEssentials
 import HandoffClient
 
 /// An activity summary travels as `(ssssdt)`: id, type, title, device, age in seconds, size in bytes.
@@ -73,12 +73,16 @@ public struct ContinuePath: DBusRepresentable, Equatable {
     }
 }
 
-/// The userInfo of the daemon's API: string dictionaries as the binary property lists it carries as `ay`.
+/// The userInfo of the daemon's API: string dictionaries as the binary property lists it carries as `ay`. Written
+/// and read with FoundationEssentials' property list coders (`PropertyListSerialization` is full Foundation, which
+/// the daemon, linking this target, does not load: Docs/performance.md, Memory).
 public enum BusCoding {
     /// String userInfo as a binary property list, the `ay` the API carries.
     public static func propertyList(_ userInfo: [String: String]) throws -> [UInt8] {
+        let encoder = PropertyListEncoder()
+        encoder.outputFormat = .binary
         do {
-            return Array(try PropertyListSerialization.data(fromPropertyList: userInfo, format: .binary, options: 0))
+            return Array(try encoder.encode(userInfo))
         } catch {
             throw DBusError(.invalidValue, "userInfo cannot be written as a property list: \(error)")
         }
@@ -87,15 +91,37 @@ public enum BusCoding {
     /// A property list's top-level entries as strings: strings as they are, other values as their description.
     /// Throws for bytes that are not a property list with a dictionary at the root.
     public static func stringUserInfo(_ bytes: [UInt8]) throws -> [String: String] {
-        let object: Any
+        let dictionary: [String: Described]
         do {
-            object = try PropertyListSerialization.propertyList(from: Data(bytes), options: [], format: nil)
+            dictionary = try PropertyListDecoder().decode([String: Described].self, from: Data(bytes))
+        } catch DecodingError.typeMismatch {
+            throw DBusError(.invalidValue, "userInfo's property list root is not a dictionary")
         } catch {
             throw DBusError(.invalidValue, "userInfo is not a property list")
         }
-        guard let dictionary = object as? [String: Any] else {
-            throw DBusError(.invalidValue, "userInfo's property list root is not a dictionary")
+        return dictionary.mapValues(\.text)
+    }
+
+    /// Any property list value as text: a string as it is, a number, date or boolean as Swift prints it, data as
+    /// its size, arrays and dictionaries as Swift prints them with their members described so.
+    private struct Described: Decodable {
+        let text: String
+
+        init(from decoder: any Decoder) throws {
+            if let container = try? decoder.singleValueContainer() {
+                if let string = try? container.decode(String.self) { text = string; return }
+                if let bool = try? container.decode(Bool.self) { text = String(bool); return }
+                if let integer = try? container.decode(Int64.self) { text = String(integer); return }
+                if let integer = try? container.decode(UInt64.self) { text = String(integer); return }
+                if let double = try? container.decode(Double.self) { text = String(double); return }
+                if let date = try? container.decode(Date.self) { text = String(describing: date); return }
+                if let data = try? container.decode(Data.self) { text = "\(data.count) bytes"; return }
+            }
+            if let entries = try? [String: Described](from: decoder) {
+                text = String(describing: entries.mapValues(\.text))
+            } else {
+                text = String(describing: try [Described](from: decoder).map(\.text))
+            }
         }
-        return dictionary.mapValues { ($0 as? String) ?? String(describing: $0) }
     }
 }

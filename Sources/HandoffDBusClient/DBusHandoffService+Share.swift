@@ -1,5 +1,5 @@
 import DBus
-import Foundation
+import FoundationEssentials
 import HandoffClient
 
 /// ``SharingService`` over the daemon's Share/Outbox/Inbox methods.
@@ -30,7 +30,7 @@ extension DBusHandoffService: SharingService {
 
     public func claimInboxItem(_ id: String, destination: String) async throws -> InboxGrant {
         let (entry, descriptor, previous) = try await call(HandoffBusAPI.Method.claimInboxItem, id, destination)
-        let data = FileHandle(fileDescriptor: try descriptor.duplicateRawDescriptor(), closeOnDealloc: true)
+        let data = OpenFile(fileDescriptor: try descriptor.duplicateRawDescriptor())
         return InboxGrant(entry: entry, data: data, previousDestination: previous)
     }
 

@@ -1,5 +1,5 @@
 import DBus
-import Foundation
+import FoundationEssentials
 import HandoffClient
 
 /// Connects the CLI to the daemon on a D-Bus bus: the system bus by default, or the one `HANDOFF_BUS_ADDRESS`
@@ -20,7 +20,12 @@ public struct DBusServiceConnector: HandoffServiceConnector {
 
     /// `system` (or empty), `session`, or an address.
     public static func bus(named text: String) -> Connection.Bus {
-        switch text.trimmingCharacters(in: .whitespaces) {
+        // Foundation's `.whitespaces` (tab and the space separators), trimmed at both ends.
+        let blank: (Character) -> Bool = {
+            $0.unicodeScalars.allSatisfy { $0 == "\t" || $0.properties.generalCategory == .spaceSeparator }
+        }
+        let trimmed = text.drop(while: blank).reversed().drop(while: blank).reversed()
+        switch String(trimmed) {
         case "", "system": return .system
         case "session": return .session
         case let address: return .address(address)

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HandoffKit
 
 /// How a ``HandoffDaemon`` runs: where it keeps its state, what it is called, what it declares.

@@ -1,4 +1,7 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Where the daemon writes what it does: one line per event, each with a level, below a threshold dropped before
 /// it is formatted.

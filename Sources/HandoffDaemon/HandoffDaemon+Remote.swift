@@ -1,5 +1,5 @@
 import DBus
-import Foundation
+import FoundationEssentials
 import HandoffClient
 import HandoffDBusClient
 import HandoffKit
@@ -106,7 +106,7 @@ extension HandoffDaemon {
             titles[id] = result.title
             let path = radio.lastTransport(of: remote.peer)
             radio.remember(path, ofContinue: id)
-            let took = String(format: "%.2f", started.duration(to: clock.now).timeInterval)
+            let took = String(cFormat: "%.2f", started.duration(to: clock.now).timeInterval)
             logger.log("continued \(activity.activityType) from '\(remote.device.name)' ("
                 + "\(payload.count) bytes in \(took) s over "
                 + "\(path.map { "\($0)" } ?? "an unknown path"))")

@@ -1,5 +1,5 @@
 import DBus
-import Foundation
+import FoundationEssentials
 import HandoffClient
 import HandoffDBusClient
 import HandoffKit
@@ -85,7 +85,7 @@ extension HandoffDaemon {
         try authorize(uid, "share")
         guard let sharing else { throw DaemonError.failed("sharing is not running") }
         let trusted = await engine.trust.devices
-        guard let target = trusted.first(where: { $0.id.uuidString.caseInsensitiveCompare(device) == .orderedSame })
+        guard let target = trusted.first(where: { $0.id.uuidString.lowercased() == device.lowercased() })
             ?? trusted.first(where: { $0.name == device }) else {
             throw DaemonError(HandoffBusError.unknownDevice, "no paired device is called '\(device)'")
         }
@@ -285,7 +285,7 @@ extension HandoffDaemon {
         }
         let seconds = started.duration(to: clock.now).timeInterval
         logger.log("outbox: \(id) delivered to '\(record.deviceName)' (\(record.size) bytes in "
-            + "\(String(format: "%.2f", seconds)) s)")
+            + "\(String(cFormat: "%.2f", seconds)) s)")
         finish(&record, .delivered, "")
         return true
     }

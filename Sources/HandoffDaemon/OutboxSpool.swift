@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HandoffDBusClient
 import HandoffKit
 
@@ -43,7 +43,8 @@ struct OutboxSpool: Sendable {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])
         }
-        for leftover in (try? FileManager.default.contentsOfDirectory(at: staging, includingPropertiesForKeys: nil)) ?? [] {
+        let leftovers = (try? FileManager.default.contentsOfDirectory(atPath: staging.path)) ?? []
+        for leftover in leftovers.map({ staging.appendingPathComponent($0) }) {
             try? FileManager.default.removeItem(at: leftover)
         }
     }
@@ -105,7 +106,8 @@ struct OutboxSpool: Sendable {
 
     /// Every item, oldest first.
     func records() -> [OutboxRecord] {
-        let folders = (try? FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)) ?? []
+        let folders = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [])
+            .map { directory.appendingPathComponent($0) }
         return folders.filter { !$0.lastPathComponent.hasPrefix(".") }.compactMap { folder in
             guard let data = try? Data(contentsOf: folder.appendingPathComponent("entry.json")) else { return nil }
             return try? JSONDecoder().decode(OutboxRecord.self, from: data)

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HandoffKit
 
 /// How the daemon shares: what it takes into its inbox, and how long and how big its outbox items may be.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HandoffKit
 
 /// The daemon's state directory: `trust.json` (the trust store, secret keys, mode 0600) and `state.json`
@@ -21,7 +21,7 @@ public struct StateDirectory: Sendable {
             try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])
         } catch {
-            throw DaemonError.failed("cannot create the state directory \(url.path): \(error.localizedDescription)")
+            throw DaemonError.failed("cannot create the state directory \(url.path): \(error.fileErrorText)")
         }
     }
 

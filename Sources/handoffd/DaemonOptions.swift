@@ -1,5 +1,5 @@
 import DBus
-import Foundation
+import FoundationEssentials
 
 /// handoffd's command line.
 struct DaemonOptions {

@@ -1,5 +1,7 @@
 import Dispatch
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Waits for SIGTERM or SIGINT without polling (Dispatch signal sources), for a clean shutdown.
 enum TerminationSignals {

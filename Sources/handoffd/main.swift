@@ -1,6 +1,10 @@
 import BlueZ
 import DBus
-import Foundation
+import Dispatch
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import HandoffBlueZ
 import HandoffDaemon
 import HandoffKit
@@ -18,7 +22,8 @@ do {
         exit(0)
     }
 } catch let error as DaemonOptions.UsageError {
-    FileHandle.standardError.write(Data("handoffd: \(error.message)\n\(DaemonOptions.usage)\n".utf8))
+    var text = "handoffd: \(error.message)\n\(DaemonOptions.usage)\n"
+    _ = text.withUTF8 { write(STDERR_FILENO, $0.baseAddress, $0.count) }
     exit(64)
 }
 let logger = DaemonLogger.standardError(threshold: options.debug ? .debug : .info)

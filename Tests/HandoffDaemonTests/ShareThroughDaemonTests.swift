@@ -52,10 +52,10 @@ import Testing
         ids.append(try await laptop.share(ShareRequest(kind: "url", name: "link.txt", mediaType: "text/uri-list",
                                                        content: .bytes(Array("https://example.org/".utf8))),
                                           to: "desktop").id)
-        let handle = try FileHandle(forReadingFrom: source.appendingPathComponent("report.pdf"))
+        let handle = try OpenFile(forReadingAtPath: source.appendingPathComponent("report.pdf").path)
         ids.append(try await laptop.share(ShareRequest(kind: "file", name: "report.pdf", mediaType: "application/pdf",
                                                        content: .file(handle)), to: "desktop").id)
-        try handle.close()
+        handle.close()
         let outcome = try await delivered(ids, on: laptop)
         #expect(outcome.map(\.state) == ["delivered", "delivered", "delivered"])
         var iterator = arrivals.makeAsyncIterator()

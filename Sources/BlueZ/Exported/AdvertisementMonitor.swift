@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What we ask bluetoothd to watch for: the properties of an exported `org.bluez.AdvertisementMonitor1`
 /// (doc/org.bluez.AdvertisementMonitor.rst), of type `or_patterns`.

@@ -1,5 +1,6 @@
 import DBus
-import Foundation
+import FoundationEssentials
+import HandoffShared
 
 /// Our `org.bluez.Agent1` (doc/org.bluez.Agent.rst): answers bluetoothd's pairing questions.
 ///
@@ -97,7 +98,7 @@ public struct Agent: Sendable {
         }
         interface.method("DisplayPasskey", in: "ouq") { call in
             let key: UInt32 = try call.argument(1)
-            _ = await decide(.display(device: try call.argument(0), code: String(format: "%06u", key)))
+            _ = await decide(.display(device: try call.argument(0), code: String(cFormat: "%06u", key)))
             return []
         }
         interface.method("DisplayPinCode", in: "os") { call in

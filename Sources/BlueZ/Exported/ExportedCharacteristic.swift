@@ -1,5 +1,5 @@
 import DBus
-import Foundation
+import FoundationEssentials
 import HandoffShared
 
 /// One characteristic of a registered GATT application, as BlueZ's `example-gatt-server` has it: the object owns

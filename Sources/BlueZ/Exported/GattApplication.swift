@@ -1,5 +1,5 @@
 import DBus
-import Foundation
+import FoundationEssentials
 
 /// A GATT server to export: services, their characteristics and descriptors, with the code that answers.
 ///

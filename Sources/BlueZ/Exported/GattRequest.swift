@@ -1,5 +1,5 @@
 import DBus
-import Foundation
+import FoundationEssentials
 
 /// The options bluetoothd passes with a ReadValue or WriteValue call to our GATT server.
 public struct GattRequest: Sendable, Equatable {

@@ -1,5 +1,5 @@
 import DBus
-import Foundation
+import FoundationEssentials
 
 extension LEAdvertisement {
     /// The `org.bluez.LEAdvertisement1` properties; absent values are left out, so BlueZ does not advertise them.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What we advertise: the properties of an exported `org.bluez.LEAdvertisement1` (doc/org.bluez.LEAdvertisement.rst).
 ///

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension ActivitySnapshot {
     /// Version of the payload dictionary's layout (independent of the wire version).

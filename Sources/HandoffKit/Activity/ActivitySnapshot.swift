@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Every transferable property of a `UserActivity`, as one value (what the payload carries).
 package struct ActivitySnapshot: Sendable, Equatable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension BinaryPropertyList {
     /// Reads one binary property list. The trailer is checked whole before any object is read; each object is

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension BinaryPropertyList {
     /// Writes one binary property list in a single pass over the value: each container's children get their

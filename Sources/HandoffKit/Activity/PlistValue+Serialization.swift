@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension PlistValue {
     /// The dictionary key that marks a URL inside a property list.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One property-list value, typed: what `userInfo` may hold. URL is carried as Apple's userInfo allows it.
 public enum PlistValue: Sendable, Hashable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HandoffShared
 
 /// A user activity, as NSUserActivity: the state of what the user is doing, offered to the user's other devices.

@@ -1,5 +1,5 @@
 import CSodium
-import Foundation
+import FoundationEssentials
 
 /// Thin, typed access to the libsodium primitives HandoffKit uses. Nothing here implements cryptography itself:
 /// every function forwards to one libsodium call and turns its status into a `HandoffError`.

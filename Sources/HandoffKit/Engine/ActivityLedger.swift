@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The receiving side's account of what trusted devices offer, without I/O: it is told of every opened beacon of a
 /// trusted device and of what the user did, and says which availability to announce. It holds, per device, the

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension HandoffEngine {
     /// Continues `remote`: asks `willContinue` before any payload moves, fetches and verifies the payload, then

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension HandoffEngine {
     /// Handles one value a central wrote to the request characteristic.

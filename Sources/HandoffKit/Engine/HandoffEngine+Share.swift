@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HandoffShared
 
 /// Sharing: a push of one item (a file, text or a link) to one trusted device's inbox. Not an activity: no beacon

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension HandoffEngine {
     /// Makes `activity` current: validates it, checks the payload limit, then advertises its beacon.

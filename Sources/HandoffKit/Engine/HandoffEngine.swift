@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HandoffShared
 
 /// Ties HandoffKit together over one `Radio`: advertises the current activity's beacon, serves its payload over the

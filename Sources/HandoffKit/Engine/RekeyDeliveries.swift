@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The new group key still owed to devices after a revocation, without I/O. Each remaining device gets its
 /// `RekeyMessage` the next time one of its beacons is heard still sealed under the previous key; until then only

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// An activity a trusted peer is advertising, as recovered from its beacon.
 public struct RemoteActivity: Sendable, Equatable, Identifiable {

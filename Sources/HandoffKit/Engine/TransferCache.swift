@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A source-side transfer kept for resumption: the activity it was saved from and its sealed stream.
 struct CachedTransfer {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension TransferClient {
     /// The transfer client's decisions, without I/O: it is told what the link and the tick report and returns what

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Fetches one remote activity over the radio: request, header, metadata, approval, payload, with resumption
 /// after loss or disconnection. A value type run once per continuation; it never touches engine state.

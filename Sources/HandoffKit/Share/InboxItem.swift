@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One item that arrived in the inbox, complete: its bytes are in the store and this metadata is written beside
 /// them. `Codable`: it is the `meta.json` of the item.

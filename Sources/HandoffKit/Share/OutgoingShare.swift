@@ -1,4 +1,7 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// An item to push to another device: what it is, its bytes (in memory or in a file), and the transfer id that
 /// names this push. Keep the transfer id with the item (the daemon's outbox does): pushing the same id again
@@ -57,12 +60,12 @@ public struct OutgoingShare: Sendable, Equatable {
 /// The sealed stream of one push, produced record by record as the sender needs it (never all in memory): the
 /// records are deterministic for a transfer id and content, so a resumption after a restart seals the same bytes.
 final class ShareStream: @unchecked Sendable {
-    // Only used from the one task that runs the push; @unchecked because of the FileHandle and the cache.
+    // Only used from the one task that runs the push; @unchecked because of the descriptor and the cache.
     let header: TransferHeader
     private let sealer: TransferSealer
     private let metadata: [UInt8]
     private let content: OutgoingShare.Content
-    private var file: FileHandle?
+    private var file: Int32 = -1
     private var cached: (index: Int, sealed: [UInt8])?
 
     init(_ share: OutgoingShare, keys: ShareKeys) throws(HandoffError) {
@@ -78,13 +81,14 @@ final class ShareStream: @unchecked Sendable {
         sealer = TransferSealer(header: header, key: keys.transferKey(id))
         content = share.content
         if case .file(let url) = share.content {
-            do { file = try FileHandle(forReadingFrom: url) } catch {
-                throw HandoffError(.handoffFailed, "cannot open \(url.path): \(error.localizedDescription)")
+            file = open(url.path, O_RDONLY | O_CLOEXEC)
+            guard file >= 0 else {
+                throw HandoffError(.handoffFailed, "cannot open \(url.path): \(String(cString: strerror(errno)))")
             }
         }
     }
 
-    deinit { try? file?.close() }
+    deinit { if file >= 0 { close(file) } }
 
     /// Sealed bytes `range` of the stream.
     func bytes(_ range: Range<Int>) throws(HandoffError) -> [UInt8] {
@@ -126,19 +130,23 @@ final class ShareStream: @unchecked Sendable {
         case .bytes(let bytes):
             return Array(bytes[start..<start + length])
         case .file:
-            guard let file else { throw HandoffError(.handoffFailed, "the item's file is not open") }
-            do {
-                try file.seek(toOffset: UInt64(start))
-                let data = try file.read(upToCount: length) ?? Data()
-                guard data.count == length else {
+            guard file >= 0 else { throw HandoffError(.handoffFailed, "the item's file is not open") }
+            var bytes = [UInt8](repeating: 0, count: length)
+            var done = 0
+            while done < length {
+                let count = bytes.withUnsafeMutableBytes {
+                    pread(file, $0.baseAddress! + done, length - done, off_t(start + done))
+                }
+                if count < 0 && errno == EINTR { continue }
+                guard count >= 0 else {
+                    throw HandoffError(.handoffFailed, "cannot read the item's file: \(String(cString: strerror(errno)))")
+                }
+                guard count > 0 else {
                     throw HandoffError(.handoffFailed, "the item's file changed length while it was being sent")
                 }
-                return [UInt8](data)
-            } catch let error as HandoffError {
-                throw error
-            } catch {
-                throw HandoffError(.handoffFailed, "cannot read the item's file: \(error.localizedDescription)")
+                done += count
             }
+            return bytes
         }
     }
 }

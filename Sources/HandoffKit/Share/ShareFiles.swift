@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 #if canImport(Glibc)
     import Glibc
@@ -72,7 +72,7 @@ enum ShareFiles {
             try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])
         } catch {
-            throw HandoffError(.handoffFailed, "cannot create \(url.path): \(error.localizedDescription)")
+            throw HandoffError(.handoffFailed, "cannot create \(url.path): \(error.fileErrorText)")
         }
     }
 

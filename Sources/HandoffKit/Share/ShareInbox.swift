@@ -1,4 +1,7 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import HandoffShared
 
 /// The receiving side's queue of shared items, on disk, like an App Group container that a share extension appends
@@ -330,7 +333,7 @@ public final class ShareInbox: Sendable {
     }
 
     private func truncate(_ url: URL, to length: Int) throws(HandoffError) {
-        guard Foundation.truncate(url.path, off_t(length)) == 0 else {
+        guard Glibc.truncate(url.path, off_t(length)) == 0 else {
             throw HandoffError(.handoffFailed, "cannot truncate \(url.path)")
         }
     }
@@ -345,7 +348,7 @@ public final class ShareInbox: Sendable {
     }
 
     private func contents(_ folder: URL) -> [URL] {
-        (try? FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)) ?? []
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).map { folder.appendingPathComponent($0) }
     }
 
     /// `parent/id`, after checking that `id` is one of ours (16 lowercase hex digits), never a path.
@@ -433,7 +436,7 @@ public enum ByteFormat {
         while value >= 1000, unit < units.count - 1 { value /= 1000; unit += 1 }
         let rounded = (value * 10).rounded() / 10
         return rounded == rounded.rounded() && rounded >= 10 ? "\(Int(rounded)) \(units[unit])"
-            : "\(String(format: "%.1f", rounded)) \(units[unit])"
+            : "\(String(cFormat: "%.1f", rounded)) \(units[unit])"
     }
 }
 

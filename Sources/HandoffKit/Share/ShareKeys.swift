@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The keys of pushes from one device to another. They come from crypto_kx over the two devices' long-term
 /// identity keys, not from the group key: only the sender and the receiver can compute them, so a push is

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HandoffShared
 
 /// The sending side of one push: connects to the receiver's transfer service, announces the stream (PUSH), writes

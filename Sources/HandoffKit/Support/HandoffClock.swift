@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HandoffShared
 
 /// HandoffKit's one source of time: every wait, deadline and timestamp of the engine, the share inbox and pairing

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension UUID {
     /// The 16 bytes of the UUID.

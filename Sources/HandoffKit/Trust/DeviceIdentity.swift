@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// This device: its stable id within the trust group, a display name and its long-term X25519 key pair.
 /// The secret key is stored with the rest of the trust state; the daemon saves it with mode 0600.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Keys derived from the group key with keyed BLAKE2b (crypto_generichash), one label per purpose,
 /// so no key is ever used for two jobs.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The device that starts pairing (the GATT client). A sans-I/O state machine: feed it the responder's messages,
 /// send what it returns. Steps: `hello()` → `receiveCommit(_:)` → `receiveReveal(_:)` (code known) →

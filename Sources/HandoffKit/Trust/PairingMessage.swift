@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Encoding of pairing messages: `version ‖ kind ‖ body`.
 enum PairingMessage {

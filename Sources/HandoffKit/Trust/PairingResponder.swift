@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The device that answers pairing (the GATT server). Steps: `receiveHello(_:)` → `receiveNonce(_:)` (code known)
 /// → the user confirms on both screens → `receiveConfirm(_:)` returns message 6 and the new trust store.

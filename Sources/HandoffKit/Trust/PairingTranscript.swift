@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What both sides of a pairing agree on: ephemeral keys and nonces, and what follows from them.
 struct PairingTranscript: Sendable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A new group key for one remaining device after a revocation, sealed to that device's public key.
 public struct RekeyMessage: Codable, Sendable, Equatable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The symmetric key shared by all devices of one user, and its epoch (incremented by every revocation).
 public struct TrustGroup: Codable, Sendable, Equatable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension TrustStore {
     /// Revokes `deviceID`: removes it and replaces the group key (epoch + 1), so the revoked device can no longer

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Everything this device knows about trust: its identity, the group key and the other devices of the group.
 /// A `Codable` value: the daemon saves it (JSON, mode 0600) and loads it at start.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Another device of the same user, admitted by pairing.
 public struct TrustedDevice: Codable, Sendable, Equatable, Identifiable {

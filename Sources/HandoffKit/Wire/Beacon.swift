@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What a trusted peer recovers from a beacon.
 public struct Beacon: Sendable, Equatable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Seals a transfer's stream and opens its records. Each record is XChaCha20-Poly1305 under a per-transfer key;
 /// the nonce is the record index and the additional data binds the header, the index and a last-record flag,

@@ -133,10 +133,10 @@ enum InboxTakeCommand: HandoffCommand {
     /// Claims a text item, reads it, finishes it (a print that is killed is printed again by the next take).
     static func printOnce(_ id: String, service: any SharingService) async throws -> [UInt8] {
         let grant = try await service.claimInboxItem(id, destination: "/dev/stdout")
-        defer { try? grant.data.close() }
+        defer { grant.data.close() }
         let bytes: [UInt8]
         do {
-            bytes = [UInt8](try grant.data.readToEnd() ?? Data())
+            bytes = try grant.data.readAll()
         } catch {
             try? await service.releaseInboxItem(id)
             throw error

@@ -91,9 +91,9 @@ enum ShareCommand: HandoffCommand {
                 throw CLIError(.noInput, "\(path): no such file")
             }
             guard !isDirectory.boolValue else { throw CLIError(.usage, "\(path) is a directory; share files") }
-            let handle: FileHandle
-            do { handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path)) } catch {
-                throw CLIError(.ioError, "cannot read \(path): \(error.localizedDescription)")
+            let handle: OpenFile
+            do { handle = try OpenFile(forReadingAtPath: path) } catch {
+                throw CLIError(.ioError, "cannot read \(path): \(error.message)")
             }
             let name = URL(fileURLWithPath: path).lastPathComponent
             requests.append(ShareRequest(kind: "file", name: name, mediaType: MediaType.guess(for: name),
