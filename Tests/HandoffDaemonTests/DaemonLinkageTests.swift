@@ -29,6 +29,10 @@ import Testing
         }
         #expect(needed.contains("libFoundationEssentials.so"), "readelf's output changed shape? \(needed)")
         let linked = needed.filter(Self.forbidden.contains)
-        #expect(linked.isEmpty, "handoffd links \(linked): some target in its graph imports Foundation, not FoundationEssentials")
+        #expect(linked.isEmpty, """
+            handoffd links \(linked): some target in its graph imports Foundation, not FoundationEssentials (or, \
+            right after a change of imports, an incremental build kept an object's old autolink entries: look with \
+            `readelf -p .swift1_autolink_entries` and remove that module's .build/debug/NAME.build)
+            """)
     }
 }
