@@ -25,6 +25,29 @@ final class PairingOverRadioTests: XCTestCase {
         return engine
     }
 
+    /// "mac" in pairing mode, saying yes to every code (kept in `codes`), and "pc", which has seen it.
+    private func pairingMode(on ether: InMemoryEther, quietLimit: Duration = .seconds(15)) async throws
+        -> (mac: HandoffEngine, pc: HandoffEngine, responder: Task<TrustStore, any Error>,
+            candidate: PairingCandidate, codes: Codes) {
+        let mac = try await freshEngine("mac", ether: ether, quietLimit: quietLimit)
+        let pc = try await freshEngine("pc", ether: ether)
+        let candidates = await pc.pairingCandidates()
+        let codes = Codes()
+        let responder = Task { try await mac.acceptPairing { code in codes.add(code); return true } }
+        return (mac, pc, responder, try await first(candidates), codes)
+    }
+
+    /// A stranger on `ether` connected to `candidate` that has written `start` in a pairing session of its own.
+    private func stranger(on ether: InMemoryEther, sending start: [UInt8], to candidate: PairingCandidate)
+        async throws -> (link: any RadioLink, session: Nonce) {
+        let link = try await ether.makeRadio(address: "sim:stranger").connect(to: candidate.peer)
+        let session = Nonce.random()
+        for frame in try PairingFragments.split(start, session: session, maximumValue: 200, fromServer: false) {
+            try await link.write(frame.encoded())
+        }
+        return (link, session)
+    }
+
     func testNewDeviceFindsPairsAndThenContinuesAnActivity() async throws {
         let ether = InMemoryEther()
         let mac = try await freshEngine("mac", ether: ether)
@@ -56,26 +79,38 @@ final class PairingOverRadioTests: XCTestCase {
         XCTAssertEqual(outcome.activity?.userInfo["content"], "paired")
     }
 
+    /// "pc" pairs with "mac" in pairing mode, each side answering the code as given; how each side failed (nil:
+    /// it paired), and the engines.
+    private func pairing(responder: @escaping @Sendable (String) async -> Bool,
+                         initiator: @escaping @Sendable (String) async -> Bool) async throws
+        -> (responder: HandoffError?, initiator: HandoffError?, mac: HandoffEngine, pc: HandoffEngine) {
+        let ether = InMemoryEther()
+        let mac = try await freshEngine("mac", ether: ether)
+        let pc = try await freshEngine("pc", ether: ether)
+        let candidates = await pc.pairingCandidates()
+        let answering = Task { try await mac.acceptPairing(confirm: responder) }
+        let candidate = try await first(candidates)
+        var initiatorError: HandoffError?
+        do {
+            _ = try await pc.pair(with: candidate.peer, confirm: initiator)
+        } catch {
+            initiatorError = error
+        }
+        var responderError: HandoffError?
+        do {
+            _ = try await answering.value
+        } catch let error as HandoffError {
+            responderError = error
+        }
+        return (responderError, initiatorError, mac, pc)
+    }
+
     func testRejectingTheCodeOnEitherSideFailsBoth() async throws {
         for rejectOnResponder in [true, false] {
-            let ether = InMemoryEther()
-            let mac = try await freshEngine("mac", ether: ether)
-            let pc = try await freshEngine("pc", ether: ether)
-            let candidates = await pc.pairingCandidates()
-            let responder = Task { try await mac.acceptPairing { _ in !rejectOnResponder } }
-            let candidate = try await first(candidates)
-            do {
-                _ = try await pc.pair(with: candidate.peer) { _ in rejectOnResponder }
-                XCTFail("pairing succeeded although a code was rejected")
-            } catch {
-                XCTAssertEqual(error.code, .pairingFailed, "\(error)")
-            }
-            do {
-                _ = try await responder.value
-                XCTFail("the responder paired although a code was rejected")
-            } catch let error as HandoffError {
-                XCTAssertEqual(error.code, .pairingFailed, "\(error)")
-            }
+            let (responder, initiator, _, pc) = try await pairing(responder: { _ in !rejectOnResponder },
+                                                                   initiator: { _ in rejectOnResponder })
+            XCTAssertEqual(initiator?.code, .pairingFailed, "\(String(describing: initiator))")
+            XCTAssertEqual(responder?.code, .pairingFailed, "\(String(describing: responder))")
             let trust = await pc.trust
             XCTAssertTrue(trust.devices.isEmpty)
         }
@@ -86,22 +121,12 @@ final class PairingOverRadioTests: XCTestCase {
     /// mode and the second held it until the caller's timeout, so either made `handoff pair` fail.
     func testAStrangersBadOrAbandonedStartDoesNotEndPairingMode() async throws {
         for abandons in [false, true] {
-            let ether = InMemoryEther()
-            let mac = try await freshEngine("mac", ether: ether, quietLimit: .milliseconds(300))
-            let pc = try await freshEngine("pc", ether: ether)
-            let candidates = await pc.pairingCandidates()
-            let codes = Codes()
-            let responder = Task { try await mac.acceptPairing { code in codes.add(code); return true } }
-            let candidate = try await first(candidates)
-
-            let stranger = try await ether.makeRadio(address: "sim:stranger").connect(to: candidate.peer)
-            let session = Nonce.random()
             let start = abandons ? try PairingInitiator(store: try TrustStore.create(deviceName: "stranger")).hello()
                                  : [1, 0x7F, 0xBE, 0xEF]    // version 1, no such message kind
+            let ether = InMemoryEther()
+            let (_, pc, responder, candidate, codes) = try await pairingMode(on: ether, quietLimit: .milliseconds(300))
+            let (stranger, session) = try await stranger(on: ether, sending: start, to: candidate)
             var answers = stranger.notifications.makeAsyncIterator()
-            for frame in try PairingFragments.split(start, session: session, maximumValue: 200, fromServer: false) {
-                try await stranger.write(frame.encoded())
-            }
             if abandons {
                 // The commitment comes back; the stranger then says nothing more.
                 guard case .pair(session, _, _, _, true)? = try await answers.next().map(TransferFrame.decode) else {
@@ -124,63 +149,36 @@ final class PairingOverRadioTests: XCTestCase {
         }
     }
 
-    /// Pairing mode answers several devices at once: a stranger that starts properly and then goes quiet holds
-    /// nothing up. The real device pairs at once, on a clock that never moves (so long before `pairingQuietLimit`),
-    /// and the stranger is told when the real device's code is shown. Before, the real device's start was refused
-    /// ("this device is pairing with another device") until the stranger's quiet limit, and its `pair` failed.
     /// The other device's user rejects the code while this device's user has not answered yet: pairing mode ends
     /// at once with that reason, and the question put to this user is withdrawn (its task cancelled), instead of
     /// waiting for an answer that no longer matters. (Before, the answer was awaited, and a yes then failed on
     /// the ABORT as an unexpected message.)
     func testARejectionOnTheOtherDeviceEndsPairingModeWithoutWaitingForThisUser() async throws {
-        let ether = InMemoryEther()
-        let mac = try await freshEngine("mac", ether: ether)
-        let pc = try await freshEngine("pc", ether: ether)
-        let candidates = await pc.pairingCandidates()
         let withdrawn = Locked(false)
-        let responder = Task {
-            try await mac.acceptPairing { _ in
-                try? await Task.sleep(for: .seconds(10))   // this user is slow to answer
-                withdrawn.withLock { $0 = Task.isCancelled }
-                return true
-            }
-        }
-        let candidate = try await first(candidates)
-        do {
-            _ = try await pc.pair(with: candidate.peer) { _ in false }
-            XCTFail("pairing succeeded although the code was rejected")
-        } catch {
-            XCTAssertEqual(error.code, .pairingFailed, "\(error)")
-        }
-        do {
-            _ = try await responder.value
-            XCTFail("the responder paired although the code was rejected on the other device")
-        } catch let error as HandoffError {
-            XCTAssertEqual(error.code, .pairingFailed, "\(error)")
-            XCTAssertEqual(error.message, "the code was rejected on the other device")
-        }
+        let (responder, initiator, mac, _) = try await pairing(responder: { _ in
+            try? await Task.sleep(for: .seconds(10))   // this user is slow to answer
+            withdrawn.withLock { $0 = Task.isCancelled }
+            return true
+        }, initiator: { _ in false })
+        XCTAssertEqual(initiator?.code, .pairingFailed, "\(String(describing: initiator))")
+        XCTAssertEqual(responder?.code, .pairingFailed, "\(String(describing: responder))")
+        XCTAssertEqual(responder?.message, "the code was rejected on the other device")
         try await Task.sleep(for: .milliseconds(50))
         XCTAssertTrue(withdrawn.withLock { $0 }, "the question to this user was not withdrawn")
         let trust = await mac.trust
         XCTAssertTrue(trust.devices.isEmpty)
     }
 
+    /// Pairing mode answers several devices at once: a stranger that starts properly and then goes quiet holds
+    /// nothing up. The real device pairs at once, on a clock that never moves (so long before `pairingQuietLimit`),
+    /// and the stranger is told when the real device's code is shown. Before, the real device's start was refused
+    /// ("this device is pairing with another device") until the stranger's quiet limit, and its `pair` failed.
     func testAStrangerThatStartsAndGoesQuietDoesNotHoldUpTheRealPartner() async throws {
         let clock = VirtualClock()
         let ether = InMemoryEther(clock: clock)
-        let mac = try await freshEngine("mac", ether: ether)
-        let pc = try await freshEngine("pc", ether: ether)
-        let candidates = await pc.pairingCandidates()
-        let codes = Codes()
-        let responder = Task { try await mac.acceptPairing { code in codes.add(code); return true } }
-        let candidate = try await first(candidates)
-
-        let stranger = try await ether.makeRadio(address: "sim:stranger").connect(to: candidate.peer)
-        let session = Nonce.random()
+        let (_, pc, responder, candidate, codes) = try await pairingMode(on: ether)
         let hello = try PairingInitiator(store: try TrustStore.create(deviceName: "stranger")).hello()
-        for frame in try PairingFragments.split(hello, session: session, maximumValue: 200, fromServer: false) {
-            try await stranger.write(frame.encoded())
-        }
+        let (stranger, session) = try await stranger(on: ether, sending: hello, to: candidate)
         // The commitment comes back; the stranger then says nothing more.
         let commit = try TransferFrame.decode(try await first(stranger.notifications))
         guard case .pair(session, _, _, _, true) = commit else {
