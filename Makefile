@@ -95,11 +95,15 @@ PREFIX ?= /usr/local
 SYSCONFDIR ?= /etc
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 INSTALL_CONFIG ?= release
-BUILT = .build/$(INSTALL_CONFIG)
+# Optimised for size: handoffd runs all day, and most of its resident memory is mapped code (Docs/performance.md,
+# Memory: 20.2-20.3 MB with -O, 19.8-19.9 MB with -Osize). Its own scratch path keeps `swift build -c release`'s.
+INSTALL_FLAGS ?= -Xswiftc -Osize
+INSTALL_SCRATCH ?= .build/install
+BUILT = $(INSTALL_SCRATCH)/$(INSTALL_CONFIG)
 install:
 	@scripts/deps.sh build
-	$(SWIFT) build -c $(INSTALL_CONFIG) --product handoffd
-	$(SWIFT) build -c $(INSTALL_CONFIG) --product handoff
+	$(SWIFT) build -c $(INSTALL_CONFIG) --scratch-path $(INSTALL_SCRATCH) $(INSTALL_FLAGS) --product handoffd
+	$(SWIFT) build -c $(INSTALL_CONFIG) --scratch-path $(INSTALL_SCRATCH) $(INSTALL_FLAGS) --product handoff
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(SYSCONFDIR)/dbus-1/system.d $(DESTDIR)$(UNITDIR) \
 		$(DESTDIR)$(PREFIX)/share/dbus-1/system-services $(DESTDIR)$(PREFIX)/share/doc/handoff \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions
