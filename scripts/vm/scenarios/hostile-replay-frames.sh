@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Hostile peer, item 2 of issue 14 §3, on the air: "it replays captured beacons and transfer frames". The laptop
+# offers a note with a distinctive text, title and name; the desktop continues it for real while the VM's btmon
+# records (its live file, /run/handoff-vm/btmon.live). Once the desktop's link to the laptop is gone (btvirt cannot
+# serve two links to one controller), a stranger on hci2 (hostile-peer.py replay-frames: python3-dbus and kernel
+# L2CAP sockets, never our code) takes the desktop's recorded REQUEST from the capture, writes it to the laptop on
+# the path the real continue used (an SDU on the L2CAP channel to the published PSM, or a write to the request
+# characteristic), FETCHes the whole stream the OPEN names, writes a made-up DONE and replays the recorded DONE.
+# Asserted (EngineRoundTripTests.testAReplayedRequestGetsOnlySealedBytesAndNoContinuation is the model): the
+# daemons stay up and answer; the stranger got the whole sealed stream and none of its bytes holds the note's
+# text, title, name or activity type (UTF-8, UTF-16BE, UTF-16LE); the laptop's log says the note was continued
+# once for the real continue and never for the replay; offered again, the note is then continued byte-exact.
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/lib.sh"
+source "$here/hostile-lib.sh"
+
+live=${HANDOFF_VM_BTMON_LIVE:-/run/handoff-vm/btmon.live}
+[[ -s $live ]] || fail "btmon's live capture $live is missing: the replay has nothing to take its frames from"
+started=$(date +%s.%N)
+hostile_start
+name=wombat-gnomon-z4
+title="Okapi jacquard № 31 — vellum"
+text=$'# '"$title"$'\n- 7713 zephyrine ptarmigan brûlée xylarium №58\n- 2290 sassafras yuzu fjordlike ombré №17\n'
+printf '%s' "$text" >"$out/note.md"
+type=org.handoff.note
+continued_line="offered $type was continued on a paired device"
+told() { grep -cF "$continued_line" "$out/laptop-handoffd.log"; }
+told_at_least() { (($(told) >= $1)); }
+
+watch_start
+printf '%s' "$text" | on laptop note edit "$name" --stdin --grace 300 || fail "note edit failed on the laptop"
+wait_available 1 60
+(($(told) == 0)) || fail "the laptop says the note was continued before anyone continued it"
+continue_expect "$text"
+# The DONE is written after the receiver holds everything; the source logs it a moment later.
+wait_until 10 told_at_least 1 || fail "the laptop's log never said the real continue happened ('$continued_line')"
+figure told_after_real_continue "$(told)"
+
+# Everything since this scenario's btmon rotation, the real continue included (btmon writes each record at once).
+cp "$live" "$out/real-continue.btsnoop" || fail "cannot copy $live"
+laptop_links_idle
+before=$(told)
+/usr/bin/python3 "$here/hostile-peer.py" replay-frames "$(adapter_address hci0)" "$out/real-continue.btsnoop" \
+    --note "$out/note.md" --secret "$title" --secret "$name" --secret "$type" | tee "$out/replay-frames.txt"
+rc=${PIPESTATUS[0]}
+sleep 2
+alive
+figure told_before_after_replay "$before -> $(told)"
+((rc == 0)) || fail "hostile-peer.py replay-frames exited $rc (see above)"
+grep -q '^FIGURE replay_forbidden_plaintext 0$' "$out/replay-frames.txt" \
+    || fail "a secret of the note went to the stranger readable"
+(($(told) == before)) || fail "the laptop was told again that the note was continued, by a replay"
+
+# The desktop sets a note aside once it continued it, and hears an unchanged beacon only once: the laptop's user
+# offers the same text again (a new activity, a new beacon), and the desktop must get it byte-exact.
+start=$(date +%s.%N)
+printf '%s' "$text" | on laptop note edit "$name" --stdin --grace 300 || fail "the second note edit failed on the laptop"
+wait_available 2 60
+continue_expect "$text"
+figure continue_after_replay_s "$(awk -v a="$(date +%s.%N)" -v b="$start" 'BEGIN { printf "%.2f", a - b }')"
+wait_until 10 told_at_least $((before + 1)) || fail "the laptop's log did not say the second real continue happened"
+figure told_after_second_continue "$(told)"
+alive
+figure scenario_s "$(awk -v a="$(date +%s.%N)" -v b="$started" 'BEGIN { printf "%.1f", a - b }')"
+note "PASS: the replayed REQUEST got only sealed bytes, no continuation told, the real continue intact after"
