@@ -780,9 +780,16 @@ class GattPath:
             say(f"gatt write of {frame[:2].hex()}: {error}")
 
     def receive(self, seconds):
+        """Up to seconds for the first notification, then whatever follows it without a pause of 0.5 s."""
         start = len(self.notes.frames)
-        self.notes.drain(seconds)
-        return self.notes.frames[start:]
+        deadline = time.monotonic() + seconds
+        while len(self.notes.frames) == start and time.monotonic() < deadline:
+            self.notes.drain(0.2)
+        while True:
+            seen = len(self.notes.frames)
+            self.notes.drain(0.5)
+            if len(self.notes.frames) == seen:
+                return self.notes.frames[start:]
 
     def close(self):
         self.notes.close()

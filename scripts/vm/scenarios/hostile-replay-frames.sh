@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Hostile peer, item 2 of issue 14 §3, on the air: "it replays captured beacons and transfer frames". The laptop
-# offers a note with a distinctive text, title and name; the desktop continues it for real while the VM's btmon
-# records (its live file, /run/handoff-vm/btmon.live). Once the desktop's link to the laptop is gone (btvirt cannot
+# offers a note with a distinctive text, title and name; the desktop continues it for real while a btmon of
+# the scenario's own records. Once the desktop's link to the laptop is gone (btvirt cannot
 # serve two links to one controller), a stranger on hci2 (hostile-peer.py replay-frames: python3-dbus and kernel
 # L2CAP sockets, never our code) takes the desktop's recorded REQUEST from the capture, writes it to the laptop on
 # the path the real continue used (an SDU on the L2CAP channel to the published PSM, or a write to the request
@@ -14,10 +14,23 @@ here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib.sh"
 source "$here/hostile-lib.sh"
 
-live=${HANDOFF_VM_BTMON_LIVE:-/run/handoff-vm/btmon.live}
-[[ -s $live ]] || fail "btmon's live capture $live is missing: the replay has nothing to take its frames from"
 started=$(date +%s.%N)
 hostile_start
+# The recording: a btmon of the scenario's own, as privacy-capture.sh runs it (a large socket buffer, decoded to
+# /dev/null, written to the guest's tmpfs), not the VM's per-scenario btmon (/run/handoff-vm/btmon.live): that one
+# is started while the previous scenario's link between hci0 and hci1 may still be up, and on 2026-12-04 14:33Z it
+# stopped writing 17.9 s into this scenario, in the traffic on such a link, with nothing in its log. Ours starts
+# once the laptop has no link, and must still run after the real continue.
+laptop_links_idle
+vm_btmon=$(cat /run/handoff-vm/btmon.pid 2>/dev/null)
+capture=$SCENARIO_TMP/real-continue.btsnoop
+rmem=$(sysctl -n net.core.rmem_default)
+sysctl -qw net.core.rmem_default=33554432 || fail "cannot raise net.core.rmem_default"
+btmon -w "$capture" >/dev/null 2>"$out/btmon.log" &
+btmon_pid=$!
+hostile_pids+=("$btmon_pid")
+wait_until 10 test -s "$capture" || fail "btmon wrote nothing"
+sysctl -qw net.core.rmem_default="$rmem"
 name=wombat-gnomon-z4
 title="Okapi jacquard № 31 — vellum"
 text=$'# '"$title"$'\n- 7713 zephyrine ptarmigan brûlée xylarium №58\n- 2290 sassafras yuzu fjordlike ombré №17\n'
@@ -36,8 +49,10 @@ continue_expect "$text"
 wait_until 10 told_at_least 1 || fail "the laptop's log never said the real continue happened ('$continued_line')"
 figure told_after_real_continue "$(told)"
 
-# Everything since this scenario's btmon rotation, the real continue included (btmon writes each record at once).
-cp "$live" "$out/real-continue.btsnoop" || fail "cannot copy $live"
+# btmon writes each record at once: the file already holds the real continue.
+kill -0 "$btmon_pid" 2>/dev/null || { cat "$out/btmon.log" >&2; fail "btmon stopped before the real continue was over"; }
+[[ -n $vm_btmon ]] && ! kill -0 "$vm_btmon" 2>/dev/null && note "the VM's own btmon (pid $vm_btmon) is gone"
+cp "$capture" "$out/real-continue.btsnoop" || fail "cannot copy the capture"
 laptop_links_idle
 before=$(told)
 /usr/bin/python3 "$here/hostile-peer.py" replay-frames "$(adapter_address hci0)" "$out/real-continue.btsnoop" \
