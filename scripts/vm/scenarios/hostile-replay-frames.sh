@@ -49,7 +49,12 @@ continue_expect "$text"
 wait_until 10 told_at_least 1 || fail "the laptop's log never said the real continue happened ('$continued_line')"
 figure told_after_real_continue "$(told)"
 
-# btmon writes each record at once: the file already holds the real continue.
+# btmon writes each record once it has decoded it, and under TCG it trails the radio: the laptop has logged the
+# DONE while the desktop's write of it was not yet in the file (2026-12-04 14:46Z). Copy once the file has not grown
+# for 1 s.
+capture_size() { stat -c %s "$capture"; }
+capture_settled() { local a; a=$(capture_size); sleep 1; [[ $(capture_size) == "$a" ]]; }
+wait_until 20 capture_settled || fail "btmon's capture kept growing for 20 s after the continue"
 kill -0 "$btmon_pid" 2>/dev/null || { cat "$out/btmon.log" >&2; fail "btmon stopped before the real continue was over"; }
 [[ -n $vm_btmon ]] && ! kill -0 "$vm_btmon" 2>/dev/null && note "the VM's own btmon (pid $vm_btmon) is gone"
 cp "$capture" "$out/real-continue.btsnoop" || fail "cannot copy the capture"
