@@ -1,8 +1,10 @@
 import HandoffKit
 
 /// The daemon's receiving side: it accepts every declared type (the engine refuses the others) and logs failures.
-/// The CLI does the restoring; the daemon only hands the activity over.
-final class DaemonContinuationDelegate: ContinuationDelegate {
+/// The CLI does the restoring; the daemon only hands the activity over. It is also the delegate of every activity
+/// the daemon offers, so that the source's log says once when a trusted peer took one (a valid DONE): the one
+/// thing a user, or a scenario counting it, sees of a continuation on the source's side.
+final class DaemonContinuationDelegate: ContinuationDelegate, UserActivityDelegate {
     let logger: DaemonLogger
 
     init(logger: DaemonLogger) {
@@ -16,5 +18,9 @@ final class DaemonContinuationDelegate: ContinuationDelegate {
 
     func didFailToContinue(activityType: String, error: HandoffError) {
         logger.warning("could not continue \(activityType): \(error)")
+    }
+
+    func userActivityWasContinued(_ activity: UserActivity) {
+        logger.log("offered \(activity.activityType) was continued on a paired device")
     }
 }

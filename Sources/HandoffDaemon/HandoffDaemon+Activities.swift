@@ -124,6 +124,7 @@ extension HandoffDaemon {
         let activity = UserActivity(activityType: type)
         activity.title = title
         activity.userInfo = info
+        activity.delegate = delegate
         try configuration.typeRules[type]?.apply(to: activity, at: clock.date)
         return activity
     }

@@ -18,6 +18,13 @@ must not have (a payload byte, a pairing answer, an accepted share), or when the
     hostile-peer.py capture TARGET SECONDS [N]   prints every distinct beacon TARGET advertised (hex), from hci2's
                                                  scan, until it has N of them
     hostile-peer.py replay SECONDS HEX...        re-advertises captured beacons from hci2 (btmgmt), round robin
+    hostile-peer.py replay-frames TARGET CAPTURE --note FILE --secret S...
+                                                 takes the real receiver's last REQUEST and DONE from a btmon
+                                                 capture (privacy-capture.py's parser), writes the REQUEST again on
+                                                 the path the real continue used (L2CAP channel or GATT write),
+                                                 FETCHes the whole stream the OPEN names, writes a made-up DONE and
+                                                 the recorded one; fails unless the whole sealed stream came back
+                                                 and none of the secrets is in any byte of it
 
 TARGET is the victim adapter's address (the laptop, hci0), as a stranger would take it from the advertisement.
 """
@@ -728,6 +735,211 @@ def cmd_replay(seconds, beacons):
     return 0 if adv.acks > 0 else 1
 
 
+def load_capture_parser():
+    """privacy-capture.py's btsnoop parser (a file name with a dash: loaded by path)."""
+    import importlib.util
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "privacy-capture.py")
+    spec = importlib.util.spec_from_file_location("privacy_capture", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def recorded_frames(parser, capture_path):
+    """The receiver's REQUEST and DONE frames in the capture, each with the path it took ("l2cap": an SDU on a
+    credit-based channel; "gatt": an ATT write, over ATT or EATT)."""
+    capture = parser.Capture(parser.read_btsnoop(capture_path))
+    found = []
+    for ts, _index, direction, op, payload in capture.att:
+        if direction == "tx" and op in (parser.ATT_WRITE_REQ, parser.ATT_WRITE_CMD):
+            value = payload[2:]
+            if len(value) >= 2 and value[0] == 0x01 and value[1] in (0x01, 0x03):
+                found.append((ts, "gatt", bytes(value)))
+    for ts, _index, direction, frame in capture.direct:
+        if direction == "tx" and frame[1] in (0x01, 0x03):
+            found.append((ts, "l2cap", bytes(frame)))
+    found.sort(key=lambda f: f[0])
+    return found, len(capture.records)
+
+
+class GattPath:
+    """Client frames as writes to the request characteristic, server frames as the data characteristic's
+    notifications (AcquireNotify)."""
+    name = "gatt"
+
+    def __init__(self, bluez, chars):
+        self.request = bluez.char(find(chars, REQUEST_UUID))
+        self.notes = Notifications(bluez, find(chars, DATA_UUID))
+        self.errors = 0
+
+    def send(self, frame):
+        _, error = call("write", self.request.WriteValue, dbus.Array(frame, signature="y"),
+                        dbus.Dictionary({"type": "request"}, signature="sv"), timeout=10)
+        if error:
+            self.errors += 1
+            say(f"gatt write of {frame[:2].hex()}: {error}")
+
+    def receive(self, seconds):
+        """Up to seconds for the first notification, then whatever follows it without a pause of 0.5 s."""
+        start = len(self.notes.frames)
+        deadline = time.monotonic() + seconds
+        while len(self.notes.frames) == start and time.monotonic() < deadline:
+            self.notes.drain(0.2)
+        while True:
+            seen = len(self.notes.frames)
+            self.notes.drain(0.5)
+            if len(self.notes.frames) == seen:
+                return self.notes.frames[start:]
+
+    def close(self):
+        self.notes.close()
+
+
+class ChannelPath:
+    """Client frames as SDUs on an LE credit-based channel to the published PSM, server frames as the SDUs back."""
+    name = "l2cap"
+
+    def __init__(self, own, target, target_type, psm):
+        self.sock = open_channel(own, target, target_type, psm)
+        self.errors = 0
+
+    def send(self, frame):
+        try:
+            self.sock.send(frame)
+        except OSError as error:
+            self.errors += 1
+            say(f"channel send of {frame[:2].hex()}: {error}")
+
+    def receive(self, seconds):
+        """Up to seconds for the first SDU, then whatever follows it without a pause of 0.5 s."""
+        frames = []
+        self.sock.settimeout(seconds)
+        try:
+            first = self.sock.recv(65536)
+        except (socket.timeout, BlockingIOError, OSError):
+            return frames
+        if first:
+            frames.append(first)
+            receive_all(self.sock, 0.5, frames)
+        return frames
+
+    def close(self):
+        self.sock.close()
+
+
+def take_stream(path, request, quiet=5.0, limit=60.0):
+    """Writes REQUEST, then FETCHes the whole stream the OPEN names; returns (every frame back, the OPEN header
+    (transfer id, stream length) or None, the bytes of the stream covered)."""
+    frames, header, covered = [], None, 0
+    path.send(request)
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        got = path.receive(quiet if header is None or covered < header[1] else 1.0)
+        if not got:
+            break
+        frames += got
+        for frame in got:
+            if len(frame) >= 30 and frame[1] == 0x81 and header is None:
+                tid = frame[10:18]
+                meta, payload, record = (int.from_bytes(frame[22:24], "big"), int.from_bytes(frame[24:28], "big"),
+                                         int.from_bytes(frame[28:30], "big"))
+                length = meta + payload + ((payload + record - 1) // record) * 16 if record else meta
+                header = (tid, length)
+                say(f"{path.name}: OPEN transfer {tid.hex()}, stream {length} bytes (metadata {meta}, payload "
+                    f"{payload}, records of {record}); FETCH 0..{length}")
+                path.send(bytes([1, 0x02]) + tid + (0).to_bytes(4, "big") + length.to_bytes(4, "big"))
+            elif len(frame) >= 14 and frame[1] == 0x82 and header is not None and frame[2:10] == header[0]:
+                covered = max(covered, int.from_bytes(frame[10:14], "big") + len(frame) - 14)
+            elif len(frame) >= 12 and frame[1] == 0x83:
+                say(f"{path.name}: ERROR {int.from_bytes(frame[10:12], 'big')} "
+                    f"'{frame[12:].decode('utf-8', 'replace')}'")
+        if header is not None and covered >= header[1]:
+            break
+    return frames, header, covered
+
+
+def cmd_replay_frames(target, capture_path, note_path, secrets):
+    parser = load_capture_parser()
+    recorded, records = recorded_frames(parser, capture_path)
+    requests = [f for f in recorded if f[2][1] == 0x01]
+    dones = [f for f in recorded if f[2][1] == 0x03]
+    say(f"capture {capture_path}: {records} records; the receiver's frames: "
+        + ", ".join(f"{'REQUEST' if v[1] == 1 else 'DONE'} over {p}" for _, p, v in recorded))
+    if not requests or not dones:
+        raise SystemExit("hostile: the capture holds no REQUEST or no DONE of the real continue")
+    _, recorded_path, request = requests[-1]
+    done = dones[-1][2]
+    figure("recorded_request_path", recorded_path)
+    say(f"replaying REQUEST {request.hex()} (sequence {int.from_bytes(request[2:6], 'big')}) and DONE {done.hex()}")
+
+    bluez = Bluez()
+    device_path, device, target_type = bluez.connect(target)
+    chars = bluez.characteristics(device_path)
+    if find(chars, DATA_UUID) is None or find(chars, REQUEST_UUID) is None:
+        raise SystemExit("hostile: the transfer service is not there")
+    gatt = GattPath(bluez, chars)   # subscribed to the data characteristic from the start, on either path
+    if recorded_path == "l2cap":
+        psm = read_psm(bluez, chars)
+        if psm is None:
+            raise SystemExit("hostile: the real continue used a channel, but the laptop publishes no PSM now")
+        path = ChannelPath(own_address(bluez), target, target_type, psm)
+        say(f"channel open to PSM 0x{psm:04x}")
+    else:
+        path = gatt
+    started = time.monotonic()
+    frames, header, covered = take_stream(path, request)
+    took = time.monotonic() - started
+    if header is None:
+        raise SystemExit("hostile: the replayed REQUEST got no OPEN: nothing to look at")
+    # A DONE the stranger makes up (it has no transfer key), the recorded one (its transfer is the real, finished
+    # one), then a FETCH of nothing as a probe: its ERROR shows both DONEs were handled before it.
+    made_up = bytes([1, 0x03]) + header[0] + rng.randbytes(16)
+    path.send(made_up)
+    path.send(done)
+    path.send(bytes([1, 0x02]) + bytes(8) + (0).to_bytes(4, "big") + (1).to_bytes(4, "big"))
+    after = path.receive(5.0)
+    frames += after
+    probe_answered = any(len(f) >= 12 and f[1] == 0x83 and f[2:10] == bytes(8) for f in after)
+    gatt_frames = gatt.receive(1.0) if path is not gatt else []
+    frames += gatt_frames
+    kinds = {}
+    for frame in frames:
+        name = KINDS.get(frame[1], f"0x{frame[1]:02x}") if len(frame) > 1 else "short"
+        kinds[name] = kinds.get(name, 0) + 1
+    received = b"".join(frames)
+    say(f"{len(frames)} frames back ({kinds}), {len(received)} bytes, in {took:.1f} s; "
+        f"{len(gatt_frames)} of them as GATT notifications while on the channel")
+
+    # Any secret, as UTF-8, UTF-16BE or UTF-16LE: a title, name or type whole; the note's text by 16-byte windows
+    # (32 for UTF-16), so a leaked run of 24 bytes is caught.
+    note = open(note_path, encoding="utf-8").read()
+    leaks = []
+    for label, text in [("note text", note)] + [(f"'{s}'", s) for s in secrets]:
+        for encoding, raw in parser.encodings(text).items():
+            size = 16 if encoding == "UTF-8" else 32
+            pieces = parser.windows(raw, size, size // 2) if label == "note text" else [raw]
+            if any(piece in received for piece in pieces):
+                leaks.append(f"{label} as {encoding}")
+    for leak in leaks:
+        say(f"FORBIDDEN: {leak} is in what the stranger received")
+    figure("replay_frames_back", len(frames))
+    figure("replay_bytes_back", len(received))
+    figure("replay_stream_bytes", f"{covered}/{header[1]}")
+    figure("replay_seconds", f"{took:.1f}")
+    figure("replay_forbidden_plaintext", len(leaks))
+    figure("replay_done_probe_answered", "yes" if probe_answered else "no")
+    for p in {path, gatt}:
+        p.close()
+    call("disconnect", device.Disconnect, timeout=10)
+    if covered < header[1]:
+        say(f"only {covered} of {header[1]} stream bytes came back: the check would not cover the stream")
+        return 1
+    if not probe_answered:
+        say("the probe after the DONEs was not answered: cannot tell the DONEs were handled")
+        return 1
+    return 1 if leaks else 0
+
+
 def main(argv):
     if len(argv) < 2:
         print(__doc__, file=sys.stderr)
@@ -746,6 +958,9 @@ def main(argv):
         return cmd_flood(float(args[0]))
     if cmd == "capture":
         return cmd_capture(args[0], float(args[1]), int(args[2]) if len(args) > 2 else 1_000_000)
+    if cmd == "replay-frames":
+        secrets = [args[i + 1] for i, a in enumerate(args) if a == "--secret"]
+        return cmd_replay_frames(args[0], args[1], args[args.index("--note") + 1], secrets)
     if cmd == "replay":
         return cmd_replay(float(args[0]), [bytes.fromhex(h) for h in args[1:]])
     print(__doc__, file=sys.stderr)
