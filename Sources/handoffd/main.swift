@@ -92,10 +92,11 @@ do {
 logger.log("serving on \(options.apiBusText) with adapter \(options.adapter)")
 
 // SIGUSR1 logs how many messages each bus connection has been handed so far (bench/ reads the line); a Dispatch
-// signal source, so it costs nothing until the signal comes.
+// signal source, so it costs nothing until the signal comes. The handler runs on that source's queue: it must be
+// `@Sendable`, or, written in this top-level (main-actor) code, it is taken for main-actor code and traps there.
 signal(SIGUSR1, SIG_IGN)
 let statisticsSignal = DispatchSource.makeSignalSource(signal: SIGUSR1, queue: DispatchQueue(label: "handoffd.usr1"))
-statisticsSignal.setEventHandler { [bluez = radio.bluez, connection] in
+statisticsSignal.setEventHandler { @Sendable [bluez = radio.bluez, connection] in
     logger.log("bus statistics: BlueZ connection \(bluez.connection.statistics); API connection "
         + "\(connection.statistics)")
 }

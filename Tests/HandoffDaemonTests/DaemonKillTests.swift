@@ -26,7 +26,7 @@ import Testing
         defer { program.remove() }
         let path = program.notesDirectory.appendingPathComponent("todo.md")
 
-        var daemon = try await startDaemon(bluezoo, state: state, program: program)
+        var daemon = try await Self.startDaemon(bluezoo, state: state, program: program)
         var current = version(0)
         #expect(try await program.run(["note", "edit", "todo", "--stdin", "--grace", "0"], input: current).status == 0)
         var killedDuringStateSave = 0
@@ -50,7 +50,7 @@ import Testing
             // What the daemon wrote is whole: both files load, and a new daemon starts on them.
             #expect(throws: Never.self) { _ = try StateDirectory(state).loadState() }
             #expect(throws: Never.self) { _ = try TrustStore.load(from: try AtomicFile.read(state.appendingPathComponent("trust.json"))) }
-            daemon = try await startDaemon(bluezoo, state: state, program: program)
+            daemon = try await Self.startDaemon(bluezoo, state: state, program: program)
         }
         daemon.terminate()
         daemon.waitUntilExit()
@@ -63,7 +63,9 @@ import Testing
 
     // MARK: helpers
 
-    private func startDaemon(_ bluezoo: Bluezoo, state: URL, program: HandoffProgram) async throws -> Process {
+    /// Starts the real handoffd on bluezoo's hci0 (its log to `log`, else nowhere) and waits until it answers.
+    static func startDaemon(_ bluezoo: Bluezoo, state: URL, program: HandoffProgram,
+                            log: FileHandle = .nullDevice) async throws -> Process {
         let daemon = Process()
         daemon.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         daemon.arguments = ["-c", "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); "
@@ -72,7 +74,7 @@ import Testing
                             "--name", "laptop", "--notify-bus", "none"]
         daemon.environment = ["DBUS_SYSTEM_BUS_ADDRESS": bluezoo.address, "PATH": "/usr/bin:/bin"]
         daemon.standardOutput = FileHandle.nullDevice
-        daemon.standardError = FileHandle.nullDevice
+        daemon.standardError = log
         try daemon.run()
         _ = try await eventually(within: 20) {
             guard daemon.isRunning else { throw TestFailure("handoffd exited with \(daemon.terminationStatus)") }
