@@ -133,9 +133,8 @@ struct PairingResponderDesk: Sendable {
                 do throws(HandoffError) {
                     responder = try makeResponder()
                 } catch {
-                    let failure = error
                     phase = .ended
-                    return [.refuse(failure, to: address, mtu: write.mtu), .fail(failure)]
+                    return [.refuse(error, to: address, mtu: write.mtu), .fail(error)]
                 }
                 exchanges.append(Exchange(address: address, mtu: write.mtu, responder: responder, heard: now))
                 index = exchanges.count - 1
