@@ -45,10 +45,13 @@ let package = Package(
             pkgConfig: "bluez",
             providers: [.apt(["libbluetooth-dev"])]
         ),
+        // Linux's eventfd and timerfd headers (glibc's own; Swift's Glibc module leaves them out), for LoopExecutor.
+        .systemLibrary(name: "CLinuxEvents"),
 
         // MARK: Shared building blocks
-        // The one lock box and the one broadcaster every layer uses (package access only, not a product).
-        .target(name: "HandoffShared"),
+        // The one lock box and the one broadcaster every layer uses, and handoffd's executor (package access only, not
+        // a product).
+        .target(name: "HandoffShared", dependencies: ["CLinuxEvents"]),
 
         // MARK: D-Bus layer
         .target(name: "DBus", dependencies: ["CDBus", "HandoffShared"]),
@@ -114,6 +117,7 @@ let package = Package(
         .testTarget(name: "HandoffBlueZTests",
                     dependencies: ["HandoffBlueZ", "HandoffKit", "HandoffTesting", "BlueZ", "BlueZTestSupport", "HandoffShared"]),
         .testTarget(name: "L2CAPTests", dependencies: ["L2CAP"]),
+        .testTarget(name: "HandoffSharedTests", dependencies: ["HandoffShared"]),
         .testTarget(name: "HandoffKitTests", dependencies: ["HandoffKit", "HandoffTesting", "HandoffShared"]),
         .testTarget(name: "HandoffCommandLineTests", dependencies: ["HandoffCommandLine"]),
         .testTarget(name: "HandoffNotesTests", dependencies: ["HandoffNotes"]),
