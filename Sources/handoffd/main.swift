@@ -1,6 +1,6 @@
+@_spi(ExperimentalCustomExecutors) import _Concurrency
 import BlueZ
 import DBus
-import Dispatch
 import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
@@ -8,11 +8,18 @@ import Glibc
 import HandoffBlueZ
 import HandoffDaemon
 import HandoffKit
+import HandoffShared
 
 /// handoffd: the radio over BlueZ, the daemon over it, the API on a bus; runs until SIGTERM or SIGINT.
+///
+/// Two things come before anything else: the signals are blocked before any thread exists (``DaemonSignals``), and
+/// the executors are installed before the first task (``DaemonExecutors``), so every task runs on this thread and no
+/// Dispatch queue is ever used (Docs/performance.md, "At rest").
+let signals = DaemonSignals()
 let options: DaemonOptions
 do {
-    switch try DaemonOptions.parse(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment) {
+    let arguments = Array(CommandLine.arguments.dropFirst())
+    switch try DaemonOptions.parse(arguments, environment: ProcessInfo.processInfo.environment) {
     case .run(let parsed): options = parsed
     case .help:
         print(DaemonOptions.usage)
@@ -33,81 +40,98 @@ func fail(_ message: String) -> Never {
     exit(1)
 }
 
-// One clock for the radio, the engine and the daemon.
-let clock: any HandoffClock = RealClock()
-var radioOptions = BlueZRadioOptions()
-radioOptions.clock = clock
-radioOptions.discoverable = options.discoverable
-radioOptions.notice = { logger.notice("radio: \($0)") }
-// Measuring and test knobs (bench/, the VM scenarios): HANDOFF_SCANNING=discovery forces a discovery instead of the
-// advertisement monitor; HANDOFF_DISCOVERY_REFRESH=SECONDS restarts a discovery that often (btvirt needs it).
-let environment = ProcessInfo.processInfo.environment
-if environment["HANDOFF_SCANNING"] == "discovery" { radioOptions.scanning = .discovery }
-if let refresh = environment["HANDOFF_DISCOVERY_REFRESH"].flatMap(Double.init), refresh > 0 {
-    radioOptions.discoveryRefresh = .milliseconds(Int(refresh * 1000))
-}
-if options.debug { radioOptions.log = { logger.debug("radio: \($0)") } }
-// HANDOFF_TRANSPORT=auto|gatt|l2cap: the path for transfer frames (benches compare both in one boot);
-// HANDOFF_CONNECT_NUDGE=0 turns the connect nudge off (BlueZRadioOptions.connectNudge), for the same reason.
+_createExecutors(factory: DaemonExecutors.self)
+Task { await serve() }
 do {
-    try radioOptions.setConnectNudge(fromEnvironment: environment)
-    if let transport = try BlueZRadioOptions.Transport.fromEnvironment(ProcessInfo.processInfo.environment) {
-        radioOptions.transport = transport
-        logger.log("transfer path: \(transport.rawValue) (HANDOFF_TRANSPORT)")
+    try DaemonExecutors.loop.run()  // runs until serve() exits the process
+} catch {
+    fail("the executor stopped: \(error)")
+}
+
+/// The daemon's life on the executor: start, serve until SIGTERM or SIGINT, withdraw, exit.
+@MainActor func serve() async -> Never {
+    // One clock for the radio, the engine and the daemon.
+    let clock: any HandoffClock = RealClock()
+    var radioOptions = BlueZRadioOptions()
+    radioOptions.clock = clock
+    radioOptions.discoverable = options.discoverable
+    radioOptions.notice = { logger.notice("radio: \($0)") }
+    // Measuring and test knobs (bench/, the VM scenarios): HANDOFF_SCANNING=discovery forces a discovery instead of
+    // the advertisement monitor; HANDOFF_DISCOVERY_REFRESH=SECONDS restarts a discovery that often (btvirt needs it).
+    let environment = ProcessInfo.processInfo.environment
+    if environment["HANDOFF_SCANNING"] == "discovery" { radioOptions.scanning = .discovery }
+    if let refresh = environment["HANDOFF_DISCOVERY_REFRESH"].flatMap(Double.init), refresh > 0 {
+        radioOptions.discoveryRefresh = .milliseconds(Int(refresh * 1000))
     }
-} catch {
-    fail("\(error)")
-}
-let radio: BlueZRadio
-do {
-    radio = try await BlueZRadio.connect(adapter: options.adapter, options: radioOptions)
-} catch {
-    fail("cannot use Bluetooth adapter \(options.adapter): \(error)")
-}
+    if options.debug { radioOptions.log = { logger.debug("radio: \($0)") } }
+    // HANDOFF_TRANSPORT=auto|gatt|l2cap: the path for transfer frames (benches compare both in one boot);
+    // HANDOFF_CONNECT_NUDGE=0 turns the connect nudge off (BlueZRadioOptions.connectNudge), for the same reason.
+    do {
+        try radioOptions.setConnectNudge(fromEnvironment: environment)
+        if let transport = try BlueZRadioOptions.Transport.fromEnvironment(ProcessInfo.processInfo.environment) {
+            radioOptions.transport = transport
+            logger.log("transfer path: \(transport.rawValue) (HANDOFF_TRANSPORT)")
+        }
+    } catch {
+        fail("\(error)")
+    }
+    let radio: BlueZRadio
+    do {
+        radio = try await BlueZRadio.connect(adapter: options.adapter, options: radioOptions)
+    } catch {
+        fail("cannot use Bluetooth adapter \(options.adapter): \(error)")
+    }
 
-let connection: Connection
-do {
-    connection = try Connection(options.apiBus)
-} catch {
-    fail("cannot connect to the API bus (\(options.apiBusText)): \(error.message)")
-}
+    let connection: Connection
+    do {
+        connection = try Connection(options.apiBus)
+    } catch {
+        fail("cannot connect to the API bus (\(options.apiBusText)): \(error.message)")
+    }
 
-let daemon: HandoffDaemon
-do {
-    var configuration = try DaemonConfiguration(
-        stateDirectory: URL(fileURLWithPath: options.stateDirectory),
-        deviceName: options.name ?? String(ProcessInfo.processInfo.hostName.prefix(16)), adapter: options.adapter)
-    configuration.clock = clock
-    let bluez = radio.bluez
-    let adapter = options.adapter
-    configuration.powered = { await bluez.adapters().first { $0.name == adapter }?.powered ?? false }
-    configuration.scanning = { await radio.scanningState?.description }
-    let notifier = DesktopNotifier(bus: options.notifyBus, logger: logger)
-    daemon = try await HandoffDaemon.launch(configuration: configuration, radio: radio, connection: connection,
-                                            notifier: notifier, logger: logger)
-    try await daemon.claimName()
-} catch {
-    fail("cannot start: \(error)")
-}
-logger.log("serving on \(options.apiBusText) with adapter \(options.adapter)")
+    let daemon: HandoffDaemon
+    do {
+        var configuration = try DaemonConfiguration(
+            stateDirectory: URL(fileURLWithPath: options.stateDirectory),
+            deviceName: options.name ?? String(ProcessInfo.processInfo.hostName.prefix(16)), adapter: options.adapter)
+        configuration.clock = clock
+        let bluez = radio.bluez
+        let adapter = options.adapter
+        configuration.powered = { await bluez.adapters().first { $0.name == adapter }?.powered ?? false }
+        configuration.scanning = { await radio.scanningState?.description }
+        let notifier = DesktopNotifier(bus: options.notifyBus, logger: logger)
+        daemon = try await HandoffDaemon.launch(configuration: configuration, radio: radio, connection: connection,
+                                                notifier: notifier, logger: logger)
+        try await daemon.claimName()
+    } catch {
+        fail("cannot start: \(error)")
+    }
+    logger.log("serving on \(options.apiBusText) with adapter \(options.adapter)")
 
-// SIGUSR1 logs how many messages each bus connection has been handed so far (bench/ reads the line); a Dispatch
-// signal source, so it costs nothing until the signal comes. The handler runs on that source's queue: it must be
-// `@Sendable`, or, written in this top-level (main-actor) code, it is taken for main-actor code and traps there.
-signal(SIGUSR1, SIG_IGN)
-let statisticsSignal = DispatchSource.makeSignalSource(signal: SIGUSR1, queue: DispatchQueue(label: "handoffd.usr1"))
-statisticsSignal.setEventHandler { @Sendable [bluez = radio.bluez, connection] in
-    logger.log("bus statistics: BlueZ connection \(bluez.connection.statistics); API connection "
+    // SIGUSR1 logs how many messages each bus connection has been handed so far (bench/ reads the line). The
+    // handler runs on the signal thread: it must be `@Sendable`, or, written in this main-actor code, it is taken
+    // for main-actor code and traps there.
+    signals.onStatistics { @Sendable [bluez = radio.bluez, connection] in
+        logger.log("bus statistics: BlueZ connection \(bluez.connection.statistics); API connection "
+            + "\(connection.statistics)")
+    }
+
+    // Wait for SIGTERM or SIGINT without polling; then withdraw everything and leave.
+    let number = await signals.termination()
+    logger.log("signal \(number): stopping")
+    await daemon.stop()
+    await radio.close()
+    logger.log("bus statistics: BlueZ connection \(radio.bluez.connection.statistics); API connection "
         + "\(connection.statistics)")
+    connection.close()
+    exit(0)
 }
-statisticsSignal.resume()
 
-// Wait for SIGTERM or SIGINT without polling; then withdraw everything and leave.
-let number = await TerminationSignals.wait()
-logger.log("signal \(number): stopping")
-await daemon.stop()
-await radio.close()
-logger.log("bus statistics: BlueZ connection \(radio.bluez.connection.statistics); API connection "
-    + "\(connection.statistics)")
-connection.close()
-exit(0)
+/// The executors of the whole process: one ``LoopExecutor`` on the main thread, for the main actor and every other
+/// task. A static because `_createExecutors(factory:)` takes a type; the runtime keeps the executors for the
+/// process's life in any case.
+enum DaemonExecutors: ExecutorFactory {
+    static let loop = LoopExecutor()
+    static var mainExecutor: any MainExecutor { loop }
+    static var defaultExecutor: any TaskExecutor { loop }
+}

@@ -304,7 +304,7 @@ extension ConnectionLoop: TaskExecutor {
         }
     }
 
-    /// After the connection closed, tasks that still prefer this executor run on Dispatch's threads instead.
+    /// After the connection closed, tasks that still prefer this executor run on the default executor instead.
     fileprivate func handOverTaskJobs() {
         let left = state.withLock { state in
             defer { state.taskJobs = [] }
@@ -313,8 +313,9 @@ extension ConnectionLoop: TaskExecutor {
         for job in left { runElsewhere(job) }
     }
 
+    /// Hands a job to the default executor (not Dispatch directly: handoffd's is its own loop, and a Dispatch worker
+    /// would start libdispatch's 1 Hz monitor; Docs/performance.md).
     private func runElsewhere(_ job: UnownedJob) {
-        let executor = asUnownedTaskExecutor()
-        DispatchQueue.global().async { job.runSynchronously(on: executor) }
+        globalConcurrentExecutor.enqueue(job)
     }
 }
