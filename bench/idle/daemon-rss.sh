@@ -2,8 +2,9 @@
 # handoffd's resident memory at rest (issue 12 §3, goal: at most 20 MB), on the host: the real daemon over
 # bluezoo on a private bus (scripts/bluezoo-bus.sh, as the daemon tests run it), idle for BENCH_REST_SECONDS (10),
 # then, if a `handoff` CLI is at hand, with one current activity (a note made current with `handoff note edit`)
-# for as long again. Per state: VmRSS, RssAnon, RssFile, RssShmem (/proc/PID/status), PSS (smaps_rollup), and
-# the ten mapped files with the most resident kB (/proc/PID/smaps).
+# for as long again. Per state: the wake-ups in the window (voluntary context switches of all threads, from
+# /proc/PID/task/*/status) and the threads by name, VmRSS, RssAnon, RssFile, RssShmem (/proc/PID/status), PSS
+# (smaps_rollup), and the ten mapped files with the most resident kB (/proc/PID/smaps).
 #
 #   bench/idle/daemon-rss.sh [HANDOFFD [HANDOFF]]    defaults: .build/release/handoffd, .build/debug/handoff
 #   bench/idle/daemon-rss.sh --links [HANDOFFD]      only lists the Foundation libraries HANDOFFD needs (readelf)
@@ -56,16 +57,34 @@ sample() {
         "$libraries"
 }
 show() { echo "$1: $2" | sed 's/, "files_kb"/\n  files (kB resident)/'; }
+# switches: "TID VOLUNTARY" per thread of the daemon: each voluntary context switch is a sleep that a wake-up ended.
+switches() {
+    local task
+    for task in /proc/"$pid"/task/*; do
+        echo "${task##*/} $(awk '/^voluntary_ctxt_switches:/ { print $2 }' "$task/status" 2>/dev/null)"
+    done
+}
+# rest: sleeps the window; prints the state's sample with its wake-ups (per thread, the switches in the window: a
+# thread born in it counts from 0; one that ended in it is lost, so a Dispatch worker's churn undercounts) and the
+# threads by name at the end.
+rest() {
+    local before after names wakeups
+    before=$(switches)
+    sleep "$seconds"
+    after=$(switches)
+    wakeups=$(awk 'NR == FNR { seen[$1] = $2; next } { n += $2 - ($1 in seen ? seen[$1] : 0) } END { print n + 0 }' \
+        <(echo "$before") <(echo "$after"))
+    names=$(cat /proc/"$pid"/task/*/comm | sort | uniq -c | awk '{ printf "%s\"%s\": %d", (NR > 1 ? ", " : ""), $2, $1 }')
+    sample | sed "s/^{/{\"wakeups\": $wakeups, \"threads\": {$names}, /"
+}
 
-sleep "$seconds"
-idle=$(sample)
+idle=$(rest)
 show idle "$idle"
 current=null
 if [[ -x "$cli" ]]; then
     printf '# At rest\nnothing happens here\n' | "$cli" note edit rest --stdin --grace 600 >"$work/note.log" 2>&1 \
         || { cat "$work/note.log" >&2; echo "daemon-rss: note edit failed" >&2; exit 1; }
-    sleep "$seconds"
-    current=$(sample)
+    current=$(rest)
     show current "$current"
 fi
 links=$(readelf -d "$daemon" | grep -o 'lib[A-Za-z_]*Foundation[A-Za-z_]*\.so' | paste -sd, || true)
