@@ -1,5 +1,4 @@
 import CBluetooth
-import Dispatch
 import HandoffShared
 
 #if canImport(Glibc)
@@ -342,26 +341,19 @@ public final class L2CAPChannel: Sendable {
 enum Writability {
     static func wait(for handle: SocketHandle, timeout: Duration, what: String) async -> Result<Void, L2CAPError> {
         let once = Once()
-        let deadline = DispatchWorkItem {
-            once.finish(.failure(L2CAPError(.timedOut, message: "\(what): no answer within \(timeout)")))
-        }
         handle.onWritable { once.finish(.success(())) }
         handle.setWriting(true)
-        handle.queue.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds(timeout)), execute: deadline)
+        handle.setDeadline(after: timeout) {
+            once.finish(.failure(L2CAPError(.timedOut, message: "\(what): no answer within \(timeout)")))
+        }
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { once.wait($0) }
         } onCancel: {
             once.finish(.failure(.cancelled(what)))
         }
-        deadline.cancel()
+        handle.cancelDeadline()
         handle.setWriting(false)
         return result
-    }
-
-    private static func nanoseconds(_ duration: Duration) -> Int {
-        let (seconds, attoseconds) = duration.components
-        guard seconds < Int64(Int.max / 1_000_000_000) else { return Int.max }
-        return max(0, Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
     }
 
     /// A continuation resumed exactly once, by whichever of `finish` or `wait` completes the pair.

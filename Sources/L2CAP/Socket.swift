@@ -211,6 +211,25 @@ final class SocketHandle: Sendable {
         poller.update { $0.writing = on }
     }
 
+    /// Runs `action` once on the socket's thread when `delay` has passed (monotonic time), unless cancelled or the
+    /// handle closed first. A handle keeps one deadline, which is enough for its one user, a connect's timeout
+    /// (`Writability`): setting one replaces the one pending.
+    func setDeadline(after delay: Duration, _ action: @escaping @Sendable () -> Void) {
+        let deadline = SocketPoller.Deadline(instant: .now.advanced(by: delay), action: action)
+        _ = poller.update { state in
+            defer { state.deadline = deadline }
+            return state.deadline
+        }
+    }
+
+    /// Drops the pending deadline, if any; its action does not run unless it already started.
+    func cancelDeadline() {
+        _ = poller.update { state in
+            defer { state.deadline = nil }
+            return state.deadline
+        }
+    }
+
     /// Stops watching; the descriptor closes on the queue once the watching thread is done. Idempotent.
     func close() {
         poller.update { $0.closed = true }
@@ -218,7 +237,12 @@ final class SocketHandle: Sendable {
 }
 
 /// The thread behind a ``SocketHandle`` and the state it shares with the handle, under one lock.
-private final class SocketPoller: Sendable {
+final class SocketPoller: Sendable {
+    struct Deadline {
+        let instant: ContinuousClock.Instant
+        let action: @Sendable () -> Void
+    }
+
     struct State {
         var readable: (@Sendable () -> Void)?
         var writable: (@Sendable () -> Void)?
@@ -227,6 +251,7 @@ private final class SocketPoller: Sendable {
         /// A handler is queued or running; its direction is not polled until it returns.
         var readPending = false
         var writePending = false
+        var deadline: Deadline?
         /// The socket reported an error or hang-up while neither direction was on: not polled until one is,
         /// since poll(2) reports those whether asked or not.
         var parked = false
@@ -268,13 +293,16 @@ private final class SocketPoller: Sendable {
         pthread_detach(thread)
     }
 
-    /// Changes the state and wakes the thread to poll for what it says now.
-    func update(_ change: (inout State) -> Void) {
+    /// Changes the state and wakes the thread to poll for what it says now. Returns what `change` returns, or nil
+    /// after close (when nothing changes).
+    @discardableResult
+    func update<Result>(_ change: (inout State) -> Result) -> Result? {
         state.withLock { state in
-            guard !state.closed else { return }
-            change(&state)
+            guard !state.closed else { return nil }
+            let result = change(&state)
             if state.reading || state.writing { state.parked = false }
             signal(state)
+            return result
         }
     }
 
@@ -285,20 +313,35 @@ private final class SocketPoller: Sendable {
         _ = Glibc.write(wakeWriter, &byte, 1)  // a full pipe already wakes the thread
     }
 
+    /// poll(2)'s timeout for `deadline`: -1 without one, else the milliseconds left, rounded up so that the
+    /// thread does not wake before it.
+    static func pollTimeout(until deadline: ContinuousClock.Instant?, now: ContinuousClock.Instant) -> Int32 {
+        guard let deadline else { return -1 }
+        let left = now.duration(to: deadline)
+        guard left > .zero else { return 0 }
+        let (seconds, attoseconds) = left.components
+        guard seconds < Int64(Int32.max / 1000) else { return Int32.max }
+        let perMillisecond: Int64 = 1_000_000_000_000_000
+        let milliseconds = seconds * 1000 + attoseconds / perMillisecond
+            + (attoseconds % perMillisecond == 0 ? 0 : 1)
+        return Int32(clamping: milliseconds)
+    }
+
     private func run() {
         var descriptors = [pollfd(fd: wake, events: Int16(POLLIN), revents: 0), pollfd(fd: -1, events: 0, revents: 0)]
         while true {
-            let watch: (events: Int16, closed: Bool) = state.withLock { state in
+            let watch: (events: Int16, timeout: Int32, closed: Bool) = state.withLock { state in
                 var events: Int16 = 0
                 if state.reading && !state.readPending { events |= Int16(POLLIN) | Int16(CBT_POLLRDHUP) }
                 if state.writing && !state.writePending { events |= Int16(POLLOUT) }
-                return (state.parked ? 0 : events, state.closed)
+                let timeout = Self.pollTimeout(until: state.deadline?.instant, now: .now)
+                return (state.parked ? 0 : events, timeout, state.closed)
             }
             if watch.closed { break }
             // A negative fd is skipped by poll(2): neither direction is wanted, or the socket is parked.
             descriptors[1] = pollfd(fd: watch.events == 0 ? -1 : fd, events: watch.events, revents: 0)
             descriptors[0].revents = 0
-            if poll(&descriptors, 2, -1) < 0 {
+            if poll(&descriptors, 2, watch.timeout) < 0 {
                 if errno == EINTR { continue }
                 state.withLock { $0.closed = true }  // cannot happen with these arguments; never spin on it
                 break
@@ -307,6 +350,7 @@ private final class SocketPoller: Sendable {
                 var bytes = [UInt8](repeating: 0, count: 64)
                 while Glibc.read(wake, &bytes, bytes.count) > 0 {}
             }
+            expire()
             let ready = descriptors[1].revents
             guard ready != 0 else { continue }
             let failed = ready & (Int16(POLLERR) | Int16(POLLHUP) | Int16(POLLNVAL) | Int16(CBT_POLLRDHUP)) != 0
@@ -343,6 +387,16 @@ private final class SocketPoller: Sendable {
             if readable { state.readPending = false } else { state.writePending = false }
             signal(state)
         }
+    }
+
+    /// Runs the deadline's action once its instant has passed, if the handle is open; a deadline fires once.
+    private func expire() {
+        let action = state.withLock { state -> (@Sendable () -> Void)? in
+            guard !state.closed, let deadline = state.deadline, deadline.instant <= .now else { return nil }
+            state.deadline = nil
+            return deadline.action
+        }
+        action?()
     }
 }
 
