@@ -7,7 +7,8 @@ import Testing
 import Glibc
 #endif
 
-/// `SocketHandle`'s poll thread on plain descriptors (a pipe), on any kernel: its deadline.
+/// `SocketHandle`'s poll thread on plain descriptors (a pipe, an AF_UNIX pair), on any kernel: its deadline, and a
+/// handler that closes its own handle.
 @Suite("SocketHandle's poll thread")
 struct SocketHandleTests {
     /// When a handler or deadline on the poll thread ran, for the test to read.
@@ -52,7 +53,7 @@ struct SocketHandleTests {
     func deadlineFires() async throws {
         let (readEnd, writeEnd) = try Self.pipeEnds()
         defer { close(writeEnd) }
-        let handle = SocketHandle(fd: readEnd, label: "test")
+        let handle = SocketHandle(fd: readEnd)
         defer { handle.close() }
         let writable = Runs()
         let fired = Runs()
@@ -73,7 +74,7 @@ struct SocketHandleTests {
         // that did nothing.
         let ends = try (0..<3).map { _ in try Self.pipeEnds() }
         defer { for end in ends { close(end.write) } }
-        let handles = ends.map { SocketHandle(fd: $0.read, label: "test") }
+        let handles = ends.map { SocketHandle(fd: $0.read) }
         defer { for handle in handles { handle.close() } }
         let cancelled = Runs()
         handles[0].setDeadline(after: .milliseconds(20)) { cancelled.record() }
@@ -89,5 +90,29 @@ struct SocketHandleTests {
         #expect(try await !Self.eventually(within: .milliseconds(500)) {
             cancelled.count + replaced.count + afterClose.count > 0
         }, "cancelled \(cancelled.count), replaced \(replaced.count), after close \(afterClose.count)")
+    }
+
+    @Test("a handler may close its own handle: it runs once, then the poll thread closes the descriptor")
+    func handlerClosesItsHandle() async throws {
+        let (mine, peer) = try ChannelMachineryTests.socketPair()
+        defer { close(peer) }
+        let handle = SocketHandle(fd: mine)
+        let runs = Runs()
+        handle.onReadable {
+            runs.record()
+            handle.setWriting(false)
+            handle.close()
+        }
+        handle.setReading(true)
+        // Never read: the socket stays readable, so a handle still open would run the handler again.
+        var byte: UInt8 = 1
+        #expect(send(peer, &byte, 1, Int32(MSG_DONTWAIT)) == 1)
+        let hungUp = try await Self.eventually {
+            var descriptor = pollfd(fd: peer, events: Int16(POLLIN), revents: 0)
+            return poll(&descriptor, 1, 0) == 1 && descriptor.revents & Int16(POLLHUP) != 0
+        }
+        #expect(hungUp, "the handle's descriptor was not closed")
+        #expect(try await !Self.eventually(within: .milliseconds(300)) { runs.count > 1 }, "ran \(runs.count) times")
+        #expect(runs.count == 1)
     }
 }
