@@ -1,5 +1,4 @@
 import CBluetooth
-import Dispatch
 import HandoffShared
 
 #if canImport(Glibc)
@@ -10,10 +9,11 @@ import Musl
 
 /// One connected LE credit-based channel (L2CAP CoC): reliable, ordered, back-pressured, whole SDUs.
 ///
-/// Everything is driven by the socket's readiness: a Dispatch read source drains every SDU the kernel holds into
-/// the channel's own queue as soon as it arrives, whether or not anyone is waiting in `receive()` (kernels before
-/// 6.10 hand out credits even when the socket's receive buffer is full and then drop whole SDUs, so a slow
-/// reader must never stall the socket); a Dispatch write source runs only while an SDU waits for credits.
+/// Everything is driven by the socket's readiness, on the socket's own poll thread (`SocketHandle`): the readable
+/// handler drains every SDU the kernel holds into the channel's own SDU queue as soon as it arrives, whether or not
+/// anyone is waiting in `receive()` (kernels before 6.10 hand out credits even when the socket's receive buffer is
+/// full and then drop whole SDUs, so a slow reader must never stall the socket); the writable handler is on only
+/// while an SDU waits for credits.
 ///
 /// How the end of a channel shows: SDUs already received are always delivered first; then `receive()` returns nil
 /// when the peer closed the channel (its L2CAP Disconnection Request: it called close() or its process ended), and
@@ -102,7 +102,7 @@ public final class L2CAPChannel: Sendable {
         }
         guard !Task.isCancelled else { throw .cancelled(what) }
         let fd = try Socket.open()
-        let handle = SocketHandle(fd: fd, label: "L2CAPChannel \(remote.address)")
+        let handle = SocketHandle(fd: fd)
         try Socket.bind(fd, to: local, psm: 0)
         try Socket.configure(fd, receiveMTU: receiveMTU, what: what)
         var address = Socket.socketAddress(of: remote, psm: psm)
@@ -201,14 +201,14 @@ public final class L2CAPChannel: Sendable {
             return (state.receivers.removeAll(), state.sends.removeAll())
         }
         guard let (receivers, sends) = taken else { return }
-        // The descriptor stays open until the handle's sources are cancelled, so this cannot hit a reused fd.
+        // The descriptor stays open until the handle's thread stops, so this cannot hit a reused fd.
         _ = shutdown(handle.fd, Int32(SHUT_RDWR))
         handle.close()
         for receiver in receivers { receiver.resume(.failure(.closed(what))) }
         for send in sends { send.waiter.resume(.failure(.closed(what))) }
     }
 
-    // MARK: Readiness (on the handle's queue)
+    // MARK: Readiness (on the socket's poll thread)
 
     private enum WriteOutcome {
         case sent, wouldBlock
@@ -231,7 +231,7 @@ public final class L2CAPChannel: Sendable {
         }
     }
 
-    /// The write source fired: sends the waiting SDUs in order until the kernel says EAGAIN again.
+    /// The socket is writable: sends the waiting SDUs in order until the kernel says EAGAIN again.
     private func flushSends() {
         var finished: [(Waiter<Void>, Result<Void, L2CAPError>)] = []
         state.withLock { state in
@@ -239,8 +239,8 @@ public final class L2CAPChannel: Sendable {
             while let next = state.sends.first {
                 switch write(next.sdu) {
                 case .wouldBlock:
-                    // Writable (the source fired: credits, buffer below half) yet refused with nothing in flight:
-                    // this SDU's K-frames can never fit the send buffer. Fail it rather than retry for ever.
+                    // Writable (credits, buffer below half) yet refused with nothing in flight: this SDU's
+                    // K-frames can never fit the send buffer. Fail it rather than retry for ever.
                     guard Socket.sendBufferIsEmpty(handle.fd) else { return }
                     finished.append((next.waiter, .failure(L2CAPError(.messageTooLong, message: "\(what): the "
                         + "kernel's send buffer (\(Socket.sendBufferSize(handle.fd)) bytes) cannot hold the "
@@ -255,7 +255,7 @@ public final class L2CAPChannel: Sendable {
         for (waiter, result) in finished { waiter.resume(result) }
     }
 
-    /// The read side's own state, touched only on the handle's queue.
+    /// The read side's own state, touched only on the socket's poll thread.
     private struct Reader {
         var buffer: [UInt8]
         /// An error recv(2) reported: the kernel reports a pending socket error once, before SDUs still queued
@@ -263,7 +263,7 @@ public final class L2CAPChannel: Sendable {
         var failure: Int32?
     }
 
-    /// The read source fired: reads every SDU the socket holds (until EAGAIN) into the queue, or hands it to a
+    /// The socket is readable: reads every SDU the socket holds (until EAGAIN) into the queue, or hands it to a
     /// waiting receiver; at the end of the stream, settles how the channel ended.
     private func drain() {
         var delivered: [(Waiter<[UInt8]?>, Result<[UInt8]?, L2CAPError>)] = []
@@ -342,26 +342,19 @@ public final class L2CAPChannel: Sendable {
 enum Writability {
     static func wait(for handle: SocketHandle, timeout: Duration, what: String) async -> Result<Void, L2CAPError> {
         let once = Once()
-        let deadline = DispatchWorkItem {
-            once.finish(.failure(L2CAPError(.timedOut, message: "\(what): no answer within \(timeout)")))
-        }
         handle.onWritable { once.finish(.success(())) }
         handle.setWriting(true)
-        handle.queue.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds(timeout)), execute: deadline)
+        handle.setDeadline(after: timeout) {
+            once.finish(.failure(L2CAPError(.timedOut, message: "\(what): no answer within \(timeout)")))
+        }
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { once.wait($0) }
         } onCancel: {
             once.finish(.failure(.cancelled(what)))
         }
-        deadline.cancel()
+        handle.cancelDeadline()
         handle.setWriting(false)
         return result
-    }
-
-    private static func nanoseconds(_ duration: Duration) -> Int {
-        let (seconds, attoseconds) = duration.components
-        guard seconds < Int64(Int.max / 1_000_000_000) else { return Int.max }
-        return max(0, Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
     }
 
     /// A continuation resumed exactly once, by whichever of `finish` or `wait` completes the pair.

@@ -1,5 +1,4 @@
 import CBluetooth
-import Dispatch
 import HandoffShared
 
 #if canImport(Glibc)
@@ -10,7 +9,7 @@ import Musl
 
 /// A listening LE CoC socket (`SOCK_SEQPACKET`, `BTPROTO_L2CAP`) bound to one adapter's address.
 ///
-/// Incoming channels are accepted as soon as the kernel has them (a Dispatch read source on the listening socket),
+/// Incoming channels are accepted as soon as the kernel has them (on the listening socket's poll thread),
 /// so each starts draining its SDUs at once, even before `accept()` hands it out; at most `backlog` of them wait
 /// here, beyond that the kernel's own backlog holds the rest and then refuses.
 public final class L2CAPListener: Sendable {
@@ -29,7 +28,7 @@ public final class L2CAPListener: Sendable {
         var ready = FIFO<L2CAPChannel>()
         var waiters = FIFO<Waiter<L2CAPChannel>>()
         var nextID: UInt64 = 0
-        /// Whether the read source runs: while fewer than `backlog` channels wait to be handed out.
+        /// Whether the readable handler is on: while fewer than `backlog` channels wait to be handed out.
         var accepting = true
     }
 
@@ -45,7 +44,7 @@ public final class L2CAPListener: Sendable {
         }
         guard backlog > 0 else { throw L2CAPError(.failed, message: "\(what): backlog \(backlog) must be positive") }
         let fd = try Socket.open()
-        let handle = SocketHandle(fd: fd, label: "L2CAPListener \(local.address)")
+        let handle = SocketHandle(fd: fd)
         try Socket.bind(fd, to: local, psm: psm)
         try Socket.configure(fd, receiveMTU: receiveMTU, what: what)
         guard Glibc.listen(fd, backlog) == 0 else { throw L2CAPError(errno: errno, "\(what): listen") }
@@ -113,7 +112,7 @@ public final class L2CAPListener: Sendable {
         handle.setReading(true)
     }
 
-    /// The read source fired: accepts every pending channel (until EAGAIN), handing each to a waiting `accept()`
+    /// The socket is readable: accepts every pending channel (until EAGAIN), handing each to a waiting `accept()`
     /// or keeping it; stops reading while `backlog` channels are kept.
     private func acceptReady() {
         var delivered: [(Waiter<L2CAPChannel>, L2CAPChannel)] = []
@@ -147,7 +146,7 @@ public final class L2CAPListener: Sendable {
                     return
                 }
             }
-            let childHandle = SocketHandle(fd: child, label: "L2CAPChannel accepted on \(local.address)")
+            let childHandle = SocketHandle(fd: child)
             // A channel whose peer left before we looked at it fails here; its descriptor closes with the handle.
             guard let channel = try? L2CAPChannel(handle: childHandle, what: "\(what): accepted channel") else {
                 continue

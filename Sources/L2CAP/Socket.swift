@@ -1,5 +1,4 @@
 import CBluetooth
-import Dispatch
 import HandoffShared
 
 #if canImport(Glibc)
@@ -166,39 +165,49 @@ enum Socket {
     }
 }
 
-/// One socket, watched by a thread of its own blocked in `poll(2)`, and one serial queue that its readable and
-/// writable handlers run on. The owner turns each direction on and off (`setReading`, `setWriting`) and replaces
-/// the handlers as its phase changes (connect, then data). `close()` stops the thread; the descriptor is closed
-/// on the queue after the last handler the thread dispatched, so no handler ever sees a closed (or reused)
-/// descriptor.
+/// One socket, watched by a thread of its own blocked in `poll(2)`, which also runs the socket's readable and
+/// writable handlers and its deadline. The owner turns each direction on and off (`setReading`, `setWriting`) and
+/// replaces the handlers as its phase changes (connect, then data). `close()` stops the thread, which then closes
+/// the descriptor itself: no handler ever sees a closed (or reused) descriptor.
+///
+/// Handlers run one at a time on that thread (readable first, then writable), with no lock held: a handler may
+/// call anything on its own handle, `close()` included, which takes effect once it returns. While a handler runs,
+/// the socket is not polled, so a handler should hand work off rather than block.
 ///
 /// Not Dispatch read and write sources: on Linux, libdispatch's epoll bookkeeping can be left with a freed
 /// muxnote when sources on descriptors are registered and cancelled concurrently, and its manager thread then
 /// crashes in `_dispatch_event_loop_drain` (swift-corelibs-libdispatch issue 949). A channel's teardown while
-/// another opens did exactly that in the VM (`radio-l2cap-stranger`, SIGSEGV). A thread per socket costs one
-/// sleeping thread and no wake-ups while idle; a process holds a listener and a channel or two.
+/// another opens did exactly that in the VM (`radio-l2cap-stranger`, SIGSEGV). Nor a Dispatch queue for the
+/// handlers: the first Dispatch worker thread starts libdispatch's workqueue monitor, a 1 Hz timer that would wake
+/// the idle daemon every second. A thread per socket costs one sleeping thread and no wake-ups while idle; a
+/// process holds a listener and a channel or two.
 ///
-/// The handlers are level-triggered, as a Dispatch source's are: while the direction is on and the socket is
-/// ready, the handler runs again after it returns. An error or hang-up counts as ready in both directions.
+/// The handlers are level-triggered: while the direction is on and the socket is ready, the handler runs again
+/// after it returns. An error or hang-up counts as ready in both directions.
 final class SocketHandle: Sendable {
     let fd: Int32
-    let queue: DispatchQueue
     private let poller: SocketPoller
 
-    init(fd: Int32, label: String) {
+    init(fd: Int32) {
         self.fd = fd
-        queue = DispatchQueue(label: label)
-        poller = SocketPoller(fd: fd, queue: queue)
+        poller = SocketPoller(fd: fd)
     }
 
     deinit { close() }
 
     func onReadable(_ handler: @escaping @Sendable () -> Void) {
-        poller.update { $0.readable = handler }
+        // The replaced handler is released after the lock, in case that ends something that calls back in.
+        _ = poller.update { state in
+            defer { state.readable = handler }
+            return state.readable
+        }
     }
 
     func onWritable(_ handler: @escaping @Sendable () -> Void) {
-        poller.update { $0.writable = handler }
+        _ = poller.update { state in
+            defer { state.writable = handler }
+            return state.writable
+        }
     }
 
     /// Turns the readable handler on or off (a no-op after close).
@@ -211,40 +220,64 @@ final class SocketHandle: Sendable {
         poller.update { $0.writing = on }
     }
 
-    /// Stops watching; the descriptor closes on the queue once the watching thread is done. Idempotent.
+    /// Runs `action` once on the socket's thread when `delay` has passed (monotonic time), unless cancelled or the
+    /// handle closed first. A handle keeps one deadline, which is enough for its one user, a connect's timeout
+    /// (`Writability`): setting one replaces the one pending.
+    func setDeadline(after delay: Duration, _ action: @escaping @Sendable () -> Void) {
+        let deadline = SocketPoller.Deadline(instant: .now.advanced(by: delay), action: action)
+        _ = poller.update { state in
+            defer { state.deadline = deadline }
+            return state.deadline
+        }
+    }
+
+    /// Drops the pending deadline, if any; its action does not run unless it already started.
+    func cancelDeadline() {
+        _ = poller.update { state in
+            defer { state.deadline = nil }
+            return state.deadline
+        }
+    }
+
+    /// Stops watching; the socket's thread closes the descriptor once its handler, if one runs, returns.
+    /// Idempotent.
     func close() {
         poller.update { $0.closed = true }
     }
 }
 
 /// The thread behind a ``SocketHandle`` and the state it shares with the handle, under one lock.
-private final class SocketPoller: Sendable {
+final class SocketPoller: Sendable {
+    struct Deadline {
+        let instant: ContinuousClock.Instant
+        let action: @Sendable () -> Void
+    }
+
     struct State {
         var readable: (@Sendable () -> Void)?
         var writable: (@Sendable () -> Void)?
         var reading = false
         var writing = false
-        /// A handler is queued or running; its direction is not polled until it returns.
-        var readPending = false
-        var writePending = false
+        var deadline: Deadline?
         /// The socket reported an error or hang-up while neither direction was on: not polled until one is,
         /// since poll(2) reports those whether asked or not.
         var parked = false
+        /// The thread read this state and is in (or about to enter) poll(2): a change must wake it. Otherwise it
+        /// reads the state again before it polls, and a change needs no wake-up (nor does a handler's own).
+        var polling = false
+        /// Set by `close()`; the thread leaves its loop and closes the descriptors. Nothing writes to the pipe
+        /// afterwards, since `update` changes nothing once it is set.
         var closed = false
-        /// The socket and the pipe are closed: nothing may write to the pipe.
-        var descriptorsClosed = false
     }
 
     private let fd: Int32
-    private let queue: DispatchQueue
     private let state = Locked(State())
     /// A pipe that wakes the thread when the state changes: it polls `wake`, others write to `wakeWriter`.
     private let wake: Int32
     private let wakeWriter: Int32
 
-    init(fd: Int32, queue: DispatchQueue) {
+    init(fd: Int32) {
         self.fd = fd
-        self.queue = queue
         var ends: [Int32] = [-1, -1]
         precondition(pipe(&ends) == 0, "pipe failed: errno \(errno)")
         for end in ends {
@@ -268,81 +301,107 @@ private final class SocketPoller: Sendable {
         pthread_detach(thread)
     }
 
-    /// Changes the state and wakes the thread to poll for what it says now.
-    func update(_ change: (inout State) -> Void) {
+    /// Changes the state and, if the thread is polling, wakes it to poll for what the state says now. Returns
+    /// what `change` returns, or nil after close (when nothing changes).
+    @discardableResult
+    func update<Result>(_ change: (inout State) -> Result) -> Result? {
         state.withLock { state in
-            guard !state.closed else { return }
-            change(&state)
+            guard !state.closed else { return nil }
+            let result = change(&state)
             if state.reading || state.writing { state.parked = false }
-            signal(state)
+            if state.polling {
+                // Under the lock, so the pipe cannot be closed meanwhile; a full pipe already wakes the thread.
+                var byte: UInt8 = 1
+                _ = Glibc.write(wakeWriter, &byte, 1)
+            }
+            return result
         }
     }
 
-    /// Wakes the thread. Called with the lock held, so the pipe cannot be closed meanwhile.
-    private func signal(_ state: State) {
-        guard !state.descriptorsClosed else { return }
-        var byte: UInt8 = 1
-        _ = Glibc.write(wakeWriter, &byte, 1)  // a full pipe already wakes the thread
+    /// poll(2)'s timeout for `deadline`: -1 without one, else the milliseconds left, rounded up so that the
+    /// thread does not wake before it.
+    static func pollTimeout(until deadline: ContinuousClock.Instant?, now: ContinuousClock.Instant) -> Int32 {
+        guard let deadline else { return -1 }
+        let left = now.duration(to: deadline)
+        guard left > .zero else { return 0 }
+        let (seconds, attoseconds) = left.components
+        guard seconds < Int64(Int32.max / 1000) else { return Int32.max }
+        let perMillisecond: Int64 = 1_000_000_000_000_000
+        let milliseconds = seconds * 1000 + attoseconds / perMillisecond
+            + (attoseconds % perMillisecond == 0 ? 0 : 1)
+        return Int32(clamping: milliseconds)
     }
 
     private func run() {
         var descriptors = [pollfd(fd: wake, events: Int16(POLLIN), revents: 0), pollfd(fd: -1, events: 0, revents: 0)]
         while true {
-            let watch: (events: Int16, closed: Bool) = state.withLock { state in
+            let watch: (events: Int16, timeout: Int32)? = state.withLock { state in
+                guard !state.closed else { return nil }
                 var events: Int16 = 0
-                if state.reading && !state.readPending { events |= Int16(POLLIN) | Int16(CBT_POLLRDHUP) }
-                if state.writing && !state.writePending { events |= Int16(POLLOUT) }
-                return (state.parked ? 0 : events, state.closed)
+                if state.reading { events |= Int16(POLLIN) | Int16(CBT_POLLRDHUP) }
+                if state.writing { events |= Int16(POLLOUT) }
+                state.polling = true
+                return (state.parked ? 0 : events, Self.pollTimeout(until: state.deadline?.instant, now: .now))
             }
-            if watch.closed { break }
+            guard let watch else { break }
             // A negative fd is skipped by poll(2): neither direction is wanted, or the socket is parked.
             descriptors[1] = pollfd(fd: watch.events == 0 ? -1 : fd, events: watch.events, revents: 0)
             descriptors[0].revents = 0
-            if poll(&descriptors, 2, -1) < 0 {
-                if errno == EINTR { continue }
-                state.withLock { $0.closed = true }  // cannot happen with these arguments; never spin on it
-                break
-            }
-            if descriptors[0].revents != 0 {
-                var bytes = [UInt8](repeating: 0, count: 64)
-                while Glibc.read(wake, &bytes, bytes.count) > 0 {}
-            }
-            let ready = descriptors[1].revents
-            guard ready != 0 else { continue }
+            let polled = poll(&descriptors, 2, watch.timeout)
+            let code = polled < 0 ? errno : 0
+            let ready = polled > 0 ? descriptors[1].revents : 0
             let failed = ready & (Int16(POLLERR) | Int16(POLLHUP) | Int16(POLLNVAL) | Int16(CBT_POLLRDHUP)) != 0
             let (read, write) = state.withLock { state -> (Bool, Bool) in
-                let read = state.reading && !state.readPending && (ready & Int16(POLLIN) != 0 || failed)
-                let write = state.writing && !state.writePending && (ready & Int16(POLLOUT) != 0 || failed)
-                if read { state.readPending = true }
-                if write { state.writePending = true }
+                state.polling = false
+                // Cannot happen with these arguments; never spin on it.
+                if code != 0 && code != EINTR { state.closed = true }
+                let read = state.reading && (ready & Int16(POLLIN) != 0 || failed)
+                let write = state.writing && (ready & Int16(POLLOUT) != 0 || failed)
                 if !read && !write && failed { state.parked = true }
                 return (read, write)
             }
-            if read { queue.async { self.deliver(readable: true) } }
-            if write { queue.async { self.deliver(readable: false) } }
-        }
-        // Queued after every handler this thread dispatched: nothing can use the descriptor after it closes.
-        queue.async { [self] in
-            state.withLock { state in
-                state.descriptorsClosed = true
-                _ = Glibc.close(fd)
-                _ = Glibc.close(wake)
-                _ = Glibc.close(wakeWriter)
+            if polled > 0 && descriptors[0].revents != 0 {
+                var bytes = [UInt8](repeating: 0, count: 64)
+                while Glibc.read(wake, &bytes, bytes.count) > 0 {}
             }
+            if read { deliver(readable: true) }
+            if write { deliver(readable: false) }
+            expire()
         }
+        // Handlers run only on this thread, and it is done: nothing can use the descriptor after it closes.
+        let released = state.withLock { state in
+            defer {
+                state.readable = nil
+                state.writable = nil
+                state.deadline = nil
+            }
+            return (state.readable, state.writable, state.deadline)
+        }
+        _ = Glibc.close(fd)
+        _ = Glibc.close(wake)
+        _ = Glibc.close(wakeWriter)
+        // Released here, after the lock: a handler may hold the last reference to its own handle.
+        _ = released
     }
 
-    /// Runs a handler on the queue, if its direction is still on, then lets the thread poll for it again.
+    /// Runs a handler, if the handle is open and its direction still on (the readable handler may have changed
+    /// that for the writable one).
     private func deliver(readable: Bool) {
         let handler = state.withLock { state -> (@Sendable () -> Void)? in
             guard !state.closed else { return nil }
             return readable ? (state.reading ? state.readable : nil) : (state.writing ? state.writable : nil)
         }
         handler?()
-        state.withLock { state in
-            if readable { state.readPending = false } else { state.writePending = false }
-            signal(state)
+    }
+
+    /// Runs the deadline's action once its instant has passed, if the handle is open; a deadline fires once.
+    private func expire() {
+        let action = state.withLock { state -> (@Sendable () -> Void)? in
+            guard !state.closed, let deadline = state.deadline, deadline.instant <= .now else { return nil }
+            state.deadline = nil
+            return deadline.action
         }
+        action?()
     }
 }
 

@@ -24,7 +24,7 @@ struct ChannelMachineryTests {
     }
 
     static func channel(_ fd: Int32, mtu: Int = 65535) -> L2CAPChannel {
-        L2CAPChannel(handle: SocketHandle(fd: fd, label: "test \(fd)"), local: a, peer: b, psm: 0x80,
+        L2CAPChannel(handle: SocketHandle(fd: fd), local: a, peer: b, psm: 0x80,
                      sendMTU: mtu, receiveMTU: mtu)
     }
 
