@@ -50,8 +50,6 @@ import Glibc
                 return executor.isCurrent
             }
         }
-        // The sleeps are this executor's timers (SchedulingExecutor), not the default executor's.
-        _ = try await eventually { loop.executor.pendingTimers == 3 ? true : nil }
         for task in tasks { #expect(try await task.value) }
         #expect(order.withLock { $0 } == [100, 200, 300])
         #expect(loop.executor.pendingTimers == 0)
@@ -64,7 +62,8 @@ import Glibc
         let sleeper = Task(executorPreference: loop.executor) {
             try await Task.sleep(for: .seconds(3600))
         }
-        try await Task.sleep(for: .milliseconds(50))
+        // The sleep is this executor's timer (SchedulingExecutor), not the default executor's.
+        _ = try await eventually { loop.executor.pendingTimers == 1 ? true : nil }
         sleeper.cancel()
         await #expect(throws: CancellationError.self) { try await sleeper.value }
         // Its timer stays until the deadline and then runs to nothing (the documented cost: one wake-up then).
