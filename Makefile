@@ -48,9 +48,10 @@ test-vm:
 test: test-unit test-fuzz test-tsan test-vm
 
 # The suites where our own concurrency lives (the D-Bus layer's dispatch, the BlueZ mirror and radio on bluezoo,
-# the engine's actors, the daemon) again under ThreadSanitizer, in a second build (.build/tsan, about a minute on
-# two cores, and about two for the suites). Any report fails the run (TSan's exit code 66).
-TSAN_SUITES = DBusTests|BlueZTests|HandoffBlueZTests|HandoffKitTests|HandoffDaemonTests
+# the engine's actors, the daemon, handoffd's executor, the L2CAP sockets' poll threads) again under
+# ThreadSanitizer, in a second build (.build/tsan, about a minute on two cores, and about two for the suites). Any
+# report fails the run (TSan's exit code 66).
+TSAN_SUITES = DBusTests|BlueZTests|HandoffBlueZTests|HandoffKitTests|HandoffDaemonTests|HandoffSharedTests|L2CAPTests
 test-tsan:
 	@scripts/deps.sh test
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build/tsan
