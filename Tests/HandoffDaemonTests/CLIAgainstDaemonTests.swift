@@ -21,6 +21,10 @@ import Testing
 
         let line = try await firstLine(of: watchOutput)
         #expect(line == "available: org.handoff.note from laptop")
+        // `watch` runs all day: on its own executor, with no Dispatch thread (whose monitor would wake it at 1 Hz).
+        let watchThreads = try DaemonSignalTests.threadNames(watcher.processIdentifier)
+        let watchName = try DaemonSignalTests.programName(watcher.processIdentifier)
+        #expect(watchThreads.allSatisfy { $0 == watchName }, "handoff watch's threads: \(watchThreads)")
 
         let printed = try await desktop.run(["continue", "--print"])
         #expect(printed.status == 0, "\(printed.error)")

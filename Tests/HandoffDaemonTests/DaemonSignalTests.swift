@@ -59,14 +59,8 @@ import Testing
             daemon.waitUntilExit()
         }
         let pid = daemon.processIdentifier
-        func threads() throws -> [String] {
-            try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task").map { task in
-                try String(contentsOfFile: "/proc/\(pid)/task/\(task)/comm", encoding: .utf8)
-                    .trimmingCharacters(in: .whitespacesAndNewlines)
-            }
-        }
-        let name = try String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)
-            .trimmingCharacters(in: .whitespacesAndNewlines)
+        func threads() throws -> [String] { try Self.threadNames(pid) }
+        let name = try Self.programName(pid)
         let atRest = try threads()
         #expect(atRest.allSatisfy { $0 == name }, "at rest: \(atRest)")
 
@@ -78,5 +72,18 @@ import Testing
         let current = try threads()
         #expect(current.allSatisfy { $0 == name }, "with a note current: \(current)")
         #expect(current.count <= 5, "\(current)")
+    }
+
+    /// The names (`comm`) of a process's threads.
+    static func threadNames(_ pid: Int32) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task").map { task in
+            try String(contentsOfFile: "/proc/\(pid)/task/\(task)/comm", encoding: .utf8)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+    }
+
+    /// A process's name (`comm` of its main thread).
+    static func programName(_ pid: Int32) throws -> String {
+        try String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }
