@@ -1,4 +1,5 @@
 import Foundation
+import HandoffShared
 
 #if canImport(Glibc)
 import Glibc
@@ -49,7 +50,9 @@ public struct ClipboardWatcher: Sendable {
                 return
             }
             continuation.onTermination = { _ in kill(running.pid, SIGTERM) }
-            DispatchQueue.global().async {
+            // A blocking reader for as long as wl-paste runs: a thread of its own, not a Dispatch worker (whose
+            // first one starts libdispatch's 1 Hz workqueue monitor in this all-day process).
+            DetachedThread.start {
                 var pending = Data()
                 while let reader = running.output {
                     let chunk = reader.availableData

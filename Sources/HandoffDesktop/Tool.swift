@@ -50,7 +50,9 @@ public struct Tool: Sendable, Equatable {
         let spawned = try spawn(arguments, environment: environment, input: input != nil, keepsOutput: keepsOutput)
         return await withCheckedContinuation { continuation in
             // Reading, writing and waiting block: each on a thread of its own, so a large image cannot deadlock.
-            DispatchQueue.global().async {
+            // Plain threads, not Dispatch workers: `handoff clipboard follow` runs tools all day, and the first
+            // Dispatch worker would start libdispatch's 1 Hz workqueue monitor (Docs/performance.md, "At rest").
+            DetachedThread.start {
                 let group = DispatchGroup()
                 let output = Drained(spawned.output, group: group), errors = Drained(spawned.errors, group: group)
                 if let fd = spawned.input, let input {
@@ -195,11 +197,14 @@ public struct Tool: Sendable, Equatable {
 private final class Drained: Sendable {
     private let received = Locked(Data())
 
+    /// Starts reading; `group` is left once the descriptor reached its end.
     init(_ fd: Int32?, group: DispatchGroup) {
         guard let fd else { return }
-        DispatchQueue.global().async(group: group) { [self] in
+        group.enter()
+        DetachedThread.start { [self] in
             let data = FileHandle(fileDescriptor: fd, closeOnDealloc: true).readDataToEndOfFile()
             received.withLock { $0 = data }
+            group.leave()
         }
     }
 
