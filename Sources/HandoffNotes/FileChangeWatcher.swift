@@ -1,5 +1,5 @@
-import Dispatch
 import Foundation
+import HandoffShared
 
 #if canImport(Glibc)
 import Glibc
@@ -10,28 +10,34 @@ import Glibc
 /// It watches the directory with Linux inotify for `IN_CLOSE_WRITE` (an editor wrote the file in place and
 /// closed it) and `IN_MOVED_TO` (an editor wrote a temporary file and renamed it over the note, as vim does),
 /// filtered by the file's name. Watching the directory, not the file, keeps working across such renames. The
-/// inotify descriptor is read by a Dispatch read source, so the process sleeps until the kernel reports a change.
+/// inotify descriptor is read by a thread of its own in `poll(2)`, so the process sleeps until the kernel reports a
+/// change (not a Dispatch source: the first Dispatch worker starts libdispatch's 1 Hz workqueue monitor, which would
+/// wake `note edit` every second for as long as the editor is open).
 ///
 /// It also watches `IN_MODIFY`, which the kernel queues for each write and for the truncation of an
 /// `open(O_TRUNC)`: a save event says the file *was* whole, but an editor may already be rewriting it by the
 /// time the consumer reads it. ``isSettled(since:)`` tells the consumer whether what it read may be such a
 /// half-written file.
-///
-/// `@unchecked Sendable`: `generation` and `writing` are touched only on `queue`; the other stored properties
-/// are immutable; `AsyncStream` is Sendable, and a Dispatch source (not marked Sendable by the Dispatch
-/// overlay) is documented thread-safe for `cancel()`, the only call made on it after `init`.
-final class FileChangeWatcher: @unchecked Sendable {
+final class FileChangeWatcher: Sendable {
     /// One element per batch of events that ended in a save; each is the ``Generation`` of that save.
     /// Coalescing is left to the consumer.
     let changes: AsyncStream<Generation>
-    private let source: any DispatchSourceRead
-    private let queue: DispatchQueue
     private let fd: Int32
     private let fileName: String
-    /// Counts the events seen for the file; a save and every write after it each move it on.
-    private var generation = Generation(0)
-    /// True between a write to the file and the save event that closes it.
-    private var writing = false
+    /// Written once by ``stop()`` to end the thread's poll; the thread closes both ends.
+    private let stopWriter: Int32
+    private let state = Locked(EventState())
+
+    /// What the events so far say about the file; drained and read under the lock, from any thread.
+    private struct EventState {
+        /// Counts the events seen for the file; a save and every write after it each move it on.
+        var generation = Generation(0)
+        /// True between a write to the file and the save event that closes it.
+        var writing = false
+        var stopRequested = false
+        /// The thread has ended and closed the descriptors.
+        var stopped = false
+    }
 
     /// Identifies the point in the file's event history that a save was reported at.
     struct Generation: Equatable, Sendable {
@@ -48,41 +54,61 @@ final class FileChangeWatcher: @unchecked Sendable {
             close(fd)
             throw error
         }
+        var ends: [Int32] = [-1, -1]
+        if pipe(&ends) != 0 {
+            let error = FileSystem.failure("cannot start watching \(directory) (pipe)")
+            close(fd)
+            throw error
+        }
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         let (stream, continuation) = AsyncStream<Generation>.makeStream(bufferingPolicy: .bufferingNewest(16))
         changes = stream
         self.fd = fd
         self.fileName = fileName
-        queue = DispatchQueue(label: "handoff.notes.watcher")
-        source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-        // The handler holds self strongly; Dispatch releases it, and so the cycle, once the source is cancelled.
-        source.setEventHandler {
-            if let saved = self.drain() { continuation.yield(saved) }
-        }
-        source.setCancelHandler {
-            close(fd)
+        stopWriter = ends[1]
+        let stopReader = ends[0]
+        DetachedThread.start { [self] in
+            var descriptors = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
+                               pollfd(fd: stopReader, events: Int16(POLLIN), revents: 0)]
+            while descriptors[1].revents == 0 {
+                descriptors[0].revents = 0
+                guard poll(&descriptors, 2, -1) >= 0 || errno == EINTR else { break }
+                // Pending events are delivered before a stop ends the stream.
+                if let saved = state.withLock({ drain(&$0) }) { continuation.yield(saved) }
+            }
+            state.withLock { state in
+                state.stopped = true  // under the lock: neither `stop()` nor `isSettled` touches a closed descriptor
+                close(stopReader)
+                close(stopWriter)
+                close(fd)
+            }
             continuation.finish()
         }
-        source.resume()
     }
 
-    /// Stops watching; ``changes`` finishes once pending events are delivered.
+    /// Stops watching; ``changes`` finishes once pending events are delivered. Idempotent.
     func stop() {
-        source.cancel()
+        state.withLock { state in
+            guard !state.stopped, !state.stopRequested else { return }
+            state.stopRequested = true
+            var byte: UInt8 = 1
+            _ = write(stopWriter, &byte, 1)
+        }
     }
 
     /// True when nothing has written to the file since the save `saved` was reported, counting the events
     /// the kernel has queued but not yet delivered. A consumer that read the file after `saved` and gets false
     /// may have read it half-written; the save event that ends that write will be reported in turn.
     func isSettled(since saved: Generation) -> Bool {
-        queue.sync {
-            _ = drain()
-            return generation == saved && !writing
+        state.withLock { state in
+            if !state.stopped { _ = drain(&state) }
+            return state.generation == saved && !state.writing
         }
     }
 
-    /// Reads every queued inotify event, on `queue`. Returns the new generation when the last event for the
-    /// file was a save (or the queue overflowed, so a save may have been lost), nil otherwise.
-    private func drain() -> Generation? {
+    /// Reads every queued inotify event into `state` (with the lock held). Returns the new generation when the last
+    /// event for the file was a save (or the queue overflowed, so a save may have been lost), nil otherwise.
+    private func drain(_ state: inout EventState) -> Generation? {
         var saved = false
         let size = 64 * 1024
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 8)
@@ -101,18 +127,18 @@ final class FileChangeWatcher: @unchecked Sendable {
                     ours = ours || name == fileName
                 }
                 if ours {
-                    generation = Generation(generation.value &+ 1)
+                    state.generation = Generation(state.generation.value &+ 1)
                     if event.mask & UInt32(IN_MODIFY) != 0 {
-                        writing = true
+                        state.writing = true
                         saved = false
                     } else {
-                        writing = false
+                        state.writing = false
                         saved = true
                     }
                 }
                 offset += header + nameLength
             }
         }
-        return saved ? generation : nil
+        return saved ? state.generation : nil
     }
 }
