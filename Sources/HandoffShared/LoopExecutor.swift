@@ -209,3 +209,29 @@ package final class LoopExecutor: MainExecutor, TaskExecutor, SchedulingExecutor
         }
     }
 }
+
+/// A whole program on one ``LoopExecutor``: handoffd's and the CLI's `main`. ``run(_:)`` installs the loop as the
+/// process's main and default executor (Swift 6.3's experimental `_createExecutors(factory:)`, which must come
+/// before the first task), starts `main` in a task on it and runs the loop on the calling thread, the main thread.
+///
+/// The one static in the package: `_createExecutors(factory:)` takes a type, and the runtime keeps its executors for
+/// the life of the process in any case.
+package enum ProgramExecutors: ExecutorFactory {
+    package static let loop = LoopExecutor()
+    package static var mainExecutor: any MainExecutor { loop }
+    package static var defaultExecutor: any TaskExecutor { loop }
+
+    /// Runs `main` on the loop until it exits the process, so it does not return (it is not declared `Never` only so
+    /// that `main.swift` may declare functions after the call). Call it from a synchronous `main` before anything
+    /// has created a task.
+    package static func run(_ main: @escaping @Sendable () async -> Never) {
+        _createExecutors(factory: Self.self)
+        Task { await main() }
+        do {
+            try loop.run()
+        } catch {
+            // Unreachable: the loop's run() throws nothing; its protocol requirement may.
+        }
+        fatalError("the program's executor stopped before the program exited")
+    }
+}

@@ -1,4 +1,3 @@
-@_spi(ExperimentalCustomExecutors) import _Concurrency
 import Foundation
 import HandoffClient
 import HandoffCommandLine
@@ -9,34 +8,19 @@ import HandoffShared
 
 /// The `handoff` program: parse, dispatch, map errors to documented exit statuses.
 ///
-/// Every task runs on one ``LoopExecutor`` on the main thread, as in handoffd, installed before the first task:
+/// Every task runs on one ``LoopExecutor`` on the main thread (``ProgramExecutors``), as in handoffd:
 /// `handoff watch` and `handoff clipboard follow` run all day, and on Swift's default executor (Dispatch's queues)
 /// libdispatch's workqueue monitor would wake them every second (Docs/performance.md, "At rest").
 @main
 enum Handoff {
     static func main() {
-        _createExecutors(factory: Executors.self)
-        Task {
+        ProgramExecutors.run {
             let environment = ProcessInfo.processInfo.environment
             let context = CommandContext(
                 environment: environment, terminal: .standard, connector: DBusServiceConnector(environment: environment))
             let code = await run(Array(CommandLine.arguments.dropFirst()), context: context)
             exit(code.rawValue)
         }
-        do {
-            try Executors.loop.run()  // until the task above exits the process
-        } catch {
-            FileHandle.standardError.write(Data("handoff: the executor stopped: \(error)\n".utf8))
-            exit(ExitCode.software.rawValue)
-        }
-    }
-
-    /// The process's executors: one loop on the main thread for the main actor and every other task. A static
-    /// because `_createExecutors(factory:)` takes a type.
-    enum Executors: ExecutorFactory {
-        static let loop = LoopExecutor()
-        static var mainExecutor: any MainExecutor { loop }
-        static var defaultExecutor: any TaskExecutor { loop }
     }
 
     /// Runs one command line and returns the exit status.

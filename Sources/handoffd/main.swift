@@ -1,4 +1,3 @@
-@_spi(ExperimentalCustomExecutors) import _Concurrency
 import BlueZ
 import DBus
 import FoundationEssentials
@@ -13,8 +12,8 @@ import HandoffShared
 /// handoffd: the radio over BlueZ, the daemon over it, the API on a bus; runs until SIGTERM or SIGINT.
 ///
 /// Two things come before anything else: the signals are blocked before any thread exists (``DaemonSignals``), and
-/// the executors are installed before the first task (``DaemonExecutors``), so every task runs on this thread and no
-/// Dispatch queue is ever used (Docs/performance.md, "At rest").
+/// the executors are installed before the first task (``ProgramExecutors``), so every task runs on this thread and
+/// no Dispatch queue is ever used (Docs/performance.md, "At rest").
 let signals = DaemonSignals()
 let options: DaemonOptions
 do {
@@ -40,13 +39,7 @@ func fail(_ message: String) -> Never {
     exit(1)
 }
 
-_createExecutors(factory: DaemonExecutors.self)
-Task { await serve() }
-do {
-    try DaemonExecutors.loop.run()  // runs until serve() exits the process
-} catch {
-    fail("the executor stopped: \(error)")
-}
+ProgramExecutors.run { await serve() }
 
 /// The daemon's life on the executor: start, serve until SIGTERM or SIGINT, withdraw, exit.
 @MainActor func serve() async -> Never {
@@ -127,11 +120,3 @@ do {
     exit(0)
 }
 
-/// The executors of the whole process: one ``LoopExecutor`` on the main thread, for the main actor and every other
-/// task. A static because `_createExecutors(factory:)` takes a type; the runtime keeps the executors for the
-/// process's life in any case.
-enum DaemonExecutors: ExecutorFactory {
-    static let loop = LoopExecutor()
-    static var mainExecutor: any MainExecutor { loop }
-    static var defaultExecutor: any TaskExecutor { loop }
-}
