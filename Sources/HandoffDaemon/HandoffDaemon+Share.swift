@@ -24,6 +24,8 @@ extension HandoffDaemon {
         var pumps: [UUID: Task<Void, Never>] = [:]
         /// Per device whose last attempt had to wait: how many in a row did, and the task that tries again.
         var retries: [UUID: (waits: Int, task: Task<Void, Never>)] = [:]
+        /// The periodic retry, running only while some item is pending (``sweepWhilePending()``).
+        var sweep: Task<Void, Never>?
     }
 
     /// Sealed-stream bytes written per outbox item in flight (updated from the push's progress callback).
@@ -48,8 +50,6 @@ extension HandoffDaemon {
         await engine.enableSharing(inbox: settings.acceptsShares ? inbox : nil, advertisePresence: settings.acceptsShares)
         let arrivals = await engine.arrivals()
         let sightings = await engine.sightings()
-        let interval = settings.retryInterval
-        let clock = self.clock
         sharing.tasks = [
             Task { [weak self] in
                 for await item in arrivals { await self?.arrived(item) }
@@ -57,16 +57,11 @@ extension HandoffDaemon {
             Task { [weak self] in
                 for await device in sightings { await self?.pump(device) }
             },
-            Task { [weak self] in
-                while !Task.isCancelled {
-                    do { try await clock.sleep(for: interval) } catch { return }
-                    await self?.pumpAll()
-                }
-            },
         ]
         self.sharing = sharing
         let pending = outbox.records().filter { $0.state == .pending }
         if !pending.isEmpty { logger.log("outbox: \(pending.count) item(s) pending from before the restart") }
+        sweepWhilePending()
     }
 
     func stopSharing() {
@@ -74,6 +69,7 @@ extension HandoffDaemon {
         for task in sharing.tasks { task.cancel() }
         for task in sharing.pumps.values { task.cancel() }
         for retry in sharing.retries.values { retry.task.cancel() }
+        sharing.sweep?.cancel()
         self.sharing = nil
     }
 
@@ -115,6 +111,7 @@ extension HandoffDaemon {
         logger.log("outbox: user \(uid) shares \(kind.rawValue) '\(name)' (\(ByteFormat.string(spooled.size))) with "
             + "'\(target.name)' as \(spooled.id)")
         pump(target.id)
+        sweepWhilePending()
         return entry(spooled)
     }
 
@@ -164,9 +161,34 @@ extension HandoffDaemon {
         self.sharing = sharing
     }
 
-    private func pumpAll() {
-        guard let sharing else { return }
-        for device in Set(sharing.outbox.records().filter { $0.state == .pending }.map(\.deviceID)) { pump(device) }
+    /// Retries every pending item each `retryInterval` for as long as one is pending: a device whose beacon never
+    /// comes is otherwise not tried again. With nothing pending no such timer runs, so an idle daemon is not woken
+    /// every minute (Docs/performance.md, "At rest"); the next share starts it again.
+    private func sweepWhilePending() {
+        guard var sharing, sharing.sweep == nil,
+              sharing.outbox.records().contains(where: { $0.state == .pending }) else { return }
+        let interval = configuration.share.retryInterval
+        let clock = self.clock
+        sharing.sweep = Task { [weak self] in
+            while true {
+                do { try await clock.sleep(for: interval) } catch { return }
+                guard let self, await self.sweepOnce() else { return }
+            }
+        }
+        self.sharing = sharing
+    }
+
+    /// One round of the periodic retry: pumps every device with pending items. False, and the sweep is over, when
+    /// none is pending.
+    private func sweepOnce() -> Bool {
+        guard let sharing else { return false }
+        let devices = Set(sharing.outbox.records().filter { $0.state == .pending }.map(\.deviceID))
+        guard !devices.isEmpty else {
+            self.sharing?.sweep = nil
+            return false
+        }
+        for device in devices { pump(device) }
+        return true
     }
 
     private func pumpEnded(_ device: UUID, waited: Bool) {

@@ -129,6 +129,38 @@ import Testing
         #expect(try await sharing(machines.desktop).inbox().map(\.name) == ["soon.txt"])
     }
 
+    /// "No timer wakes us while idle, apart from the beacon rotation" (issue 12), read off the daemon's virtual
+    /// clock: an idle daemon's earliest timer is the rotation. The outbox's periodic retry ran every minute with
+    /// nothing to retry, waking every idle handoffd; now it runs while an item is pending, and stops after.
+    @Test func theOutboxRetriesOnATimerOnlyWhileAnItemWaits() async throws {
+        let clock = VirtualClock()
+        let machines = try await machines(laptop: {
+            $0.share.retryInterval = .seconds(60)
+            $0.share.retryBackoff = .seconds(3600)   // only the periodic retry, not the backoff, comes back here
+            $0.clock = clock
+        })
+        defer { Task { await machines.shutDown() } }
+        let laptop = try await sharing(machines.laptop)
+        let rotation = HandoffInstant(offset: .seconds(900))
+        try await settle()
+        #expect(clock.nextDeadline.map { $0 >= rotation } ?? true,
+                "idle, a timer before the beacon rotation: \(String(describing: clock.nextDeadline))")
+
+        await machines.ether.setReachable(machines.desktop.radio.address, false)
+        let id = try await laptop.share(ShareRequest(kind: "text", name: "later.txt", mediaType: "text/plain",
+                                                     content: .bytes(Array("when you are back".utf8))), to: "desktop").id
+        _ = try await eventually { try await laptop.outbox().first { $0.id == id && $0.reason.contains("waiting") } }
+        #expect(clock.nextDeadline == HandoffInstant(offset: .seconds(60)), "the periodic retry, while one waits")
+
+        await machines.ether.setReachable(machines.desktop.radio.address, true)
+        clock.advance(by: .seconds(60))   // the periodic retry delivers it
+        #expect(try await delivered([id], on: laptop).first?.state == "delivered")
+        clock.advance(by: .seconds(60))   // the next round finds nothing pending and ends the sweep
+        try await settle()
+        #expect(clock.nextDeadline.map { $0 >= rotation } ?? true,
+                "after the delivery, a timer before the beacon rotation: \(String(describing: clock.nextDeadline))")
+    }
+
     @Test func anAttemptHungOnAStoppedReceiverIsAbandonedAndTheItemArrivesLater() async throws {
         // Found in the VM: a push to a receiver that stopped answering as it began stayed "sending 0 B" for good,
         // and the outbox never tried again. The hung call here ignores cancellation, as a real one may.
