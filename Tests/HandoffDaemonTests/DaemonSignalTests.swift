@@ -8,34 +8,17 @@ import Testing
     /// compiler took for main-actor code trapped there (then "Illegal instruction" in `dispatch_assert_queue`, when
     /// a Dispatch queue ran it), which killed the daemon in CI's hostile-flood.
     @Test func sigusr1LogsTheBusStatisticsAndTheDaemonKeepsAnswering() async throws {
-        signal(SIGPIPE, SIG_IGN)
-        let bluezoo = try Bluezoo()
-        defer { bluezoo.stop() }
-        let state = FileManager.default.temporaryDirectory.appendingPathComponent("handoffd-usr1-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: state) }
-        let program = try HandoffProgram(busAddress: bluezoo.address)
-        defer { program.remove() }
-        let logPath = state.appendingPathComponent("handoffd.log")
-        try #require(FileManager.default.createFile(atPath: logPath.path, contents: nil))
-        let log = try FileHandle(forWritingTo: logPath)
-        defer { try? log.close() }
-
-        let daemon = try await DaemonKillTests.startDaemon(bluezoo, state: state.appendingPathComponent("state"),
-                                                           program: program, log: log)
-        defer {
-            daemon.terminate()
-            daemon.waitUntilExit()
+        try await Self.withDaemon { daemon, program, logPath in
+            #expect(kill(daemon.processIdentifier, SIGUSR1) == 0)
+            let line = try await eventually(within: 10) {
+                try String(contentsOf: logPath, encoding: .utf8).split(separator: "\n")
+                    .first { $0.contains("bus statistics: BlueZ connection") }
+            }
+            #expect(line.contains("API connection"), "\(line)")
+            let text = try String(contentsOf: logPath, encoding: .utf8)
+            #expect(daemon.isRunning, "handoffd died after SIGUSR1: \(text)")
+            #expect(try await program.run(["status"]).status == 0, "handoffd does not answer after SIGUSR1")
         }
-        #expect(kill(daemon.processIdentifier, SIGUSR1) == 0)
-        let line = try await eventually(within: 10) {
-            try String(contentsOf: logPath, encoding: .utf8).split(separator: "\n")
-                .first { $0.contains("bus statistics: BlueZ connection") }
-        }
-        #expect(line.contains("API connection"), "\(line)")
-        let text = try String(contentsOf: logPath, encoding: .utf8)
-        #expect(daemon.isRunning, "handoffd died after SIGUSR1: \(text)")
-        #expect(try await program.run(["status"]).status == 0, "handoffd does not answer after SIGUSR1")
     }
 
     /// handoffd runs no Dispatch thread, at rest, with a note current, or after a signal: Dispatch's first worker
@@ -44,34 +27,46 @@ import Testing
     /// are the signal thread and one per bus connection, and all of them keep the program's name (Dispatch names
     /// its threads after its queues: "com.apple.root.default-qos", "…-qos.overcommit").
     @Test func handoffdRunsNoDispatchThread() async throws {
+        try await Self.withDaemon { daemon, program, _ in
+            let pid = daemon.processIdentifier
+            func threads() throws -> [String] { try Self.threadNames(pid) }
+            let name = try Self.programName(pid)
+            let atRest = try threads()
+            #expect(atRest.allSatisfy { $0 == name }, "at rest: \(atRest)")
+
+            let edit = try await program.run(["note", "edit", "rest", "--stdin", "--grace", "60"],
+                                             input: "# Rest\nidle\n")
+            #expect(edit.status == 0, "\(edit)")
+            #expect(try await program.run(["status"]).status == 0)
+            #expect(kill(pid, SIGUSR1) == 0)
+            #expect(try await program.run(["status"]).status == 0)
+            let current = try threads()
+            #expect(current.allSatisfy { $0 == name }, "with a note current: \(current)")
+            #expect(current.count <= 5, "\(current)")
+        }
+    }
+
+    /// Runs `body` with the real handoffd over bluezoo, the CLI for it and the daemon's log file.
+    static func withDaemon(_ body: (Process, HandoffProgram, URL) async throws -> Void) async throws {
         signal(SIGPIPE, SIG_IGN)
         let bluezoo = try Bluezoo()
         defer { bluezoo.stop() }
-        let state = FileManager.default.temporaryDirectory.appendingPathComponent("handoffd-rest-\(UUID().uuidString)")
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("handoffd-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: state) }
         let program = try HandoffProgram(busAddress: bluezoo.address)
         defer { program.remove() }
+        let logPath = state.appendingPathComponent("handoffd.log")
+        try #require(FileManager.default.createFile(atPath: logPath.path, contents: nil))
+        let log = try FileHandle(forWritingTo: logPath)
+        defer { try? log.close() }
         let daemon = try await DaemonKillTests.startDaemon(bluezoo, state: state.appendingPathComponent("state"),
-                                                           program: program)
+                                                           program: program, log: log)
         defer {
             daemon.terminate()
             daemon.waitUntilExit()
         }
-        let pid = daemon.processIdentifier
-        func threads() throws -> [String] { try Self.threadNames(pid) }
-        let name = try Self.programName(pid)
-        let atRest = try threads()
-        #expect(atRest.allSatisfy { $0 == name }, "at rest: \(atRest)")
-
-        let edit = try await program.run(["note", "edit", "rest", "--stdin", "--grace", "60"], input: "# Rest\nidle\n")
-        #expect(edit.status == 0, "\(edit)")
-        #expect(try await program.run(["status"]).status == 0)
-        #expect(kill(pid, SIGUSR1) == 0)
-        #expect(try await program.run(["status"]).status == 0)
-        let current = try threads()
-        #expect(current.allSatisfy { $0 == name }, "with a note current: \(current)")
-        #expect(current.count <= 5, "\(current)")
+        try await body(daemon, program, logPath)
     }
 
     /// The names (`comm`) of a process's threads.
