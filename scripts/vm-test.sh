@@ -102,16 +102,29 @@ if ((build && ${#products[@]})); then
     done
 fi
 
-run=$here/.vm/runs/$(date +%Y%m%d-%H%M%S)-test
-mkdir -p "$run" || { echo "vm-test: cannot create $run" >&2; exit 1; }
-printf '%s\n' "${lines[@]}" >"$run/scenarios.list"
+# A VM that never came up (exit 125 before any scenario ran: qemu itself failed, e.g. its assertion in
+# msix_table_mmio_write seen once under TCG on 2026-12-04, or BlueZ did not start) is booted once more; the first
+# boot's logs stay where they are and are named here. Scenarios that ran are never run again by this (their own
+# retry is run-scenarios.sh's).
+for boot in 1 2; do
+    run=$here/.vm/runs/$(date +%Y%m%d-%H%M%S)-test
+    [[ $boot == 1 ]] || run+=-boot2
+    mkdir -p "$run" || { echo "vm-test: cannot create $run" >&2; exit 1; }
+    printf '%s\n' "${lines[@]}" >"$run/scenarios.list"
 
-flags=(--run-dir "$run" --keep-logs --timeout "$limit")
-((verbose)) || flags+=(--quiet)
-((debug)) && flags+=(--debug)
-echo "vm-test: ${#names[@]} scenario(s) in one VM boot (limit ${limit}s); logs in $run" >&2
-"$here/scripts/vm-run.sh" "${flags[@]}" -- bash "$here/scripts/vm/run-scenarios.sh" "$run/scenarios.list"
-vm_rc=$?
+    flags=(--run-dir "$run" --keep-logs --timeout "$limit")
+    ((verbose)) || flags+=(--quiet)
+    ((debug)) && flags+=(--debug)
+    echo "vm-test: ${#names[@]} scenario(s) in one VM boot (limit ${limit}s); logs in $run" >&2
+    "$here/scripts/vm-run.sh" "${flags[@]}" -- bash "$here/scripts/vm/run-scenarios.sh" "$run/scenarios.list"
+    vm_rc=$?
+    if ((vm_rc == 125)) && [[ ! -s "$run/results" && $boot == 1 ]]; then
+        echo "vm-test: the VM did not come up and ran nothing (last lines of $run/console.log below); booting again" >&2
+        tail -n 5 "$run/console.log" >&2 2>/dev/null
+        continue
+    fi
+    break
+done
 
 case $vm_rc in
     0) why="" ;;
