@@ -332,13 +332,12 @@ extension HandoffDaemon {
         }
         return await withCheckedContinuation { continuation in
             once.withLock { $0 = continuation }
-            Task { end(.finished(await pushing.value)) }
-            Task {
+            let watchdog = Task {
                 let tick = min(.seconds(1), stallLimit / 4)
                 var last = table.entries.withLock { $0[id]?.sent }
                 var since = clock.now
                 while once.withLock({ $0 != nil }) {
-                    try? await clock.sleep(for: tick)
+                    do { try await clock.sleep(for: tick) } catch { return }
                     let now = table.entries.withLock { $0[id]?.sent }
                     if now != last {
                         last = now
@@ -347,6 +346,11 @@ extension HandoffDaemon {
                         end(.stalled(stallLimit))
                     }
                 }
+            }
+            // The watchdog ends with the attempt, not a tick later: no timer outlives it.
+            Task {
+                end(.finished(await pushing.value))
+                watchdog.cancel()
             }
         }
     }
