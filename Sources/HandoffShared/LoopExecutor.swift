@@ -6,7 +6,7 @@ import Glibc
 
 /// Every job of a process's Swift concurrency on one thread of its own, with timers that cost nothing until they are
 /// due: handoffd's main and default executor, installed with Swift 6.3's experimental
-/// `_createExecutors(factory:)` before its first task (`handoffd/main.swift`).
+/// `_createExecutors(factory:)` before its first task (``ProgramExecutors``, from handoffd's and the CLI's `main`).
 ///
 /// Why: on Linux the default executor is Dispatch's global queues, and the first Dispatch worker starts libdispatch's
 /// workqueue monitor, a 1 Hz timer on its manager thread for the rest of the process's life (Docs/performance.md,
@@ -28,15 +28,14 @@ import Glibc
 package final class LoopExecutor: MainExecutor, TaskExecutor, SchedulingExecutor, @unchecked Sendable {
     private struct Timer {
         let deadline: ContinuousClock.Instant
-        let sequence: UInt64
         let job: UnownedJob
     }
 
     private struct State {
         var ready: [UnownedJob] = []
-        /// Latest first, so the earliest is `last`; equal deadlines keep their order (`sequence`).
+        /// Latest first, so the earliest is `last`; a timer goes before those due at the same instant, so equal
+        /// deadlines run in the order they were set.
         var timers: [Timer] = []
-        var sequence: UInt64 = 0
         /// The deadline the timerfd is armed for, if any.
         var armed: ContinuousClock.Instant?
         /// The loop is in (or about to enter) `poll(2)`: an enqueuer must wake it.
@@ -88,8 +87,7 @@ package final class LoopExecutor: MainExecutor, TaskExecutor, SchedulingExecutor
             deadline = ContinuousClock.now  // a clock without `Duration`s: no way to place it, so run it now
         }
         let wakeUp = state.withLock { state in
-            state.sequence &+= 1
-            let entry = Timer(deadline: deadline, sequence: state.sequence, job: job)
+            let entry = Timer(deadline: deadline, job: job)
             // Binary search for the first index whose timer is due no later than this one (latest first).
             var low = 0, high = state.timers.count
             while low < high {
