@@ -249,6 +249,64 @@ final class ErrorTests: XCTestCase {
         XCTAssertEqual(reply, [.int64(0)])
     }
 
+    func testACallFromAnAlreadyCancelledTaskIsNeverSent() async throws {
+        let (service, client) = try await pair()
+        let arrived = try await exportHang(on: service)
+        let destination = service.uniqueName
+        let call = Task {
+            while !Task.isCancelled { await Task.yield() }
+            return try await callHang(destination, from: client)
+        }
+        call.cancel()
+        do {
+            _ = try await call.value
+            XCTFail("expected cancellation")
+        } catch let error as DBusError {
+            XCTAssertEqual(error.code, .cancelled)
+        }
+        // The bus keeps one sender's messages in order, so had the cancelled call gone out, the service would have
+        // seen it before this one.
+        let before = service.statistics.methodCalls
+        _ = try await client.call(
+            destination: destination, path: NoteService.path, interface: NoteService.interface, member: "Sum",
+            arguments: [.array(.int32, [])])
+        XCTAssertEqual(service.statistics.methodCalls, before + 1, "only the second call reached the service")
+        XCTAssertEqual(arrived.value, 0)
+    }
+
+    func testTheLateReplyToACancelledCallGoesNowhere() async throws {
+        let (service, client) = try twoConnections()
+        let release = AsyncStream<Void>.makeStream()
+        var slow = ExportedInterface("org.handoff.Test.Late")
+        slow.method("Wait", out: "s") { _ in
+            for await _ in release.stream { break }
+            return [.string("late")]
+        }
+        slow.method("Now", out: "s") { _ in [.string("now")] }
+        try await service.export([slow], at: "/org/handoff/test/late")
+        let destination = service.uniqueName
+        func call(_ member: MemberName) async throws(DBusError) -> [Value] {
+            try await client.call(
+                destination: destination, path: "/org/handoff/test/late", interface: "org.handoff.Test.Late",
+                member: member)
+        }
+        let waiting = Task { try await call("Wait") }
+        while service.statistics.methodCalls == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        waiting.cancel()
+        do {
+            _ = try await waiting.value
+            XCTFail("expected cancellation")
+        } catch let error as DBusError {
+            XCTAssertEqual(error.code, .cancelled)
+        }
+        // The cancelled call's reply arrives now, before the next call's: each call still gets its own.
+        release.continuation.yield()
+        let repliesBefore = client.statistics.replies
+        let now = try await call("Now")
+        XCTAssertEqual(now, [.string("now")])
+        XCTAssertEqual(client.statistics.replies, repliesBefore + 2, "the late reply arrived, and was dropped")
+    }
+
     func testUnreachableOrMalformedAddressesFailToConnect() {
         for address in ["unix:path=/nonexistent/handoff-bus", "bogus", ""] {
             XCTAssertThrowsError(try Connection(.address(address)), address) { error in

@@ -2,28 +2,24 @@ import CDBus
 import Dispatch
 
 extension ConnectionCore {
-    /// libdbus's notification that a pending call completed (reply, error or timeout). Runs on the loop.
-    static let replyNotify: DBusPendingCallNotifyFunction = { pending, data in
-        guard let pending, let data else { return }
-        Unmanaged<ReplyWaiter>.fromOpaque(data).takeUnretainedValue().completeFromPending(pending)
+    /// The method calls in flight, keyed by serial. The connection matches each reply to its call itself, in the
+    /// message filter, as sd-bus and zbus do, instead of through libdbus's `DBusPendingCall`: that costs an
+    /// allocation, a hash table and a notification round of its own per call, and reply deadlines are kept by the
+    /// connection's one timer anyway.
+    struct Calls {
+        var pending: [UInt32: PendingReply] = [:]
+        /// The deadline the loop's reply timer is set for, nil when it is disarmed.
+        var armedDeadline: DispatchTime?
+        var closed = false
     }
 
-    /// Releases the waiter reference given to libdbus with the notification.
-    static let releaseWaiter: DBusFreeFunction = { data in
-        guard let data else { return }
-        Unmanaged<ReplyWaiter>.fromOpaque(data).release()
-    }
+    /// The default reply timeout, libdbus's own default: 25 seconds.
+    static let defaultTimeout = DispatchTimeInterval.seconds(25)
 
-    /// libdbus's "no timeout" (`DBUS_TIMEOUT_INFINITE`): reply deadlines are kept by the connection's one timer
-    /// instead, because a libdbus timeout per call would create and cancel a Dispatch timer per call.
-    static let noLibdbusTimeout: Int32 = 0x7fff_ffff
-
-    /// The default reply timeout, libdbus's own default.
-    static let defaultTimeout = Duration.seconds(25)
-
-    /// The moment a call sent now with `timeout` gives up.
+    /// The moment a call sent now with `timeout` (nil: the default) gives up.
     static func deadline(after timeout: Duration?) -> DispatchTime {
-        let (seconds, attoseconds) = (timeout ?? defaultTimeout).components
+        guard let timeout else { return .now() + defaultTimeout }
+        let (seconds, attoseconds) = timeout.components
         let nanoseconds = seconds.multipliedReportingOverflow(by: 1_000_000_000)
         guard !nanoseconds.overflow, seconds < Int64(Int32.max) else { return .distantFuture }
         let total = max(nanoseconds.partialValue + attoseconds / 1_000_000_000, 1)
@@ -41,86 +37,99 @@ extension ConnectionCore {
     /// Sends a method call and waits for its reply. Error replies throw ``DBusError`` with the remote name.
     func call(_ message: Message, timeout: Duration?) async throws(DBusError) -> Message {
         try checkCanSend(message)
-        let waiter = ReplyWaiter(core: self)
         let deadline = Self.deadline(after: timeout)
-        let registered = state.withLock { state in
-            guard !state.closed else { return false }
-            state.waiters[ObjectIdentifier(waiter)] = PendingReply(waiter: waiter, deadline: deadline)
-            if state.armedDeadline.map({ deadline < $0 }) ?? true {
-                state.armedDeadline = deadline
-                loop.setReplyDeadline(deadline)
-            }
-            return true
-        }
-        guard registered else { throw DBusError(.disconnected, "the connection is closed") }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                guard waiter.install(continuation) else { return }
-                self.start(message, waiter: waiter, timeout: Self.noLibdbusTimeout)
+        let ticket = CallTicket()
+        let result = await withTaskCancellationHandler {
+            await withUnsafeContinuation { continuation in
+                send(message, deadline: deadline, ticket: ticket, resuming: continuation)
             }
         } onCancel: {
-            waiter.cancel()
+            abandon(ticket)
         }
-        return try waiter.outcome().get()
+        return try result.get()
     }
 
-    /// Sends the call and arms the reply notification, on the caller's thread (libdbus writes the message out
-    /// at once). The reply may be dispatched on the loop before the notification is armed; then the pending call
-    /// is already complete and the reply is taken here. The waiter lets only one side take it.
-    private func start(_ message: Message, waiter: ReplyWaiter, timeout: Int32) {
-        guard !isClosed else {
-            waiter.complete(.failure(DBusError(.disconnected, "the connection is closed")))
-            return
+    /// Sends the call and registers it under its serial, or fails it at once.
+    ///
+    /// libdbus writes the message out inside `dbus_connection_send`, so the reply may be read on the loop before
+    /// that returns. The send therefore happens under the calls' lock, which the filter needs to look the reply up:
+    /// a reply never finds its call missing. libdbus takes only its own connection lock inside, and calls back
+    /// only into the loop's, never into this one.
+    private func send(
+        _ message: Message, deadline: DispatchTime, ticket: CallTicket,
+        resuming continuation: UnsafeContinuation<Result<Message, DBusError>, Never>
+    ) {
+        let failure: DBusError? = calls.withLock { calls in
+            guard !calls.closed else { return DBusError(.disconnected, "the connection is closed") }
+            guard ticket.state.load(ordering: .acquiring) == CallTicket.unsent else {
+                return DBusError(.cancelled, "the call was cancelled")
+            }
+            var serial: UInt32 = 0
+            guard dbus_connection_send(raw, message.raw, &serial) != 0 else {
+                return DBusError(.outOfMemory, "cannot send the method call")
+            }
+            guard
+                ticket.state.compareExchange(
+                    expected: CallTicket.unsent, desired: UInt64(serial), ordering: .acquiringAndReleasing
+                ).exchanged
+            else {
+                return DBusError(.cancelled, "the call was cancelled")  // sent, but nobody will take the reply
+            }
+            calls.pending[serial] = PendingReply(continuation: continuation, deadline: deadline)
+            if calls.armedDeadline.map({ deadline < $0 }) ?? true {
+                calls.armedDeadline = deadline
+                loop.setReplyDeadline(deadline)
+            }
+            return nil
         }
-        var pending: OpaquePointer?
-        guard dbus_connection_send_with_reply(raw, message.raw, &pending, timeout) != 0 else {
-            waiter.complete(.failure(DBusError(.outOfMemory, "cannot send the method call")))
-            return
-        }
-        guard let pending else {
-            waiter.complete(.failure(DBusError(.disconnected, "the connection is closed")))
-            return
-        }
-        let data = Unmanaged.passRetained(waiter).toOpaque()
-        guard dbus_pending_call_set_notify(pending, Self.replyNotify, data, Self.releaseWaiter) != 0 else {
-            Unmanaged<ReplyWaiter>.fromOpaque(data).release()
-            dbus_pending_call_cancel(pending)
-            dbus_pending_call_unref(pending)
-            waiter.complete(.failure(DBusError(.outOfMemory, "cannot wait for the reply")))
-            return
-        }
-        // Once attached, the waiter owns the reference send_with_reply gave us, and the loop may complete the
-        // call and release it at any moment, freeing the pending call. The check below needs its own reference.
-        dbus_pending_call_ref(pending)
-        defer { dbus_pending_call_unref(pending) }
-        waiter.attach(pending)
-        if dbus_pending_call_get_completed(pending) != 0 {
-            waiter.completeFromPending(pending)
-        }
+        if let failure { continuation.resume(returning: .failure(failure)) }
+    }
+
+    /// The caller's task was cancelled: before the send, the sender sees it; after, the call is failed here
+    /// unless its reply, timeout or the close got to it first. Any thread.
+    private func abandon(_ ticket: CallTicket) {
+        let (marked, serial) = ticket.state.compareExchange(
+            expected: CallTicket.unsent, desired: CallTicket.cancelled, ordering: .acquiringAndReleasing)
+        guard !marked, serial != CallTicket.cancelled else { return }
+        let entry = calls.withLock { $0.pending.removeValue(forKey: UInt32(truncatingIfNeeded: serial)) }
+        entry?.continuation.resume(returning: .failure(DBusError(.cancelled, "the call was cancelled")))
+    }
+
+    /// Hands a reply (or error reply) to the call it answers. Returns false when no call waits for it any more:
+    /// it was cancelled or timed out. Runs on the loop, from the message filter.
+    func deliverReply(_ reply: Message) -> Bool {
+        let serial = dbus_message_get_reply_serial(reply.raw)
+        guard let entry = calls.withLock({ $0.pending.removeValue(forKey: serial) }) else { return false }
+        entry.continuation.resume(returning: reply.error.map { .failure($0) } ?? .success(reply))
+        return true
     }
 
     /// Fails the calls whose deadline has passed with `NoReply`, then re-arms the timer for the next deadline.
     /// Runs on the loop when the reply timer fires.
     func expireReplies() {
         let now = DispatchTime.now()
-        let expired: [ReplyWaiter] = state.withLock { state in
-            let expired = state.waiters.values.filter { $0.deadline <= now }.map(\.waiter)
-            let next = state.waiters.values.lazy.filter { $0.deadline > now }.map(\.deadline).min()
-            state.armedDeadline = next
-            loop.setReplyDeadline(next)
+        let expired: [PendingReply] = calls.withLock { calls in
+            let serials = calls.pending.filter { $0.value.deadline <= now }.keys
+            let expired = serials.compactMap { calls.pending.removeValue(forKey: $0) }
+            calls.armedDeadline = calls.pending.values.lazy.map(\.deadline).min()
+            loop.setReplyDeadline(calls.armedDeadline)
             return expired
         }
-        for waiter in expired {
-            waiter.cancelPending(
-                with: DBusError(
-                    name: .noReply,
-                    message: "Did not receive a reply: the reply timeout expired or the peer did not answer"))
-        }
+        let noReply = DBusError(
+            name: .noReply, message: "Did not receive a reply: the reply timeout expired or the peer did not answer")
+        for entry in expired { entry.continuation.resume(returning: .failure(noReply)) }
     }
 
-    /// Forgets a finished waiter.
-    func forget(_ waiter: ReplyWaiter) {
-        state.withLock { _ = $0.waiters.removeValue(forKey: ObjectIdentifier(waiter)) }
+    /// Fails every call in flight with `.disconnected`, and any later one. Any thread.
+    func failCalls() {
+        let taken = calls.withLock { calls in
+            calls.closed = true
+            calls.armedDeadline = nil
+            defer { calls.pending = [:] }
+            return Array(calls.pending.values)
+        }
+        let closed = DBusError(.disconnected, "the connection was closed")
+        for entry in taken { entry.continuation.resume(returning: .failure(closed)) }
     }
 
     /// Queues a message without waiting for any reply. Any thread.

@@ -7,8 +7,9 @@ extension ConnectionCore {
     static let localInterface = InterfaceName(trusted: "org.freedesktop.DBus.Local")
     static let nameOwnerChanged = MemberName(trusted: "NameOwnerChanged")
 
-    /// Every incoming message passes here, on the queue. Method calls go to the exported objects (and are
-    /// always answered, so libdbus never adds its own reply); signals go to matching subscriptions.
+    /// Every incoming message passes here, on the loop. Replies go to the calls awaiting them; method calls go to
+    /// the exported objects (and are always answered, so libdbus never adds its own reply); signals go to matching
+    /// subscriptions.
     func filter(_ message: Message) -> DBusHandlerResult {
         switch message.kind {
         case .methodCall:
@@ -19,8 +20,11 @@ extension ConnectionCore {
             counters.signals.add(1, ordering: .relaxed)
             deliverSignal(message)
             return DBUS_HANDLER_RESULT_NOT_YET_HANDLED
-        default:
-            counters.replies.add(1, ordering: .relaxed)      // a reply nobody waits for (any more)
+        case .methodReturn, .error:
+            counters.replies.add(1, ordering: .relaxed)
+            // A reply nobody waits for any more (cancelled, timed out) is left to libdbus, which drops it.
+            return deliverReply(message) ? DBUS_HANDLER_RESULT_HANDLED : DBUS_HANDLER_RESULT_NOT_YET_HANDLED
+        case .unknown:
             return DBUS_HANDLER_RESULT_NOT_YET_HANDLED
         }
     }

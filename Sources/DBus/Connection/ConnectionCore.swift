@@ -6,8 +6,8 @@ import HandoffShared
 /// subscriptions and exported objects.
 ///
 /// All libdbus dispatching happens on `loop`, one thread per connection (``ConnectionLoop``). libdbus calls back
-/// into this object (watches, timeouts, the message filter, reply notifications) through C function pointers;
-/// those hold one retained reference, dropped when ``close()`` tears the connection down.
+/// into this object (watches, timeouts, and the message filter, which also hands replies to their calls) through C
+/// function pointers; those hold one retained reference, dropped when ``close()`` tears the connection down.
 ///
 /// `@unchecked Sendable` is true: `raw` is used through libdbus's own locking (threads are initialised with
 /// `dbus_threads_init_default`), and every mutable Swift field lives in `state` behind a lock.
@@ -17,9 +17,6 @@ final class ConnectionCore: @unchecked Sendable {
         var nextID: UInt64 = 1
         var subscriptions: [UInt64: SignalSubscription] = [:]
         var objects = ObjectRegistry()
-        var waiters: [ObjectIdentifier: PendingReply] = [:]
-        /// The deadline the loop's reply timer is set for, nil when it is disarmed.
-        var armedDeadline: DispatchTime?
         /// Well-known names used as signal senders, whose owners are tracked through NameOwnerChanged.
         var watchedNames: Set<BusName> = []
         var owners: [BusName: BusName] = [:]
@@ -29,6 +26,8 @@ final class ConnectionCore: @unchecked Sendable {
     /// The connection's thread; its reply timer serves all reply deadlines, armed for the earliest one.
     let loop: ConnectionLoop
     let state = Locked(State())
+    /// The method calls awaiting replies, behind a lock of their own: a call is sent while holding it.
+    let calls = Locked(Calls())
     /// The unique name the bus gave this connection.
     let uniqueName: BusName
     /// Messages delivered to this connection, by kind.
@@ -73,20 +72,19 @@ final class ConnectionCore: @unchecked Sendable {
     /// Closes the connection: pending calls fail with `.disconnected`, signal streams finish, the libdbus
     /// connection is closed and released. Safe to call more than once and from any thread.
     func close() {
-        let taken: ([SignalSubscription], [ReplyWaiter])? = state.withLock { state in
+        let subscriptions: [SignalSubscription]? = state.withLock { state in
             guard !state.closed else { return nil }
             state.closed = true
             defer {
                 state.subscriptions = [:]
-                state.waiters = [:]
                 state.objects = ObjectRegistry()
             }
-            return (Array(state.subscriptions.values), state.waiters.values.map(\.waiter))
+            return Array(state.subscriptions.values)
         }
-        guard let (subscriptions, waiters) = taken else { return }
+        guard let subscriptions else { return }
+        failCalls()
         for subscription in subscriptions { subscription.finish() }
         loop.async {
-            for waiter in waiters { waiter.cancelPending(with: DBusError(.disconnected, "the connection was closed")) }
             self.loop.setReplyDeadline(nil)
             self.uninstall()
             self.loop.stop()

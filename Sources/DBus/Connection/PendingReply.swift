@@ -1,7 +1,21 @@
 import Dispatch
+import Synchronization
 
-/// A call awaiting its reply, with the moment it gives up.
+/// A method call awaiting its reply: the task to resume and the moment it gives up.
 struct PendingReply {
-    let waiter: ReplyWaiter
+    /// Resumed exactly once, by whoever removes this entry from ``ConnectionCore/Calls`` under its lock: the reply,
+    /// the reply timer, the caller's cancellation or the connection closing.
+    let continuation: UnsafeContinuation<Result<Message, DBusError>, Never>
     let deadline: DispatchTime
+}
+
+/// One call's progress as its cancellation handler sees it, which may run before, during or after the send:
+/// ``unsent``, then either the serial libdbus gave the call or ``cancelled``, whichever is stored first.
+final class CallTicket: Sendable {
+    /// Not sent yet, and not cancelled.
+    static let unsent: UInt64 = 0
+    /// Cancelled before the serial was known; the sender fails the call itself. No serial is this large.
+    static let cancelled: UInt64 = 1 << 32
+
+    let state = Atomic<UInt64>(CallTicket.unsent)
 }
