@@ -46,6 +46,7 @@ extension ConnectionCore {
         } onCancel: {
             abandon(ticket)
         }
+        _ = ticket.handedOver.load(ordering: .acquiring)
         return try result.get()
     }
 
@@ -75,7 +76,7 @@ extension ConnectionCore {
             else {
                 return DBusError(.cancelled, "the call was cancelled")  // sent, but nobody will take the reply
             }
-            calls.pending[serial] = PendingReply(continuation: continuation, deadline: deadline)
+            calls.pending[serial] = PendingReply(continuation: continuation, ticket: ticket, deadline: deadline)
             if calls.armedDeadline.map({ deadline < $0 }) ?? true {
                 calls.armedDeadline = deadline
                 loop.setReplyDeadline(deadline)
@@ -92,7 +93,7 @@ extension ConnectionCore {
             expected: CallTicket.unsent, desired: CallTicket.cancelled, ordering: .acquiringAndReleasing)
         guard !marked, serial != CallTicket.cancelled else { return }
         let entry = calls.withLock { $0.pending.removeValue(forKey: UInt32(truncatingIfNeeded: serial)) }
-        entry?.continuation.resume(returning: .failure(DBusError(.cancelled, "the call was cancelled")))
+        entry?.resume(with: .failure(DBusError(.cancelled, "the call was cancelled")))
     }
 
     /// Hands a reply (or error reply) to the call it answers. Returns false when no call waits for it any more:
@@ -100,7 +101,7 @@ extension ConnectionCore {
     func deliverReply(_ reply: Message) -> Bool {
         let serial = dbus_message_get_reply_serial(reply.raw)
         guard let entry = calls.withLock({ $0.pending.removeValue(forKey: serial) }) else { return false }
-        entry.continuation.resume(returning: reply.error.map { .failure($0) } ?? .success(reply))
+        entry.resume(with: reply.error.map { .failure($0) } ?? .success(reply))
         return true
     }
 
@@ -117,7 +118,7 @@ extension ConnectionCore {
         }
         let noReply = DBusError(
             name: .noReply, message: "Did not receive a reply: the reply timeout expired or the peer did not answer")
-        for entry in expired { entry.continuation.resume(returning: .failure(noReply)) }
+        for entry in expired { entry.resume(with: .failure(noReply)) }
     }
 
     /// Fails every call in flight with `.disconnected`, and any later one. Any thread.
@@ -129,7 +130,7 @@ extension ConnectionCore {
             return Array(calls.pending.values)
         }
         let closed = DBusError(.disconnected, "the connection was closed")
-        for entry in taken { entry.continuation.resume(returning: .failure(closed)) }
+        for entry in taken { entry.resume(with: .failure(closed)) }
     }
 
     /// Queues a message without waiting for any reply. Any thread.
