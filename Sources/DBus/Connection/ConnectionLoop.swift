@@ -1,6 +1,7 @@
 import CDBus
 import Dispatch
 import HandoffShared
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -43,10 +44,13 @@ final class ConnectionLoop: @unchecked Sendable {
         var dispatchPending = false
         var replyDeadline: UInt64?
         var stopped = false
-        var thread: pthread_t?
+        /// A watch was added, removed or toggled since the poll set was last built.
+        var watchesChanged = true
     }
 
     private let state = Locked(State())
+    /// The loop's thread (`pthread_t`), 0 until it runs: read on every wake-up decision, so not behind the lock.
+    private let thread = Atomic<UInt>(0)
     /// The wake-up pipe: the loop polls `wakeDescriptor`, others write to `wakeWriter`.
     private let wakeDescriptor: Int32
     private let wakeWriter: Int32
@@ -85,8 +89,7 @@ final class ConnectionLoop: @unchecked Sendable {
 
     /// Whether the caller runs on this loop's thread.
     var isCurrent: Bool {
-        guard let thread = state.withLock({ $0.thread }) else { return false }
-        return pthread_equal(thread, pthread_self()) != 0
+        thread.load(ordering: .relaxed) == pthread_self()
     }
 
     /// Runs `job` on the loop thread, after whatever is already queued.
@@ -119,18 +122,27 @@ final class ConnectionLoop: @unchecked Sendable {
     func addWatch(_ watch: OpaquePointer) {
         let entry = Watch(fd: dbus_watch_get_unix_fd(watch), flags: dbus_watch_get_flags(watch),
                           enabled: dbus_watch_get_enabled(watch) != 0)
-        state.withLock { $0.watches[UInt(bitPattern: watch)] = entry }
+        state.withLock {
+            $0.watches[UInt(bitPattern: watch)] = entry
+            $0.watchesChanged = true
+        }
         wakeUnlessCurrent()
     }
 
     func removeWatch(_ watch: OpaquePointer) {
-        state.withLock { _ = $0.watches.removeValue(forKey: UInt(bitPattern: watch)) }
+        state.withLock {
+            $0.watches.removeValue(forKey: UInt(bitPattern: watch))
+            $0.watchesChanged = true
+        }
         wakeUnlessCurrent()
     }
 
     func toggleWatch(_ watch: OpaquePointer) {
         let enabled = dbus_watch_get_enabled(watch) != 0
-        state.withLock { $0.watches[UInt(bitPattern: watch)]?.enabled = enabled }
+        state.withLock {
+            $0.watches[UInt(bitPattern: watch)]?.enabled = enabled
+            $0.watchesChanged = true
+        }
         wakeUnlessCurrent()
     }
 
@@ -170,7 +182,9 @@ final class ConnectionLoop: @unchecked Sendable {
     }
 
     private func run() {
-        state.withLock { $0.thread = pthread_self() }
+        thread.store(pthread_self(), ordering: .relaxed)
+        // The poll set: the wake-up pipe, then the enabled watches (their keys in `polled`), rebuilt only when a
+        // watch changed.
         var fds: [pollfd] = []
         var polled: [UInt] = []
         while true {
@@ -191,18 +205,13 @@ final class ConnectionLoop: @unchecked Sendable {
             }
             if !jobs.isEmpty || !taskJobs.isEmpty { continue }  // they may have queued more work or changed watches
 
-            let (timeoutMS, descriptors) = state.withLock { state -> (Int32, [(UInt, pollfd)]) in
+            let (nearest, descriptors) = state.withLock { state -> (UInt64?, [(UInt, pollfd)]?) in
                 var nearest = state.replyDeadline
                 for timeout in state.timeouts.values {
                     if let deadline = timeout.deadline { nearest = min(nearest ?? deadline, deadline) }
                 }
-                let wait: Int32
-                if let nearest {
-                    let now = DispatchTime.now().uptimeNanoseconds
-                    wait = nearest <= now ? 0 : Int32(clamping: (nearest - now + 999_999) / 1_000_000)
-                } else {
-                    wait = -1
-                }
+                guard state.watchesChanged else { return (nearest, nil) }
+                state.watchesChanged = false
                 let list = state.watches.compactMap { key, watch -> (UInt, pollfd)? in
                     guard watch.enabled else { return nil }
                     var events: Int16 = 0
@@ -210,14 +219,23 @@ final class ConnectionLoop: @unchecked Sendable {
                     if watch.flags & DBUS_WATCH_WRITABLE.rawValue != 0 { events |= Int16(POLLOUT) }
                     return (key, pollfd(fd: watch.fd, events: events, revents: 0))
                 }
-                return (wait, list)
+                return (nearest, list)
             }
-            fds.removeAll(keepingCapacity: true)
-            polled.removeAll(keepingCapacity: true)
-            fds.append(pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0))
-            for (key, fd) in descriptors {
-                polled.append(key)
-                fds.append(fd)
+            if let descriptors {
+                fds.removeAll(keepingCapacity: true)
+                polled.removeAll(keepingCapacity: true)
+                fds.append(pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0))
+                for (key, fd) in descriptors {
+                    polled.append(key)
+                    fds.append(fd)
+                }
+            } else {
+                for index in fds.indices { fds[index].revents = 0 }
+            }
+            var timeoutMS: Int32 = -1
+            if let nearest {
+                let now = DispatchTime.now().uptimeNanoseconds
+                timeoutMS = nearest <= now ? 0 : Int32(clamping: (nearest - now + 999_999) / 1_000_000)
             }
             let ready = poll(&fds, nfds_t(fds.count), timeoutMS)
             if ready < 0 && errno != EINTR { continue }
@@ -229,14 +247,19 @@ final class ConnectionLoop: @unchecked Sendable {
             for (index, key) in polled.enumerated() where fds[index + 1].revents != 0 {
                 handled = handle(key, revents: fds[index + 1].revents) || handled
             }
-            if handled { onDispatch() }
-            fireTimers()
+            if handled {
+                state.withLock { $0.dispatchPending = false }  // this dispatch serves what the handling queued
+                onDispatch()
+            }
+            if let nearest, nearest <= DispatchTime.now().uptimeNanoseconds { fireTimers() }
         }
     }
 
-    /// Hands a ready socket to libdbus. libdbus reads at most one buffer per `dbus_watch_handle`, so while the
-    /// socket still holds bytes (FIONREAD) it is handled again, instead of paying a poll round per chunk of a large
-    /// message; bounded so one busy peer cannot starve the loop's other work.
+    /// Hands a ready socket to libdbus. libdbus reads at most 2 KiB per `dbus_watch_handle`, so while no whole
+    /// message is queued yet and the socket still holds bytes (FIONREAD), it is handled again, instead of paying a
+    /// poll round per chunk of a large message; bounded so one busy peer cannot starve the loop's other work. Once
+    /// a message is complete (libdbus reported it through ``scheduleDispatch()``), it is dispatched first: a small
+    /// reply costs no `ioctl`.
     private func handle(_ key: UInt, revents: Int16) -> Bool {
         guard let watch = state.withLock({ $0.watches[key] }), watch.enabled,
               let pointer = OpaquePointer(bitPattern: key) else { return false }
@@ -249,8 +272,8 @@ final class ConnectionLoop: @unchecked Sendable {
         guard flags & DBUS_WATCH_READABLE.rawValue != 0 else { return true }
         var rounds = 0
         var available: Int32 = 0
-        while rounds < 256, ioctl(watch.fd, UInt(FIONREAD), &available) == 0, available > 0,
-              state.withLock({ $0.watches[key]?.enabled ?? false })
+        while rounds < 256, state.withLock({ !$0.dispatchPending && $0.watches[key]?.enabled ?? false }),
+              ioctl(watch.fd, UInt(FIONREAD), &available) == 0, available > 0
         {
             dbus_watch_handle(pointer, DBUS_WATCH_READABLE.rawValue)
             rounds += 1
