@@ -21,7 +21,9 @@ extension PlistValue {
     /// Throws `corruptPayload`, saying why, for anything else (XML and other formats included).
     public static func dictionary(fromPropertyList data: Data) throws(HandoffError) -> [String: PlistValue] {
         do {
-            return try BinaryPropertyList.decodeDictionary([UInt8](data))
+            // Copied through its buffer: `[UInt8](data)` goes element by element through Data's generic path.
+            let bytes = data.withUnsafeBytes { [UInt8]($0) }
+            return try BinaryPropertyList.decodeDictionary(bytes)
         } catch {
             throw HandoffError(.corruptPayload, "the payload is not a valid binary property list (\(error))")
         }
