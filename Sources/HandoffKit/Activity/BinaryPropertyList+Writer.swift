@@ -37,14 +37,45 @@ extension BinaryPropertyList {
         mutating func write(_ value: PlistValue) throws(BinaryPropertyListError) -> [UInt8] {
             var bytes = 0, keys = 0
             let objects = try Self.measure(value, depth: 0, maximumDepth: maximumDepth, bytes: &bytes, keys: &keys)
+            let root = start(objects: objects, bytes: bytes, keys: keys)
+            emit(value, as: root)
+            return finish(root: root)
+        }
+
+        /// Writes the dictionary of `entries`, whose keys are distinct, as the root; as `write(.dictionary(…))`
+        /// would, without hashing the keys into a dictionary first.
+        mutating func write(entries: [(key: String, value: PlistValue)]) throws(BinaryPropertyListError) -> [UInt8] {
+            guard maximumDepth >= 0 else { throw .tooDeep(limit: maximumDepth) }
+            var bytes = 0, keys = entries.count, objects = 1
+            for (key, item) in entries {
+                bytes += key.utf8.count + 2
+                objects += 1 + (try Self.measure(item, depth: 1, maximumDepth: maximumDepth, bytes: &bytes,
+                                                 keys: &keys))
+            }
+            let root = start(objects: objects, bytes: bytes, keys: keys)
+            offsets[root] = output.count
+            if zip(entries, entries.dropFirst()).allSatisfy({ $0.key < $1.key }) {
+                dictionary(entries)
+            } else {
+                dictionary(entries.sorted { $0.key < $1.key })
+            }
+            return finish(root: root)
+        }
+
+        /// Sizes the tables and the output for a value `measure` found to need at most `objects` objects, about
+        /// `bytes` bytes and `keys` keys; writes the magic and numbers the root, which it returns.
+        private mutating func start(objects: Int, bytes: Int, keys: Int) -> Int {
             sharedKeys.reserveCapacity(min(keys, Self.sharedLimit))
             refSize = Self.width(of: UInt64(objects - 1))
             offsets = [Int](repeating: 0, count: objects)
             output.reserveCapacity(magic.count + bytes + objects * (refSize + 4) + trailerLength)
             output.append(contentsOf: magic)
-            let root = nextObject
-            nextObject += 1
-            emit(value, as: root)
+            nextObject = 1
+            return 0
+        }
+
+        /// Appends the offset table and the trailer, and returns the output.
+        private mutating func finish(root: Int) -> [UInt8] {
             let table = output.count
             let offsetSize = Self.width(of: UInt64(offsets[0..<nextObject].max() ?? 0))
             for offset in offsets[0..<nextObject] { append(UInt64(offset), width: offsetSize) }
@@ -168,13 +199,48 @@ extension BinaryPropertyList {
                     output.append(contentsOf: utf8)
                     return
                 }
-                let units = UTF16BigEndian.measure(utf8).units
-                header(0x60, units)
+                // A scalar of n UTF-8 bytes makes one UTF-16 unit per byte at most and one per three at least. When
+                // both bounds take the same header, that header is written and its count set once the units are
+                // known: one pass over the string instead of a measure and then the transcoding.
+                let most = utf8.count, least = (utf8.count + 2) / 3
                 let start = output.count
-                output.append(contentsOf: repeatElement(0, count: 2 * units))
-                output.withUnsafeMutableBytes { out in
-                    UTF16BigEndian.encode(utf8, into: UnsafeMutableRawBufferPointer(rebasing: out[start...]))
+                let units: Int
+                if Self.headerLength(least) == Self.headerLength(most) {
+                    header(0x60, most)
+                    let body = output.count
+                    output.append(contentsOf: repeatElement(0, count: 2 * most))
+                    let written = output.withUnsafeMutableBytes { out in
+                        UTF16BigEndian.encode(utf8, into: UnsafeMutableRawBufferPointer(rebasing: out[body...]))
+                    }
+                    output.removeLast(2 * most - written)
+                    units = written / 2
+                    setCount(units, ofHeaderAt: start)
+                } else {
+                    units = UTF16BigEndian.measure(utf8).units
+                    header(0x60, units)
+                    let body = output.count
+                    output.append(contentsOf: repeatElement(0, count: 2 * units))
+                    _ = output.withUnsafeMutableBytes { out in
+                        UTF16BigEndian.encode(utf8, into: UnsafeMutableRawBufferPointer(rebasing: out[body...]))
+                    }
                 }
+            }
+        }
+
+        /// The bytes `header(_:_:)` writes for `count`.
+        private static func headerLength(_ count: Int) -> Int {
+            count < 0x0F ? 1 : 2 + width(of: UInt64(count))
+        }
+
+        /// Rewrites the count of the header at `start` to `count`, which takes the same header length.
+        private mutating func setCount(_ count: Int, ofHeaderAt start: Int) {
+            guard count >= 0x0F else {
+                output[start] = output[start] & 0xF0 | UInt8(count)
+                return
+            }
+            let width = 1 << Int(output[start + 1] & 0x0F)
+            for index in 0..<width {
+                output[start + 2 + index] = UInt8(truncatingIfNeeded: count >> (8 * (width - 1 - index)))
             }
         }
 

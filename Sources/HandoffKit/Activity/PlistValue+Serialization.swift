@@ -17,6 +17,15 @@ extension PlistValue {
         }
     }
 
+    /// Serialises the dictionary of `entries`, whose keys must be distinct, as `binaryPropertyList(from:)` would.
+    static func binaryPropertyList(entries: [(key: String, value: PlistValue)]) throws(HandoffError) -> Data {
+        do {
+            return Data(try BinaryPropertyList.encode(entries: entries))
+        } catch {
+            throw HandoffError(.invalidActivity, "userInfo cannot be written as a property list: \(error)")
+        }
+    }
+
     /// Parses a binary property list whose root is a dictionary, with the strict ``BinaryPropertyList`` reader.
     /// Throws `corruptPayload`, saying why, for anything else (XML and other formats included).
     public static func dictionary(fromPropertyList data: Data) throws(HandoffError) -> [String: PlistValue] {

@@ -63,8 +63,10 @@ enum UTF16BigEndian {
         return high & highBits == 0
     }
 
-    /// Transcodes valid UTF-8 (a Swift string's storage) into exactly `2 * measure(utf8).units` bytes at `out`.
-    static func encode(_ utf8: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableRawBufferPointer) {
+    /// Transcodes valid UTF-8 (a Swift string's storage) into the first `2 * measure(utf8).units` bytes at `out`
+    /// (which may be longer), and returns that byte count.
+    @discardableResult
+    static func encode(_ utf8: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableRawBufferPointer) -> Int {
         let raw = UnsafeRawBufferPointer(utf8)
         var index = 0, position = 0
         while index + 8 <= raw.count {
@@ -99,6 +101,7 @@ enum UTF16BigEndian {
             encodeScalar(raw, &index, into: out, &position)
         }
         while index < raw.count { encodeScalar(raw, &index, into: out, &position) }
+        return position
     }
 
     /// Four bytes, each to the low byte of a 16-bit lane: b0 b1 b2 b3 -> b0 00 b1 00 b2 00 b3 00 (little-endian).
