@@ -35,8 +35,19 @@ import Testing
             let (isASCII, units) = copy.withUTF8 { UTF16BigEndian.measure($0) }
             #expect(isASCII == text.unicodeScalars.allSatisfy(\.isASCII), "\(text.debugDescription)")
             #expect(units == text.utf16.count, "\(text.debugDescription)")
+            #expect(copy.withUTF8 { UTF16BigEndian.isASCII($0) } == isASCII, "\(text.debugDescription)")
             var encoded = [UInt8](repeating: 0, count: 2 * units)
-            copy.withUTF8 { utf8 in encoded.withUnsafeMutableBytes { UTF16BigEndian.encode(utf8, into: $0) } }
+            let written = copy.withUTF8 { utf8 in
+                encoded.withUnsafeMutableBytes { UTF16BigEndian.encode(utf8, into: $0) }
+            }
+            #expect(written == 2 * units, "\(text.debugDescription)")
+            // Into a buffer with room to spare (as the writer gives it), the same bytes and count.
+            var roomy = [UInt8](repeating: 0xEE, count: 2 * copy.utf8.count + 16)
+            let writtenRoomy = copy.withUTF8 { utf8 in
+                roomy.withUnsafeMutableBytes { UTF16BigEndian.encode(utf8, into: $0) }
+            }
+            #expect(writtenRoomy == 2 * units && Array(roomy.prefix(2 * units)) == encoded,
+                    "\(text.debugDescription)")
             let expected = text.utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
             #expect(encoded == expected, "\(text.debugDescription)")
             let decoded = expected.withUnsafeBufferPointer { UTF16BigEndian.decode($0) }
@@ -50,6 +61,21 @@ import Testing
             for bad: [UInt8] in [[0xD8, 0x00], [0xDC, 0x00], [0xD8, 0x00, 0x00, 0x61]] {
                 let bytes = ascii + bad + [0, 0x62, 0, 0x63, 0, 0x64, 0, 0x65]
                 #expect(bytes.withUnsafeBufferPointer { UTF16BigEndian.decode($0) } == nil, "\(bytes)")
+            }
+        }
+    }
+
+    /// The writer sets a UTF-16 string's count after transcoding when both its bounds (a unit per UTF-8 byte at
+    /// most, per three at least) take the same header, and measures first otherwise: counts on both sides of each
+    /// header width, in one-, two-, three- and four-byte scalars, must decode back whole.
+    @Test func stringsOfEveryHeaderWidthSurviveAPropertyListRoundTrip() throws {
+        let counts = [1, 4, 5, 7, 8, 13, 14, 15, 16, 84, 85, 86, 127, 128, 255, 256, 257, 21_845, 21_846, 32_767,
+                      32_768, 65_535, 65_536]
+        for count in counts {
+            for wide in ["é", "☕", "🙂", "aé", "ab☕"] {
+                let text = "x" + String(repeating: wide, count: count)
+                let bytes = try BinaryPropertyList.encode(.string(text))
+                #expect(try BinaryPropertyList.decode(bytes) == .string(text), "\(count) × \(wide)")
             }
         }
     }

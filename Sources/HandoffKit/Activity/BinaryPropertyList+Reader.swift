@@ -107,8 +107,8 @@ extension BinaryPropertyList {
                 let (count, body) = try length(object, at: start)
                 guard count <= (objectEnd - body) / (2 * refSize) else { throw .truncatedObject(object: object) }
                 try enter(object, depth: depth)
-                var entries: [String: PlistValue] = [:]
-                entries.reserveCapacity(count)
+                // Not `reserveCapacity`, which is not specialized and looks the dictionary's type up at run time.
+                var entries = [String: PlistValue](minimumCapacity: count)
                 for index in 0..<count {
                     let keyObject = try reference(at: body + index * refSize)
                     budget -= 1

@@ -14,10 +14,21 @@ extension BinaryPropertyList {
         private var offsets: [Int] = []
         private var nextObject = 0
         private var refSize = 1
-        private var shared: [String: Int] = [:]
+        /// The keys written so far, for sharing: searched in order, since a few string comparisons cost less than
+        /// hashing a key. Past `sharedLimit` keys, further ones go to `moreSharedKeys`.
+        private var sharedKeys: [SharedKey] = []
+        private var moreSharedKeys: [String: Int] = [:]
+
+        /// A key written once, and its object number.
+        private struct SharedKey {
+            let key: String
+            let object: Int
+        }
 
         /// Keys up to this many UTF-8 bytes are shared between their uses.
         private static let sharedStringLength = 48
+        /// How many shared keys are searched in order before a dictionary takes the rest.
+        private static let sharedLimit = 32
 
         init(limits: Limits) {
             maximumDepth = limits.maximumDepth
@@ -26,13 +37,45 @@ extension BinaryPropertyList {
         mutating func write(_ value: PlistValue) throws(BinaryPropertyListError) -> [UInt8] {
             var bytes = 0, keys = 0
             let objects = try Self.measure(value, depth: 0, maximumDepth: maximumDepth, bytes: &bytes, keys: &keys)
-            shared.reserveCapacity(keys)
+            let root = start(objects: objects, bytes: bytes, keys: keys)
+            emit(value, as: root)
+            return finish(root: root)
+        }
+
+        /// Writes the dictionary of `entries`, whose keys are distinct, as the root; as `write(.dictionary(…))`
+        /// would, without hashing the keys into a dictionary first.
+        mutating func write(entries: [(key: String, value: PlistValue)]) throws(BinaryPropertyListError) -> [UInt8] {
+            guard maximumDepth >= 0 else { throw .tooDeep(limit: maximumDepth) }
+            var bytes = 0, keys = entries.count, objects = 1
+            for (key, item) in entries {
+                bytes += key.utf8.count + 2
+                objects += 1 + (try Self.measure(item, depth: 1, maximumDepth: maximumDepth, bytes: &bytes,
+                                                 keys: &keys))
+            }
+            let root = start(objects: objects, bytes: bytes, keys: keys)
+            offsets[root] = output.count
+            if zip(entries, entries.dropFirst()).allSatisfy({ $0.key < $1.key }) {
+                dictionary(entries)
+            } else {
+                dictionary(entries.sorted { $0.key < $1.key })
+            }
+            return finish(root: root)
+        }
+
+        /// Sizes the tables and the output for a value `measure` found to need at most `objects` objects, about
+        /// `bytes` bytes and `keys` keys; writes the magic and numbers the root, which it returns.
+        private mutating func start(objects: Int, bytes: Int, keys: Int) -> Int {
+            sharedKeys.reserveCapacity(min(keys, Self.sharedLimit))
             refSize = Self.width(of: UInt64(objects - 1))
             offsets = [Int](repeating: 0, count: objects)
             output.reserveCapacity(magic.count + bytes + objects * (refSize + 4) + trailerLength)
             output.append(contentsOf: magic)
-            let (root, _) = number(value, isKey: false)
-            emit(value, as: root)
+            nextObject = 1
+            return 0
+        }
+
+        /// Appends the offset table and the trailer, and returns the output.
+        private mutating func finish(root: Int) -> [UInt8] {
             let table = output.count
             let offsetSize = Self.width(of: UInt64(offsets[0..<nextObject].max() ?? 0))
             for offset in offsets[0..<nextObject] { append(UInt64(offset), width: offsetSize) }
@@ -81,15 +124,20 @@ extension BinaryPropertyList {
             }
         }
 
-        /// Gives `value` an object number: the next free one (`isNew`), or for a dictionary key
-        /// already written, that key's.
-        private mutating func number(_ value: PlistValue, isKey: Bool) -> (object: Int, isNew: Bool) {
-            if isKey, case .string(let s) = value, s.utf8.count <= Self.sharedStringLength {
-                if let object = shared[s] { return (object, false) }
-                shared[s] = nextObject
+        /// Gives a dictionary key an object number: that of the same key already written, or the next free one.
+        private mutating func number(key: String) -> Int {
+            let object = nextObject
+            if key.utf8.count <= Self.sharedStringLength {
+                for shared in sharedKeys where shared.key == key { return shared.object }
+                if sharedKeys.count < Self.sharedLimit {
+                    sharedKeys.append(SharedKey(key: key, object: object))
+                } else {
+                    if let shared = moreSharedKeys[key] { return shared }
+                    moreSharedKeys[key] = object
+                }
             }
-            defer { nextObject += 1 }
-            return (nextObject, true)
+            nextObject += 1
+            return object
         }
 
         private mutating func emit(_ value: PlistValue, as object: Int) {
@@ -111,45 +159,88 @@ extension BinaryPropertyList {
             case .string(let s):
                 string(s)
             case .array(let items):
-                container(0xA0, children: items, keys: 0)
+                // The references, then each item: all new objects, numbered in order.
+                let first = nextObject
+                nextObject += items.count
+                header(0xA0, items.count)
+                for index in items.indices { append(UInt64(first + index), width: refSize) }
+                for (index, item) in items.enumerated() { emit(item, as: first + index) }
             case .dictionary(let entries):
-                let sorted = entries.sorted { $0.key < $1.key }
-                var children: [PlistValue] = []
-                children.reserveCapacity(2 * sorted.count)
-                for (key, _) in sorted { children.append(.string(key)) }
-                for (_, item) in sorted { children.append(item) }
-                container(0xD0, children: children, keys: sorted.count)
+                dictionary(entries.sorted { $0.key < $1.key })
             case .url(let url):
-                container(0xD0, children: [.string(urlMarkerKey), .string(url.absoluteString)], keys: 1)
+                dictionary([(urlMarkerKey, .string(url.absoluteString))])
             }
         }
 
-        /// An array (`keys` 0) or a dictionary (its `keys` keys, then as many values): the marker, the references,
-        /// then every child not yet written.
-        private mutating func container(_ marker: UInt8, children: [PlistValue], keys: Int) {
-            var numbers: [(object: Int, isNew: Bool)] = []
-            numbers.reserveCapacity(children.count)
-            for (index, child) in children.enumerated() { numbers.append(number(child, isKey: index < keys)) }
-            header(marker, children.count - keys)
-            for (object, _) in numbers { append(UInt64(object), width: refSize) }
-            for (child, (object, isNew)) in zip(children, numbers) where isNew { emit(child, as: object) }
+        /// A dictionary of `entries` in their order: the marker, the keys' references then the values', then every
+        /// key not yet written, then the values. A key numbered here is new, so its number is at least `firstKey`.
+        private mutating func dictionary(_ entries: [(key: String, value: PlistValue)]) {
+            let firstKey = nextObject
+            var keyObjects: [Int] = []
+            keyObjects.reserveCapacity(entries.count)
+            for entry in entries { keyObjects.append(number(key: entry.key)) }
+            let firstValue = nextObject
+            nextObject += entries.count
+            header(0xD0, entries.count)
+            for object in keyObjects { append(UInt64(object), width: refSize) }
+            for index in entries.indices { append(UInt64(firstValue + index), width: refSize) }
+            for (entry, object) in zip(entries, keyObjects) where object >= firstKey {
+                offsets[object] = output.count
+                string(entry.key)
+            }
+            for (index, entry) in entries.enumerated() { emit(entry.value, as: firstValue + index) }
         }
 
         private mutating func string(_ s: String) {
             var s = s
             s.withUTF8 { utf8 in
-                let (isASCII, units) = UTF16BigEndian.measure(utf8)
-                if isASCII {
+                if UTF16BigEndian.isASCII(utf8) {
                     header(0x50, utf8.count)
                     output.append(contentsOf: utf8)
+                    return
+                }
+                // A scalar of n UTF-8 bytes makes one UTF-16 unit per byte at most and one per three at least. When
+                // both bounds take the same header, that header is written and its count set once the units are
+                // known: one pass over the string instead of a measure and then the transcoding.
+                let most = utf8.count, least = (utf8.count + 2) / 3
+                let start = output.count
+                let units: Int
+                if Self.headerLength(least) == Self.headerLength(most) {
+                    header(0x60, most)
+                    let body = output.count
+                    output.append(contentsOf: repeatElement(0, count: 2 * most))
+                    let written = output.withUnsafeMutableBytes { out in
+                        UTF16BigEndian.encode(utf8, into: UnsafeMutableRawBufferPointer(rebasing: out[body...]))
+                    }
+                    output.removeLast(2 * most - written)
+                    units = written / 2
+                    setCount(units, ofHeaderAt: start)
                 } else {
+                    units = UTF16BigEndian.measure(utf8).units
                     header(0x60, units)
-                    let start = output.count
+                    let body = output.count
                     output.append(contentsOf: repeatElement(0, count: 2 * units))
-                    output.withUnsafeMutableBytes { out in
-                        UTF16BigEndian.encode(utf8, into: UnsafeMutableRawBufferPointer(rebasing: out[start...]))
+                    _ = output.withUnsafeMutableBytes { out in
+                        UTF16BigEndian.encode(utf8, into: UnsafeMutableRawBufferPointer(rebasing: out[body...]))
                     }
                 }
+            }
+        }
+
+        /// The bytes `header(_:_:)` writes for `count`.
+        private static func headerLength(_ count: Int) -> Int {
+            count < 0x0F ? 1 : 2 + width(of: UInt64(count))
+        }
+
+        /// Rewrites the count of the header at `start` to `count`, which takes the same header length.
+        private mutating func setCount(_ count: Int, ofHeaderAt start: Int) {
+            guard count >= 0x0F else {
+                output[start] = output[start] & 0xF0 | UInt8(count)
+                return
+            }
+            let width = 1 << Int(output[start + 1] & 0x0F)
+            for index in 0..<width {
+                output[start + 2 + index] = UInt8(truncatingIfNeeded: count >> (8 * (width - 1 - index)))
             }
         }
 

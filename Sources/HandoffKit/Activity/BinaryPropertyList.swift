@@ -54,6 +54,14 @@ public enum BinaryPropertyList {
         var writer = Writer(limits: limits)
         return try writer.write(value)
     }
+
+    /// Encodes the dictionary of `entries`, whose keys must be distinct: the bytes `encode(.dictionary(…))` gives,
+    /// for a caller that has its entries at hand and need not build a dictionary.
+    static func encode(entries: [(key: String, value: PlistValue)], limits: Limits = .standard)
+        throws(BinaryPropertyListError) -> [UInt8] {
+        var writer = Writer(limits: limits)
+        return try writer.write(entries: entries)
+    }
 }
 
 /// Why bytes are not a binary property list this reader accepts. Object numbers index the offset table.

@@ -17,11 +17,22 @@ extension PlistValue {
         }
     }
 
+    /// Serialises the dictionary of `entries`, whose keys must be distinct, as `binaryPropertyList(from:)` would.
+    static func binaryPropertyList(entries: [(key: String, value: PlistValue)]) throws(HandoffError) -> Data {
+        do {
+            return Data(try BinaryPropertyList.encode(entries: entries))
+        } catch {
+            throw HandoffError(.invalidActivity, "userInfo cannot be written as a property list: \(error)")
+        }
+    }
+
     /// Parses a binary property list whose root is a dictionary, with the strict ``BinaryPropertyList`` reader.
     /// Throws `corruptPayload`, saying why, for anything else (XML and other formats included).
     public static func dictionary(fromPropertyList data: Data) throws(HandoffError) -> [String: PlistValue] {
         do {
-            return try BinaryPropertyList.decodeDictionary([UInt8](data))
+            // Copied through its buffer: `[UInt8](data)` goes element by element through Data's generic path.
+            let bytes = data.withUnsafeBytes { [UInt8]($0) }
+            return try BinaryPropertyList.decodeDictionary(bytes)
         } catch {
             throw HandoffError(.corruptPayload, "the payload is not a valid binary property list (\(error))")
         }

@@ -40,51 +40,109 @@ enum UTF16BigEndian {
         return Int(truncatingIfNeeded: (pairs &* 0x0001_0001_0001_0001) >> 48)
     }
 
-    /// Transcodes valid UTF-8 (a Swift string's storage) into exactly `2 * measure(utf8).units` bytes at `out`.
-    static func encode(_ utf8: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableRawBufferPointer) {
+    /// Whether `utf8` is all ASCII: 32 bytes a step, in four independent words.
+    static func isASCII(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        let raw = UnsafeRawBufferPointer(utf8)
+        var high: UInt64 = 0, index = 0
+        while index + 32 <= raw.count {
+            let a = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            let b = raw.loadUnaligned(fromByteOffset: index + 8, as: UInt64.self)
+            let c = raw.loadUnaligned(fromByteOffset: index + 16, as: UInt64.self)
+            let d = raw.loadUnaligned(fromByteOffset: index + 24, as: UInt64.self)
+            guard (a | b | c | d) & highBits == 0 else { return false }
+            index += 32
+        }
+        while index + 8 <= raw.count {
+            high |= raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            index += 8
+        }
+        while index < raw.count {
+            high |= UInt64(raw[index])
+            index += 1
+        }
+        return high & highBits == 0
+    }
+
+    /// Transcodes valid UTF-8 (a Swift string's storage) into the first `2 * measure(utf8).units` bytes at `out`
+    /// (which may be longer), and returns that byte count.
+    @discardableResult
+    static func encode(_ utf8: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableRawBufferPointer) -> Int {
         let raw = UnsafeRawBufferPointer(utf8)
         var index = 0, position = 0
-        while index < raw.count {
-            if index + 4 <= raw.count {
-                let four = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: index, as: UInt32.self))
-                if four & 0x8080_8080 == 0 {
-                    // b0 b1 b2 b3 -> 00 b0 00 b1 00 b2 00 b3: each byte to the high half of a 16-bit lane.
-                    var lanes = UInt64(four)
-                    lanes = (lanes | lanes << 16) & 0x0000_FFFF_0000_FFFF
-                    lanes = (lanes | lanes << 8) & 0x00FF_00FF_00FF_00FF
-                    out.storeBytes(of: (lanes << 8).littleEndian, toByteOffset: position, as: UInt64.self)
-                    index += 4
-                    position += 8
-                    continue
+        while index + 8 <= raw.count {
+            let eight = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+            let high = eight & highBits
+            if high == 0 {
+                // b0 b1 b2 b3 -> 00 b0 00 b1 00 b2 00 b3: each byte to the high half of a 16-bit lane.
+                out.storeBytes(of: (spread(UInt32(truncatingIfNeeded: eight)) << 8).littleEndian,
+                               toByteOffset: position, as: UInt64.self)
+                out.storeBytes(of: (spread(UInt32(truncatingIfNeeded: eight >> 32)) << 8).littleEndian,
+                               toByteOffset: position + 8, as: UInt64.self)
+                index += 8
+                position += 16
+                continue
+            }
+            // The ASCII bytes before the first that is not (the lowest lane with its high bit set), then one scalar.
+            // All eight stored where there is room, as few kept; the bytes after them are written over next.
+            let ascii = high.trailingZeroBitCount / 8
+            if position + 16 <= out.count {
+                out.storeBytes(of: (spread(UInt32(truncatingIfNeeded: eight)) << 8).littleEndian,
+                               toByteOffset: position, as: UInt64.self)
+                out.storeBytes(of: (spread(UInt32(truncatingIfNeeded: eight >> 32)) << 8).littleEndian,
+                               toByteOffset: position + 8, as: UInt64.self)
+            } else {
+                for offset in 0..<ascii {
+                    out.storeBytes(of: UInt16(raw[index + offset]).bigEndian, toByteOffset: position + 2 * offset,
+                                   as: UInt16.self)
                 }
             }
-            let lead = UInt32(raw[index])
-            var scalar: UInt32
-            switch lead {
-            case 0..<0x80:
-                scalar = lead
-                index += 1
-            case 0xC0..<0xE0:
-                scalar = (lead & 0x1F) << 6 | UInt32(raw[index + 1] & 0x3F)
-                index += 2
-            case 0xE0..<0xF0:
-                scalar = (lead & 0x0F) << 12 | UInt32(raw[index + 1] & 0x3F) << 6 | UInt32(raw[index + 2] & 0x3F)
-                index += 3
-            default:
-                scalar = (lead & 0x07) << 18 | UInt32(raw[index + 1] & 0x3F) << 12
-                    | UInt32(raw[index + 2] & 0x3F) << 6 | UInt32(raw[index + 3] & 0x3F)
-                index += 4
-            }
-            if scalar >= 0x1_0000 {
-                scalar -= 0x1_0000
-                out.storeBytes(of: UInt16(0xD800 + (scalar >> 10)).bigEndian, toByteOffset: position, as: UInt16.self)
-                out.storeBytes(of: UInt16(0xDC00 + (scalar & 0x3FF)).bigEndian, toByteOffset: position + 2,
-                               as: UInt16.self)
-                position += 4
-            } else {
-                out.storeBytes(of: UInt16(scalar).bigEndian, toByteOffset: position, as: UInt16.self)
-                position += 2
-            }
+            index += ascii
+            position += 2 * ascii
+            encodeScalar(raw, &index, into: out, &position)
+        }
+        while index < raw.count { encodeScalar(raw, &index, into: out, &position) }
+        return position
+    }
+
+    /// Four bytes, each to the low byte of a 16-bit lane: b0 b1 b2 b3 -> b0 00 b1 00 b2 00 b3 00 (little-endian).
+    @inline(__always)
+    private static func spread(_ four: UInt32) -> UInt64 {
+        var lanes = UInt64(four)
+        lanes = (lanes | lanes << 16) & 0x0000_FFFF_0000_FFFF
+        return (lanes | lanes << 8) & 0x00FF_00FF_00FF_00FF
+    }
+
+    /// Transcodes the scalar at `index` of valid UTF-8 to one or two big-endian code units at `position`, and moves
+    /// both past it.
+    @inline(__always)
+    private static func encodeScalar(_ raw: UnsafeRawBufferPointer, _ index: inout Int,
+                                     into out: UnsafeMutableRawBufferPointer, _ position: inout Int) {
+        let lead = UInt32(raw[index])
+        var scalar: UInt32
+        switch lead {
+        case 0..<0x80:
+            scalar = lead
+            index += 1
+        case 0xC0..<0xE0:
+            scalar = (lead & 0x1F) << 6 | UInt32(raw[index + 1] & 0x3F)
+            index += 2
+        case 0xE0..<0xF0:
+            scalar = (lead & 0x0F) << 12 | UInt32(raw[index + 1] & 0x3F) << 6 | UInt32(raw[index + 2] & 0x3F)
+            index += 3
+        default:
+            scalar = (lead & 0x07) << 18 | UInt32(raw[index + 1] & 0x3F) << 12
+                | UInt32(raw[index + 2] & 0x3F) << 6 | UInt32(raw[index + 3] & 0x3F)
+            index += 4
+        }
+        if scalar >= 0x1_0000 {
+            scalar -= 0x1_0000
+            out.storeBytes(of: UInt16(0xD800 + (scalar >> 10)).bigEndian, toByteOffset: position, as: UInt16.self)
+            out.storeBytes(of: UInt16(0xDC00 + (scalar & 0x3FF)).bigEndian, toByteOffset: position + 2,
+                           as: UInt16.self)
+            position += 4
+        } else {
+            out.storeBytes(of: UInt16(scalar).bigEndian, toByteOffset: position, as: UInt16.self)
+            position += 2
         }
     }
 
@@ -99,7 +157,8 @@ enum UTF16BigEndian {
                 if index + 4 <= units {
                     let lanes = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 2 * index, as: UInt64.self))
                     // Four units 00 0x..7F each: the high bytes zero, the low bytes below 0x80.
-                    if lanes & 0x80FF_80FF_80FF_80FF == 0 {
+                    let notASCII = lanes & 0x80FF_80FF_80FF_80FF
+                    if notASCII == 0 {
                         var bytes = lanes >> 8 & 0x00FF_00FF_00FF_00FF
                         bytes = (bytes | bytes >> 8) & 0x0000_FFFF_0000_FFFF
                         bytes = (bytes | bytes >> 16) & 0xFFFF_FFFF
@@ -109,6 +168,16 @@ enum UTF16BigEndian {
                         index += 4
                         continue
                     }
+                    // The ASCII units before the first that is not (the lowest lane with a bit of the mask set):
+                    // all four stored, as few kept. The capacity (3 bytes a unit) leaves room past the four.
+                    let ascii = notASCII.trailingZeroBitCount / 16
+                    var bytes = lanes >> 8 & 0x00FF_00FF_00FF_00FF
+                    bytes = (bytes | bytes >> 8) & 0x0000_FFFF_0000_FFFF
+                    bytes = (bytes | bytes >> 16) & 0xFFFF_FFFF
+                    UnsafeMutableRawBufferPointer(utf8).storeBytes(of: UInt32(bytes).littleEndian,
+                                                                   toByteOffset: out, as: UInt32.self)
+                    out += ascii
+                    index += ascii
                 }
                 var scalar = UInt32(raw[2 * index]) << 8 | UInt32(raw[2 * index + 1])
                 index += 1
