@@ -236,16 +236,9 @@ final class ErrorTests: XCTestCase {
         let call = Task { try await callHang(destination, from: client) }
         try await Task.sleep(for: .milliseconds(20))
         call.cancel()
-        do {
-            _ = try await call.value
-            XCTFail("expected cancellation")
-        } catch let error as DBusError {
-            XCTAssertEqual(error.code, .cancelled)
-        }
+        await assertCancelled(call)
         // The connection still works.
-        let reply = try await client.call(
-            destination: destination, path: NoteService.path, interface: NoteService.interface, member: "Sum",
-            arguments: [.array(.int32, [])])
+        let reply = try await callSum(destination, from: client)
         XCTAssertEqual(reply, [.int64(0)])
     }
 
@@ -258,18 +251,11 @@ final class ErrorTests: XCTestCase {
             return try await callHang(destination, from: client)
         }
         call.cancel()
-        do {
-            _ = try await call.value
-            XCTFail("expected cancellation")
-        } catch let error as DBusError {
-            XCTAssertEqual(error.code, .cancelled)
-        }
+        await assertCancelled(call)
         // The bus keeps one sender's messages in order, so had the cancelled call gone out, the service would have
         // seen it before this one.
         let before = service.statistics.methodCalls
-        _ = try await client.call(
-            destination: destination, path: NoteService.path, interface: NoteService.interface, member: "Sum",
-            arguments: [.array(.int32, [])])
+        _ = try await callSum(destination, from: client)
         XCTAssertEqual(service.statistics.methodCalls, before + 1, "only the second call reached the service")
         XCTAssertEqual(arrived.value, 0)
     }
@@ -293,12 +279,7 @@ final class ErrorTests: XCTestCase {
         let waiting = Task { try await call("Wait") }
         while service.statistics.methodCalls == 0 { try await Task.sleep(for: .milliseconds(5)) }
         waiting.cancel()
-        do {
-            _ = try await waiting.value
-            XCTFail("expected cancellation")
-        } catch let error as DBusError {
-            XCTAssertEqual(error.code, .cancelled)
-        }
+        await assertCancelled(waiting)
         // The cancelled call's reply arrives now, before the next call's: each call still gets its own.
         release.continuation.yield()
         let repliesBefore = client.statistics.replies
@@ -367,6 +348,27 @@ final class ErrorTests: XCTestCase {
         } catch {
             XCTAssertEqual(error.code, .typeMismatch)
         }
+    }
+}
+
+/// Calls `Sum` of ``NoteService`` with no numbers on `service` from `client`: a call that answers at once.
+private func callSum(_ service: BusName, from client: Connection) async throws(DBusError) -> [Value] {
+    try await client.call(
+        destination: service, path: NoteService.path, interface: NoteService.interface, member: "Sum",
+        arguments: [.array(.int32, [])])
+}
+
+/// Fails the test unless `task` ends with a `.cancelled` ``DBusError``.
+private func assertCancelled<T: Sendable>(
+    _ task: Task<T, any Error>, file: StaticString = #filePath, line: UInt = #line
+) async {
+    do {
+        _ = try await task.value
+        XCTFail("expected cancellation", file: file, line: line)
+    } catch let error as DBusError {
+        XCTAssertEqual(error.code, .cancelled, "\(error)", file: file, line: line)
+    } catch {
+        XCTFail("unexpected \(error)", file: file, line: line)
     }
 }
 
