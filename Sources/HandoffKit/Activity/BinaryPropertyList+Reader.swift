@@ -160,7 +160,8 @@ extension BinaryPropertyList {
                     let slice = UnsafeBufferPointer(rebasing: all[body..<(body + count)])
                     var high: UInt8 = 0
                     for byte in slice { high |= byte }
-                    return high < 0x80 ? String(decoding: slice, as: UTF8.self) : nil
+                    // Checked to be ASCII just above, so copied without `String(decoding:as:)`'s second scan.
+                    return high < 0x80 ? String(copying: UTF8Span(unchecked: slice.span, isKnownASCII: true)) : nil
                 }
                 return UTF16BigEndian.decode(UnsafeBufferPointer(rebasing: all[body..<(body + 2 * count)]))
             }
