@@ -5,11 +5,13 @@ import FuzzSupport
 /// The payload property list, as a peer's transfer or a local caller's userInfo delivers it.
 ///
 /// Checks, beyond "never traps and never leaks": whatever the reader accepts, the writer writes back, and the
-/// reader reads that to the same bytes again (so no accepted value is one we cannot send on).
+/// reader reads that to the same bytes again (so no accepted value is one we cannot send on); and every string it
+/// decodes is valid UTF-8 when validated again (the reader makes its strings without the standard library's check).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzPlist(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Fuzz.bytes(data, size)
     if let value = try? BinaryPropertyList.decode(bytes) {
+        checkStrings(value)
         guard let once = try? BinaryPropertyList.encode(value),
               let again = try? BinaryPropertyList.decode(once),
               let twice = try? BinaryPropertyList.encode(again), once == twice else {
@@ -25,6 +27,25 @@ public func fuzzPlist(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         }
     }
     return 0
+}
+
+/// Stops on a decoded string (key or value, at any depth) whose UTF-8 does not validate.
+private func checkStrings(_ value: PlistValue) {
+    func check(_ string: String) {
+        guard String(validating: Array(string.utf8), as: UTF8.self) != nil else {
+            fatalError("the reader made a string of invalid UTF-8: \(Array(string.utf8))")
+        }
+    }
+    switch value {
+    case .string(let string): check(string)
+    case .array(let items): items.forEach(checkStrings)
+    case .dictionary(let entries):
+        for (key, item) in entries {
+            check(key)
+            checkStrings(item)
+        }
+    default: break
+    }
 }
 
 @_cdecl("LLVMFuzzerInitialize")
@@ -44,5 +65,9 @@ private func seeds() throws -> [[UInt8]] {
     mixed.webpageURL = URL(fileURLWithPath: "/index.html")
     mixed.expirationDate = Date(timeIntervalSince1970: 2e9)
     mixed.requiredUserInfoKeys = ["a"]
-    return [[UInt8](try note.encodedPayload()), [UInt8](try mixed.encodedPayload())]
+    // Non-ASCII text long enough for the transcoders' chunked loops, with a surrogate pair among it.
+    var accents = ActivitySnapshot(activityType: "org.handoff.note")
+    accents.userInfo = ["content": .string(String(repeating: "café crème, œufs — du pain ☕ 🙂\n", count: 4))]
+    return [[UInt8](try note.encodedPayload()), [UInt8](try mixed.encodedPayload()),
+            [UInt8](try accents.encodedPayload())]
 }

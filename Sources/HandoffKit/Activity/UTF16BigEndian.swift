@@ -157,6 +157,9 @@ enum UTF16BigEndian {
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: units * 3) { scratch -> String? in
             guard let count = transcode(raw, units: units, into: scratch) else { return nil }
             let utf8 = UnsafeBufferPointer(rebasing: scratch[..<count])
+            // A transcoding bug would make a string the standard library trusts and is not: the tests run with
+            // assertions on, and the plist fuzz target checks every string it decodes.
+            assert(String(validating: utf8, as: UTF8.self) != nil, "the UTF-16 decoder wrote invalid UTF-8")
             return String(copying: UTF8Span(unchecked: utf8.span))
         }
     }
