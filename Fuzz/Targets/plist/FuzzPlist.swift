@@ -19,6 +19,19 @@ public func fuzzPlist(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         }
     }
     _ = try? PlistValue.dictionary(fromPropertyList: Data(bytes))
+    // The root read as entries (what `ActivitySnapshot(payload:)` does) agrees with the root dictionary.
+    let dictionary = Result { () throws(BinaryPropertyListError) in try BinaryPropertyList.decodeDictionary(bytes) }
+    let entries = Result { () throws(BinaryPropertyListError) in try BinaryPropertyList.decodeRootEntries(bytes) }
+    switch (dictionary, entries) {
+    case (.success(let dictionary), .success(let entries)):
+        guard entries.count == dictionary.count, entries.allSatisfy({ dictionary[$0.key] == $0.value }) else {
+            fatalError("the root's entries differ from its dictionary")
+        }
+    case (.failure(let expected), .failure(let error)):
+        guard error == expected else { fatalError("the root's entries refused with \(error), not \(expected)") }
+    default:
+        fatalError("the root's entries and its dictionary disagree: \(dictionary) against \(entries)")
+    }
     // Compared as bytes: a NaN real is not equal to itself as a value.
     if let snapshot = try? ActivitySnapshot(payload: Data(bytes)) {
         guard let payload = try? snapshot.encodedPayload(),
