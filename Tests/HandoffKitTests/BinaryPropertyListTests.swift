@@ -201,6 +201,74 @@ final class BinaryPropertyListTests: XCTestCase {
         }
     }
 
+    /// `decodeRootEntries` (what `ActivitySnapshot(payload:)` reads) must accept and refuse exactly what
+    /// `decodeDictionary` does, with the same error, and give the same entries in the order written.
+    func testRootEntriesAgreeWithTheRootDictionary() throws {
+        let key: [UInt8] = [0x51, 0x6B]
+        func keyed(_ count: Int, duplicateAt: Int?) -> [UInt8] {
+            // A root of `count` keys k00, k01, ... (one repeated at `duplicateAt`), each with the integer 1.
+            var objects: [[UInt8]] = [[0xDF, 0x10, UInt8(count)] + (1...count).map { UInt8($0) }
+                                      + [UInt8](repeating: UInt8(count + 1), count: count)]
+            for index in 0..<count {
+                let name = String(format: "k%02d", index == duplicateAt ? 0 : index)
+                objects.append([0x53] + Array(name.utf8))
+            }
+            objects.append([0x10, 1])
+            return plist(objects)
+        }
+        var inputs: [[UInt8]] = [
+            [], plist([[0xD0]]), plist([[0xA0]]), plist([[0x10, 1]]), plist([[0xD0]], extra: [0, 0, 0]),
+            plist([[0xD1, 1, 7], key]), plist([[0xD2, 1]]), plist([[0xD1, 1, 2], [0xA0], [0x10, 1]]),
+            plist([[0xD2, 1, 1, 2, 2], key, [0x10, 1]]), plist([[0xD1, 1, 0], key]),
+            plist([[0xD2, 1, 2, 3, 3], [0x61, 0x00, 0xE9], [0x62, 0x00, 0x65, 0x03, 0x01], [0x10, 1]]),
+            plist([[0xD1, 1, 2], [0x5C] + Array("$handoff.url".utf8), [0x53] + Array("a:b".utf8)]),
+            plist([[0xD1, 1, 2], [0x5C] + Array("$handoff.url".utf8), [0x52, 0x20, 0x20]]),
+            plist([[0xD1, 1, 2], [0x5C] + Array("$handoff.url".utf8), [0x10, 3]]),
+            plist([[0xD1, 1, 2], key, [0x61, 0xD8, 0x00]]),
+        ]
+        for count in [15, 16, 17, 40] {
+            inputs.append(keyed(count, duplicateAt: nil))
+            inputs.append(keyed(count, duplicateAt: count - 1))
+            inputs.append(keyed(count, duplicateAt: 1))
+        }
+        var note = ActivitySnapshot(activityType: "org.handoff.note")
+        note.title = "Café"
+        note.keywords = ["a", "b"]
+        note.userInfo = ["content": "milk, eggs, café ☕ 🙂", "n": 3, "u": .url(URL(fileURLWithPath: "/tmp"))]
+        let payload = [UInt8](try note.encodedPayload())
+        inputs.append(payload)
+        // And the payload with a few bytes changed, from a fixed generator.
+        var state: UInt64 = 0xC0DEC
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int(state >> 33) % bound
+        }
+        for _ in 0..<3000 {
+            var bytes = payload
+            for _ in 0...next(3) { bytes[next(bytes.count)] = UInt8(next(256)) }
+            inputs.append(bytes)
+        }
+        for bytes in inputs {
+            typealias Failure = BinaryPropertyListError
+            let expected = Result { () throws(Failure) in try BinaryPropertyList.decodeDictionary(bytes) }
+            let entries = Result { () throws(Failure) in try BinaryPropertyList.decodeRootEntries(bytes) }
+            switch (expected, entries) {
+            case (.success(let dictionary), .success(let entries)):
+                // As bytes: a NaN real is not equal to itself as a value.
+                XCTAssertEqual(try BinaryPropertyList.encode(entries: entries),
+                               try BinaryPropertyList.encode(.dictionary(dictionary)))
+                XCTAssertEqual(entries.count, dictionary.count)
+            case (.failure(let expected), .failure(let error)):
+                XCTAssertEqual(error, expected, "\(bytes)")
+            default:
+                XCTFail("\(expected) against \(entries) for \(bytes)")
+            }
+        }
+        let written = try BinaryPropertyList.decodeRootEntries(payload).map(\.key)
+        XCTAssertEqual(written, written.sorted())
+        XCTAssertTrue(written.contains("userInfo"))
+    }
+
     // MARK: helpers
 
     private func temporaryDirectory() throws -> URL {

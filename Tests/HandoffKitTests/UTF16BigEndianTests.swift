@@ -55,6 +55,27 @@ import Testing
         }
     }
 
+    /// The decoder copies its UTF-8 into the string unchecked: what comes out must be a string like any other,
+    /// equal and hashing equal to the standard library's own, at every length around the four-unit steps, for
+    /// empty input, and for ASCII stored as UTF-16 (which the string is not told is ASCII).
+    @Test func decodedStringsAreOrdinaryStrings() {
+        var texts = ["", "a", "é", "🙂", "abcd", "abcdé", String(repeating: "x", count: 100)]
+        for length in 0..<18 {
+            for wide in ["é", "☕", "🙂", "a"] {
+                texts.append(String(repeating: "ab", count: length / 2) + wide + String(repeating: "c", count: length))
+            }
+        }
+        for text in texts {
+            let bytes = text.utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
+            let decoded = bytes.withUnsafeBufferPointer { UTF16BigEndian.decode($0) }
+            #expect(decoded == text, "\(text.debugDescription)")
+            #expect(decoded.map { Array($0.utf8) } == Array(text.utf8), "\(text.debugDescription)")
+            #expect(decoded?.hashValue == text.hashValue, "\(text.debugDescription)")
+            #expect(decoded?.count == text.count, "\(text.debugDescription)")
+            #expect(decoded.map { Set([text]).contains($0) } == true, "\(text.debugDescription)")
+        }
+    }
+
     @Test func anUnpairedSurrogateAfterAnASCIIRunIsRefused() {
         for prefix in 0..<9 {
             let ascii: [UInt8] = (0..<2 * prefix).map { $0 % 2 == 1 ? 0x61 : 0 }

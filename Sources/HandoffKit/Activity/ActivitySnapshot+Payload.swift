@@ -28,9 +28,10 @@ extension ActivitySnapshot {
 
     /// Decodes a payload; throws `corruptPayload` for anything that is not a well-formed payload.
     package init(payload: Data) throws(HandoffError) {
-        // One pass over the root's entries, instead of a hashed lookup for each field; unknown keys are ignored.
+        // One pass over the root's entries, as written (no dictionary is built for them), instead of a hashed
+        // lookup for each field; unknown keys are ignored.
         var fields = [PlistValue?](repeating: nil, count: Field.allCases.count)
-        for (key, value) in try PlistValue.dictionary(fromPropertyList: payload) {
+        for (key, value) in try PlistValue.entries(fromPropertyList: payload) {
             if let field = Field(key) { fields[field.index] = value }
         }
         func string(_ field: Field) throws(HandoffError) -> String? {

@@ -110,13 +110,7 @@ extension BinaryPropertyList {
                 // Not `reserveCapacity`, which is not specialized and looks the dictionary's type up at run time.
                 var entries = [String: PlistValue](minimumCapacity: count)
                 for index in 0..<count {
-                    let keyObject = try reference(at: body + index * refSize)
-                    budget -= 1
-                    guard budget >= 0 else { throw .tooManyValues(limit: bytes.count) }
-                    let keyStart = try offset(of: keyObject)
-                    guard (0x5...0x6).contains(bytes[keyStart] >> 4) else { throw .nonStringKey(object: keyObject) }
-                    let key = try string(keyObject, at: keyStart)
-                    let item = try value(try reference(at: body + (count + index) * refSize), depth: depth + 1)
+                    let (key, item) = try entry(index, of: count, at: body, depth: depth)
                     guard entries.updateValue(item, forKey: key) == nil else {
                         throw .duplicateKey(object: object, key: key)
                     }
@@ -130,6 +124,49 @@ extension BinaryPropertyList {
             default:
                 throw .unsupportedObject(object: object, marker: marker)
             }
+        }
+
+        /// Entry `index` of the `count` a dictionary at depth `depth` holds from `body`: its key and its value.
+        private mutating func entry(_ index: Int, of count: Int, at body: Int, depth: Int)
+            throws(BinaryPropertyListError) -> (key: String, value: PlistValue) {
+            let keyObject = try reference(at: body + index * refSize)
+            budget -= 1
+            guard budget >= 0 else { throw .tooManyValues(limit: bytes.count) }
+            let keyStart = try offset(of: keyObject)
+            guard (0x5...0x6).contains(bytes[keyStart] >> 4) else { throw .nonStringKey(object: keyObject) }
+            let key = try string(keyObject, at: keyStart)
+            return (key, try value(try reference(at: body + (count + index) * refSize), depth: depth + 1))
+        }
+
+        /// The root dictionary's entries in the order written, for a caller that reads each once: what `root()`
+        /// then `rootNotDictionary` for anything but a dictionary would give, with the same checks and errors in
+        /// the same order, but without hashing the keys into a dictionary. Duplicate keys are found by comparing
+        /// against the keys before (a set takes over for a root of more than 16).
+        mutating func rootEntries() throws(BinaryPropertyListError) -> [(key: String, value: PlistValue)] {
+            let start = try offset(of: topObject)
+            guard bytes[start] >> 4 == 0xD else {
+                _ = try root()
+                throw .rootNotDictionary
+            }
+            budget -= 1
+            let (count, body) = try length(topObject, at: start)
+            guard count <= (objectEnd - body) / (2 * refSize) else { throw .truncatedObject(object: topObject) }
+            try enter(topObject, depth: 0)
+            var entries: [(key: String, value: PlistValue)] = []
+            entries.reserveCapacity(count)
+            var seen = Set<String>()
+            for index in 0..<count {
+                let (key, item) = try entry(index, of: count, at: body, depth: 0)
+                let duplicate = count > 16 ? !seen.insert(key).inserted : entries.contains { $0.key == key }
+                guard !duplicate else { throw .duplicateKey(object: topObject, key: key) }
+                entries.append((key, item))
+            }
+            onPath[topObject] = false
+            if entries.count == 1, entries[0].key == urlMarkerKey, case .string(let text) = entries[0].value {
+                guard URL(string: text) != nil else { throw .invalidURL(object: topObject) }
+                throw .rootNotDictionary
+            }
+            return entries
         }
 
         /// An integer object (`0x1n`): 1, 2 and 4 bytes are unsigned, 8 signed, 16 signed and kept if it fits.
@@ -160,7 +197,8 @@ extension BinaryPropertyList {
                     let slice = UnsafeBufferPointer(rebasing: all[body..<(body + count)])
                     var high: UInt8 = 0
                     for byte in slice { high |= byte }
-                    return high < 0x80 ? String(decoding: slice, as: UTF8.self) : nil
+                    // Checked to be ASCII just above, so copied without `String(decoding:as:)`'s second scan.
+                    return high < 0x80 ? String(copying: UTF8Span(unchecked: slice.span, isKnownASCII: true)) : nil
                 }
                 return UTF16BigEndian.decode(UnsafeBufferPointer(rebasing: all[body..<(body + 2 * count)]))
             }

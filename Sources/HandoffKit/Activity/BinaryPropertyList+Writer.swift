@@ -86,13 +86,15 @@ extension BinaryPropertyList {
             return output
         }
 
-        /// Counts the objects `value` needs at most (before sharing), roughly the bytes its leaves take, and its
+        /// Counts the objects `value` needs at most (before sharing), at least the bytes its leaves take, and its
         /// dictionary keys; refuses a nesting the reader would refuse.
         private static func measure(_ value: PlistValue, depth: Int, maximumDepth: Int, bytes: inout Int,
                                     keys: inout Int) throws(BinaryPropertyListError) -> Int {
             switch value {
             case .string(let s):
-                bytes += s.utf8.count + 3
+                // Room for UTF-16 (the writer sets aside two bytes per UTF-8 byte before it transcodes), so a
+                // non-ASCII string does not make the output grow and copy itself midway.
+                bytes += 2 * s.utf8.count + 10
                 return 1
             case .data(let d):
                 bytes += d.count + 3

@@ -48,6 +48,14 @@ public enum BinaryPropertyList {
         return dictionary
     }
 
+    /// Decodes `bytes`, whose root must be a dictionary, into its entries in the order written: the checks and
+    /// errors of `decodeDictionary`, without building the dictionary.
+    static func decodeRootEntries(_ bytes: [UInt8], limits: Limits = .standard)
+        throws(BinaryPropertyListError) -> [(key: String, value: PlistValue)] {
+        var reader = try Reader(bytes, limits: limits)
+        return try reader.rootEntries()
+    }
+
     /// Encodes `value`. Dictionary keys are written sorted, so equal values give equal bytes. Throws only for a
     /// value nested deeper than `limits.maximumDepth`, which the reader would refuse.
     public static func encode(_ value: PlistValue, limits: Limits = .standard) throws(BinaryPropertyListError) -> [UInt8] {

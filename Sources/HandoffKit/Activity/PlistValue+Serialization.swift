@@ -37,4 +37,15 @@ extension PlistValue {
             throw HandoffError(.corruptPayload, "the payload is not a valid binary property list (\(error))")
         }
     }
+
+    /// The root entries of a binary property list whose root is a dictionary, in the order written; what
+    /// `dictionary(fromPropertyList:)` accepts and refuses, with the same errors.
+    static func entries(fromPropertyList data: Data) throws(HandoffError) -> [(key: String, value: PlistValue)] {
+        do {
+            let bytes = data.withUnsafeBytes { [UInt8]($0) }
+            return try BinaryPropertyList.decodeRootEntries(bytes)
+        } catch {
+            throw HandoffError(.corruptPayload, "the payload is not a valid binary property list (\(error))")
+        }
+    }
 }

@@ -147,70 +147,84 @@ enum UTF16BigEndian {
     }
 
     /// UTF-16 big-endian (an even number of bytes) to a string; nil for an unpaired surrogate.
+    ///
+    /// The UTF-8 is made in a scratch buffer and copied into the string unchecked: `String(unsafeUninitializedCapacity:
+    /// initializingUTF8With:)` would validate it again, which costs more than the transcoding itself. It is valid
+    /// by construction: `transcode` writes each scalar in its shortest form, and refuses surrogates but in pairs.
     static func decode(_ utf16: UnsafeBufferPointer<UInt8>) -> String? {
         let raw = UnsafeRawBufferPointer(utf16)
         let units = raw.count / 2
-        var failed = false
-        let text = String(unsafeUninitializedCapacity: units * 3) { utf8 in
-            var out = 0, index = 0
-            while index < units {
-                if index + 4 <= units {
-                    let lanes = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 2 * index, as: UInt64.self))
-                    // Four units 00 0x..7F each: the high bytes zero, the low bytes below 0x80.
-                    let notASCII = lanes & 0x80FF_80FF_80FF_80FF
-                    if notASCII == 0 {
-                        var bytes = lanes >> 8 & 0x00FF_00FF_00FF_00FF
-                        bytes = (bytes | bytes >> 8) & 0x0000_FFFF_0000_FFFF
-                        bytes = (bytes | bytes >> 16) & 0xFFFF_FFFF
-                        UnsafeMutableRawBufferPointer(utf8).storeBytes(of: UInt32(bytes).littleEndian,
-                                                                       toByteOffset: out, as: UInt32.self)
-                        out += 4
-                        index += 4
-                        continue
-                    }
-                    // The ASCII units before the first that is not (the lowest lane with a bit of the mask set):
-                    // all four stored, as few kept. The capacity (3 bytes a unit) leaves room past the four.
-                    let ascii = notASCII.trailingZeroBitCount / 16
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: units * 3) { scratch -> String? in
+            guard let count = transcode(raw, units: units, into: scratch) else { return nil }
+            let utf8 = UnsafeBufferPointer(rebasing: scratch[..<count])
+            // A transcoding bug would make a string the standard library trusts and is not: the tests run with
+            // assertions on, and the plist fuzz target checks every string it decodes.
+            assert(String(validating: utf8, as: UTF8.self) != nil, "the UTF-16 decoder wrote invalid UTF-8")
+            return String(copying: UTF8Span(unchecked: utf8.span))
+        }
+    }
+
+    /// Transcodes `units` UTF-16 big-endian units into `utf8` (at least three bytes a unit), returning the bytes
+    /// written; nil for an unpaired surrogate.
+    private static func transcode(_ raw: UnsafeRawBufferPointer, units: Int,
+                                  into utf8: UnsafeMutableBufferPointer<UInt8>) -> Int? {
+        var out = 0, index = 0
+        while index < units {
+            if index + 4 <= units {
+                let lanes = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 2 * index, as: UInt64.self))
+                // Four units 00 0x..7F each: the high bytes zero, the low bytes below 0x80.
+                let notASCII = lanes & 0x80FF_80FF_80FF_80FF
+                if notASCII == 0 {
                     var bytes = lanes >> 8 & 0x00FF_00FF_00FF_00FF
                     bytes = (bytes | bytes >> 8) & 0x0000_FFFF_0000_FFFF
                     bytes = (bytes | bytes >> 16) & 0xFFFF_FFFF
                     UnsafeMutableRawBufferPointer(utf8).storeBytes(of: UInt32(bytes).littleEndian,
                                                                    toByteOffset: out, as: UInt32.self)
-                    out += ascii
-                    index += ascii
-                }
-                var scalar = UInt32(raw[2 * index]) << 8 | UInt32(raw[2 * index + 1])
-                index += 1
-                if scalar & 0xF800 == 0xD800 {
-                    guard scalar < 0xDC00, index < units else { failed = true; return 0 }
-                    let low = UInt32(raw[2 * index]) << 8 | UInt32(raw[2 * index + 1])
-                    guard low & 0xFC00 == 0xDC00 else { failed = true; return 0 }
-                    index += 1
-                    scalar = 0x1_0000 + ((scalar - 0xD800) << 10 | (low - 0xDC00))
-                }
-                switch scalar {
-                case 0..<0x80:
-                    utf8[out] = UInt8(scalar)
-                    out += 1
-                case 0x80..<0x800:
-                    utf8[out] = UInt8(0xC0 | scalar >> 6)
-                    utf8[out + 1] = UInt8(0x80 | scalar & 0x3F)
-                    out += 2
-                case 0x800..<0x1_0000:
-                    utf8[out] = UInt8(0xE0 | scalar >> 12)
-                    utf8[out + 1] = UInt8(0x80 | scalar >> 6 & 0x3F)
-                    utf8[out + 2] = UInt8(0x80 | scalar & 0x3F)
-                    out += 3
-                default:   // a pair: two units became four bytes, within the capacity of 3 per unit
-                    utf8[out] = UInt8(0xF0 | scalar >> 18)
-                    utf8[out + 1] = UInt8(0x80 | scalar >> 12 & 0x3F)
-                    utf8[out + 2] = UInt8(0x80 | scalar >> 6 & 0x3F)
-                    utf8[out + 3] = UInt8(0x80 | scalar & 0x3F)
                     out += 4
+                    index += 4
+                    continue
                 }
+                // The ASCII units before the first that is not (the lowest lane with a bit of the mask set):
+                // all four stored, as few kept. The capacity (3 bytes a unit) leaves room past the four.
+                let ascii = notASCII.trailingZeroBitCount / 16
+                var bytes = lanes >> 8 & 0x00FF_00FF_00FF_00FF
+                bytes = (bytes | bytes >> 8) & 0x0000_FFFF_0000_FFFF
+                bytes = (bytes | bytes >> 16) & 0xFFFF_FFFF
+                UnsafeMutableRawBufferPointer(utf8).storeBytes(of: UInt32(bytes).littleEndian,
+                                                               toByteOffset: out, as: UInt32.self)
+                out += ascii
+                index += ascii
             }
-            return out
+            var scalar = UInt32(raw[2 * index]) << 8 | UInt32(raw[2 * index + 1])
+            index += 1
+            if scalar & 0xF800 == 0xD800 {
+                guard scalar < 0xDC00, index < units else { return nil }
+                let low = UInt32(raw[2 * index]) << 8 | UInt32(raw[2 * index + 1])
+                guard low & 0xFC00 == 0xDC00 else { return nil }
+                index += 1
+                scalar = 0x1_0000 + ((scalar - 0xD800) << 10 | (low - 0xDC00))
+            }
+            switch scalar {
+            case 0..<0x80:
+                utf8[out] = UInt8(scalar)
+                out += 1
+            case 0x80..<0x800:
+                utf8[out] = UInt8(0xC0 | scalar >> 6)
+                utf8[out + 1] = UInt8(0x80 | scalar & 0x3F)
+                out += 2
+            case 0x800..<0x1_0000:
+                utf8[out] = UInt8(0xE0 | scalar >> 12)
+                utf8[out + 1] = UInt8(0x80 | scalar >> 6 & 0x3F)
+                utf8[out + 2] = UInt8(0x80 | scalar & 0x3F)
+                out += 3
+            default:   // a pair: two units became four bytes, within the capacity of 3 per unit
+                utf8[out] = UInt8(0xF0 | scalar >> 18)
+                utf8[out + 1] = UInt8(0x80 | scalar >> 12 & 0x3F)
+                utf8[out + 2] = UInt8(0x80 | scalar >> 6 & 0x3F)
+                utf8[out + 3] = UInt8(0x80 | scalar & 0x3F)
+                out += 4
+            }
         }
-        return failed ? nil : text
+        return out
     }
 }
