@@ -107,6 +107,23 @@ final class BinaryPropertyListTests: XCTestCase {
         }
     }
 
+    /// Found by `make bench-e2e`: a note whose plist ran 256-300 bytes, its offset table starting past 255 but its
+    /// last object before, was written with 1-byte offsets; CoreFoundation refuses that (the offset size must hold
+    /// the table's own offset), so `handoff continue` failed with "userInfo is not a property list". Every size
+    /// around the 1/2-byte step and the 2/3-byte step is read back by Foundation's own reader now.
+    func testFoundationReadsWhatWeWriteAtEveryOffsetWidthStep() throws {
+        for length in Array(150...330) + Array(65_380...65_560) {
+            let info: [String: PlistValue] = ["name": "groceries", "title": "Groceries",
+                                              "content": .string(String(repeating: "m", count: length))]
+            let bytes = try BinaryPropertyList.encode(.dictionary(info))
+            let table = bytes.suffix(8).reduce(0) { $0 << 8 | Int($1) }
+            let offsetSize = Int(bytes[bytes.count - 26])
+            XCTAssertLessThan(table, 1 << (8 * offsetSize), "\(bytes.count) bytes: the offset size cannot hold the table's offset")
+            let read = try PropertyListSerialization.propertyList(from: Data(bytes), format: nil) as? [String: String]
+            XCTAssertEqual(read?["content"]?.count, length, "Foundation could not read the \(bytes.count)-byte plist")
+        }
+    }
+
     func testAWellFormedHandWrittenPlistIsRead() throws {
         // {"k": [1, "é"]}: a dictionary, an ASCII key, an array, an integer, a UTF-16 string.
         let bytes = plist([[0xD1, 1, 2], [0x51, 0x6B], [0xA2, 3, 4], [0x10, 1], [0x61, 0x00, 0xE9]])

@@ -77,7 +77,10 @@ extension BinaryPropertyList {
         /// Appends the offset table and the trailer, and returns the output.
         private mutating func finish(root: Int) -> [UInt8] {
             let table = output.count
-            let offsetSize = Self.width(of: UInt64(offsets[0..<nextObject].max() ?? 0))
+            // Wide enough for the table's own offset, as CoreFoundation requires (plistlib and Apple's writer size
+            // it so): a list of 256-odd bytes whose last object starts below 256 needs 2 bytes, not 1, or
+            // Foundation's reader refuses it. Every object's offset is below the table's, so this covers them too.
+            let offsetSize = Self.width(of: UInt64(table))
             for offset in offsets[0..<nextObject] { append(UInt64(offset), width: offsetSize) }
             output.append(contentsOf: [0, 0, 0, 0, 0, 0, UInt8(offsetSize), UInt8(refSize)])
             append(UInt64(nextObject), width: 8)
