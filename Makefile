@@ -5,7 +5,7 @@ SWIFT ?= swift
 CONFIG ?= debug
 export PATH := $(CURDIR)/.venv/bin:$(PATH)
 
-.PHONY: all build test test-unit test-vm test-tsan test-fuzz fuzz bench bench-ble bench-cost demo deps clean help install uninstall soak
+.PHONY: all build test test-unit test-vm test-tsan test-fuzz fuzz bench bench-ble bench-cost bench-e2e demo deps clean help install uninstall soak
 
 all: build
 
@@ -21,6 +21,7 @@ help:
 	@echo "make bench     benchmarks; results land in bench/results/"
 	@echo "make bench-ble BLE continue in the VM: GATT vs L2CAP vs the l2test ceiling, 3 KB to 1 MiB (about 25 min)"
 	@echo "make bench-cost handoffd's cost in a crowded room and at rest, in the VM (about 20 min)"
+	@echo "make bench-e2e  note edit -> watch line -> continue --print, 20 runs in the VM, p50 and p95 (about 5 min)"
 	@echo "make build     swift build"
 	@echo "make install   handoffd, handoff, the D-Bus policy, the systemd unit (PREFIX=/usr/local, DESTDIR)"
 
@@ -85,6 +86,10 @@ bench-cost:
 	@scripts/deps.sh test
 	bench/crowded-room.sh
 	scripts/vm-test.sh --keep-logs --list bench/discovery-latency.list
+
+bench-e2e:
+	@scripts/deps.sh test
+	bench/end-to-end.sh
 
 demo:
 	@scripts/deps.sh test

@@ -5,7 +5,7 @@
 # `handoff continue --print` on the desktop, and the time each step took. Exit 0 when the note arrived intact.
 #
 #   scripts/demo-flow.sh [--discoverable] [--keep DIR] [--isolation] [--bluetoothd-restart] [--power-cycle]
-#                        [--failures] [--share] [--desktop] [--note FILE] [--note-name NAME]
+#                        [--failures] [--share] [--desktop] [--note FILE] [--note-name NAME] [--e2e N]
 #
 # Run by scripts/demo.sh inside the VM (real bluetoothd, two btvirt controllers), and on the host against bluezoo
 # with --discoverable (bluezoo only reports discoverable advertisements). Uses the built .build/debug binaries
@@ -27,6 +27,8 @@
 # page opened on the desktop by the real xdg-open (its https handler a .desktop file that records the URL) and a
 # file: link shown but never opened, and a terminal (the real shell-init hook in bash on the laptop; continue on
 # the desktop finds the clone by its remote URL, same folder, branch checkout offered, last command not run).
+# --e2e N then times what a user waits for, N times: the laptop saves a new version, the desktop's watch line,
+# continue --print to its end (scripts/demo-e2e.sh; bench/end-to-end.sh runs it and summarises).
 # (HANDOFF_BIN_DIR overrides). The daemons' logs go to --keep DIR, or in the VM to the scenario's
 # $HANDOFF_VM_ARTIFACTS folder (else $HANDOFF_VM_LOGDIR/demo).
 set -uo pipefail
@@ -34,7 +36,7 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=${HANDOFF_BIN_DIR:-$here/.build/debug}
 extra=(${HANDOFFD_FLAGS:-}) keep="" isolation=0 restart=0 failures=0 power_cycle=0 share=0 desktop=0
-note_file="" note_name=groceries
+note_file="" note_name=groceries e2e_runs=0
 while (($#)); do
     case "$1" in
         --discoverable) extra+=(--discoverable); shift ;;
@@ -47,6 +49,7 @@ while (($#)); do
         --desktop) desktop=1; shift ;;
         --note) note_file=${2:?--note needs a file}; shift 2 ;;
         --note-name) note_name=${2:?--note-name needs a name}; shift 2 ;;
+        --e2e) e2e_runs=${2:?--e2e needs a count}; shift 2 ;;
         *) echo "demo-flow: unknown option $1" >&2; exit 2 ;;
     esac
 done
@@ -368,6 +371,11 @@ fi
 if ((desktop)); then
     # shellcheck source=scripts/demo-desktop.sh
     . "$here/scripts/demo-desktop.sh"
+fi
+
+if ((e2e_runs > 0)); then
+    # shellcheck source=scripts/demo-e2e.sh
+    . "$here/scripts/demo-e2e.sh"
 fi
 
 say "timings"
