@@ -11,7 +11,8 @@ extension Adapter1 {
     /// Device1 objects and property changes; other devices nearby cost us nothing on the bus. A controller with
     /// pattern offload (Microsoft or Android extensions) filters them itself; otherwise the kernel hands every
     /// report to bluetoothd, which filters in software. Events are those of ``scan(filter:)``: matching devices
-    /// already known come first as `.appeared`, every device is re-checked with ``AdvertisementMonitor/matches(_:)``.
+    /// already known come first as `.appeared`, every device is re-checked with ``AdvertisementMonitor/matches(_:)``;
+    /// and each later advertisement of a device already reported that changes nothing is `.heardAgain`.
     /// Ending the sequence unregisters the monitor.
     ///
     /// - Throws: ``BlueZError`` `.notSupported` when bluetoothd offers no monitor manager (5.66 does only with
@@ -166,12 +167,12 @@ extension BlueZ {
                     session.finishEvents()
                 }
             case .found(let path):
-                // With open RSSI thresholds this comes with every matching advertisement; the device's data
-                // changes arrive as property changes, so only a device not yet reported is news.
-                guard session.adapter.isAncestor(of: path), !seen.contains(path),
-                      let props = deviceProperties(path), session.filter.matches(props) else { continue }
-                seen.insert(path)
-                session.yield(.appeared(props))
+                // With open RSSI thresholds this comes with every matching advertisement (adv_monitor.c), often
+                // before the property changes it brings; those arrive as `.changes`. A device already reported
+                // is heard again.
+                guard session.adapter.isAncestor(of: path), let props = deviceProperties(path),
+                      session.filter.matches(props) else { continue }
+                session.yield(seen.insert(path).inserted ? .appeared(props) : .heardAgain(props))
             case .lost:
                 continue
             case .changes(let batch):

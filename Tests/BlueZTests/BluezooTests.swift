@@ -63,7 +63,7 @@ struct BluezooTests {
                     try await registration.update(next)
                 case .updated(let device, _):
                     if device.manufacturerData[Self.company] == Data([4, 5, 6]) { updated = true }
-                case .gone:
+                case .gone, .heardAgain:
                     break
                 }
                 if updated { scan.stop() }
