@@ -157,17 +157,35 @@ extension BlueZRadio {
         beacons = [:]
     }
 
+    /// Reports `peer`'s next advertisement even if its beacon is unchanged, once (`Radio`). bluetoothd tells of a
+    /// device's data only when it changes; what shows that an unchanged device is still there is the monitor's
+    /// next `DeviceFound` for it (`.heardAgain`), or under a discovery its next RSSI change (`.updated`). btvirt
+    /// reports no RSSI, so there, under a discovery, only a new beacon or the device appearing again is heard.
+    /// A peer that is not a device of this adapter is ignored: it is never reported.
+    public func reportNextAdvertisement(of peer: PeerAddress) {
+        guard let path = try? devicePath(of: peer) else { return }
+        awaitedAdvertisements.insert(path)
+    }
+
+    /// One device event: a device's beacon when it appears or changes, or when it is heard again unchanged and
+    /// ``reportNextAdvertisement(of:)`` asked for it; other changes (RSSI only, a device without a beacon) are not
+    /// reported.
     func received(_ event: DeviceEvent) {
+        let device = event.device
         switch event {
-        case .appeared(let device), .updated(let device, _):
+        case .appeared, .updated, .heardAgain:
             guard let beacon = Self.beacon(in: device) else { return }
-            if case .updated = event, beacons[device.path] == beacon { return }   // RSSI or other changes only
+            let appeared = if case .appeared = event { true } else { false }
+            let news = beacons[device.path] != beacon
+            let asked = awaitedAdvertisements.remove(device.path) != nil
+            guard appeared || news || asked else { return }   // RSSI only, or a repeat nobody asked for
             beacons[device.path] = beacon
             let scanEvent = ScanEvent(peer: PeerAddress(device.path.rawValue), beacon: beacon,
                                       rssi: device.rssi.map(Int.init))
             for scanner in scanners.values { scanner.yield(scanEvent) }
-        case .gone(let device):
+        case .gone:
             beacons[device.path] = nil
+            awaitedAdvertisements.remove(device.path)   // if it comes back, it appears
         }
     }
 

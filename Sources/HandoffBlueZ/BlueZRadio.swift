@@ -38,6 +38,8 @@ public actor BlueZRadio: Radio {
     var serviceOpen = false
     var scanners: [UUID: AsyncStream<ScanEvent>.Continuation] = [:]
     var beacons: [ObjectPath: [UInt8]] = [:]
+    /// Devices whose next advertisement is reported even if unchanged (``reportNextAdvertisement(of:)``).
+    var awaitedAdvertisements: Set<ObjectPath> = []
     var discovery: DeviceScan?
     var discoveryPump: Task<Void, Never>?
     var discoveryRefresher: Task<Void, Never>?

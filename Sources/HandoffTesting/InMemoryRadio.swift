@@ -22,6 +22,9 @@ public struct InMemoryRadio: Radio {
         await ether.scan(for: address)
     }
 
+    /// Nothing: the ether reports every advertisement, a repeated one included (`InMemoryEther.inject`).
+    public func reportNextAdvertisement(of peer: PeerAddress) async {}
+
     /// Opens this device's transfer service.
     public func openTransferService() async throws -> any TransferService {
         InMemoryTransferService(ether: ether, address: address, writes: try await ether.openService(at: address))

@@ -10,6 +10,7 @@ final class RadioFailureTests: XCTestCase {
         func advertise(_ beacon: [UInt8]) async throws { throw RadioError(.failed, "advertising refused") }
         func stopAdvertising() async {}
         func scan() async throws -> AsyncStream<ScanEvent> { throw RadioError(.failed, "discovery refused") }
+        func reportNextAdvertisement(of peer: PeerAddress) async {}
         func openTransferService() async throws -> any TransferService {
             throw RadioError(.failed, "RegisterApplication refused")
         }

@@ -1,5 +1,6 @@
 import Foundation
 import HandoffKit
+import HandoffShared
 import HandoffTesting
 import Testing
 
@@ -57,5 +58,43 @@ struct SetAsideTests {
         #expect(newer.sequence > older.sequence)
         await receiver.engine.setAside(older)
         #expect(await receiver.engine.availableActivities().map(\.sequence) == [newer.sequence])
+    }
+
+    /// A radio such as BlueZ's reports a repeated advertisement only when asked; setting an activity aside asks it
+    /// for the source's next one, and only when something was set aside.
+    @Test func settingAsideAsksTheRadioForTheSourcesNextAdvertisement() async throws {
+        let ether = InMemoryEther()
+        let devices = try await HandoffFixtures.devices(["mac", "pc"], on: ether, declaredTypes: [noteType])
+        await devices[1].engine.stop()
+        let radio = AskedRadio(ether.makeRadio(address: "sim:pc2"))
+        let engine = try HandoffEngine(configuration: devices[1].engine.configuration, trust: devices[1].store,
+                                       radio: radio, delegate: devices[1].delegate)
+        try await engine.start()
+        defer { Task { await engine.stop() } }
+        let updates = await engine.availabilityUpdates()
+        let activity = UserActivity(activityType: noteType)
+        try await activity.becomeCurrent(in: devices[0].engine)
+        let remote = try await first(updates)
+
+        await engine.setAside(remote)
+        #expect(radio.asked == [remote.peer])
+        await engine.setAside(remote)            // already aside: nothing more to ask
+        await engine.forget(remote)
+        await engine.setAside(remote)            // forgotten: nothing to set aside
+        #expect(radio.asked == [remote.peer])
+    }
+}
+
+/// A radio that remembers whose next advertisement it was asked to report.
+final class AskedRadio: RadioDecorator {
+    let base: any Radio
+    private let peers = Locked<[PeerAddress]>([])
+    var asked: [PeerAddress] { peers.withLock { $0 } }
+
+    init(_ base: any Radio) { self.base = base }
+
+    func reportNextAdvertisement(of peer: PeerAddress) async {
+        peers.withLock { $0.append(peer) }
+        await base.reportNextAdvertisement(of: peer)
     }
 }

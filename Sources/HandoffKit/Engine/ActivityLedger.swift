@@ -63,11 +63,14 @@ struct ActivityLedger: Sendable {
         setAside[remote.device.id] = nil
     }
 
-    /// Hides `remote` until its beacon is heard again; nothing if another version is listed.
-    mutating func setAside(_ remote: RemoteActivity) {
-        guard let listed = available[remote.device.id], listed.sequence == remote.sequence else { return }
+    /// Hides `remote` until its beacon is heard again; nothing if another version is listed. Returns whether it
+    /// was set aside.
+    @discardableResult
+    mutating func setAside(_ remote: RemoteActivity) -> Bool {
+        guard let listed = available[remote.device.id], listed.sequence == remote.sequence else { return false }
         available[remote.device.id] = nil
         setAside[remote.device.id] = listed
+        return true
     }
 
     /// Drops everything of devices no longer in `trusted`.

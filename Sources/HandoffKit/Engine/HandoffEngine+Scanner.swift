@@ -41,7 +41,10 @@ extension HandoffEngine {
     /// continue that failed for want of a connection. A source that vanished stays hidden; one that is still in
     /// range (it was busy, or the link was lost) comes back with its next advertisement, so the user can try
     /// again without the source having to change anything. Hides nothing if a newer version is listed already.
-    public func setAside(_ remote: RemoteActivity) {
-        ledger.setAside(remote)
+    /// The radio is asked to report the source's next advertisement even if it repeats the last
+    /// (`Radio.reportNextAdvertisement(of:)`), so that nothing has to wait for the beacon's next rotation.
+    public func setAside(_ remote: RemoteActivity) async {
+        guard ledger.setAside(remote) else { return }
+        await radio.reportNextAdvertisement(of: remote.peer)
     }
 }

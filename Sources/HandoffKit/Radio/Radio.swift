@@ -13,8 +13,14 @@ public protocol Radio: Sendable {
     /// Stops advertising. Idempotent.
     func stopAdvertising() async
     /// Scans for beacons until the stream's consumer stops. Each event is one received advertisement
-    /// (BlueZ: Device1 appearing or its ManufacturerData/ServiceData changing during discovery).
+    /// (BlueZ: Device1 appearing or its ManufacturerData/ServiceData changing during discovery). A radio may stay
+    /// silent about an advertisement that repeats the last one reported for its peer, as BlueZ does.
     func scan() async throws -> AsyncStream<ScanEvent>
+    /// Reports `peer`'s next advertisement to every scan even when it repeats the last one, once: the engine's
+    /// way to learn that a source is still in range (an activity set aside after a failed continue comes back
+    /// with it). A radio that reports every advertisement has nothing to do. BlueZ: the advertisement monitor's
+    /// next `DeviceFound` for the device, or under a discovery its next RSSI change.
+    func reportNextAdvertisement(of peer: PeerAddress) async
     /// Publishes the transfer service (`WireProtocol.transferServiceUUID` with its request and data
     /// characteristics) and returns it. Only one service is open at a time.
     func openTransferService() async throws -> any TransferService
@@ -37,6 +43,7 @@ extension RadioDecorator {
     public func advertise(_ beacon: [UInt8]) async throws { try await base.advertise(beacon) }
     public func stopAdvertising() async { await base.stopAdvertising() }
     public func scan() async throws -> AsyncStream<ScanEvent> { try await base.scan() }
+    public func reportNextAdvertisement(of peer: PeerAddress) async { await base.reportNextAdvertisement(of: peer) }
     public func openTransferService() async throws -> any TransferService { try await base.openTransferService() }
     public func connect(to peer: PeerAddress) async throws -> any RadioLink { try await base.connect(to: peer) }
 }
