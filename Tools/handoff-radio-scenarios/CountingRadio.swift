@@ -7,6 +7,8 @@ import HandoffShared
 final class CountingRadio: RadioDecorator {
     let base: any Radio
     private let connects = Locked(0)
+    private let refusals = Locked(0)
+    private let advertisedBeacon = Locked<[UInt8]?>(nil)
     private let links = Locked<[(mtu: Int, transport: LinkTransport, setup: [LinkSetupPhase])]>([])
     let traffic = LinkTraffic()
 
@@ -21,7 +23,26 @@ final class CountingRadio: RadioDecorator {
     /// The setup phases of the last link made.
     var lastSetup: [LinkSetupPhase] { links.withLock { $0.last?.setup ?? [] } }
 
+    /// The beacon the engine last advertised through this radio.
+    var lastBeacon: [UInt8]? { advertisedBeacon.withLock { $0 } }
+
+    func advertise(_ beacon: [UInt8]) async throws {
+        try await base.advertise(beacon)
+        advertisedBeacon.withLock { $0 = beacon }
+    }
+
+    /// Refuses the next `count` connects with `RadioError.unreachable`, before they reach BlueZ: a scenario's way
+    /// to make a continue fail for want of a connection while the source and bluetoothd carry on as usual.
+    func refuseConnects(_ count: Int) {
+        refusals.withLock { $0 = count }
+    }
+
     func connect(to peer: PeerAddress) async throws -> any RadioLink {
+        let refused = refusals.withLock { count in
+            defer { count = max(0, count - 1) }
+            return count > 0
+        }
+        if refused { throw RadioError(.unreachable, "refused by the scenario") }
         connects.withLock { $0 += 1 }
         traffic.connecting()
         let link = try await base.connect(to: peer)

@@ -64,6 +64,7 @@ struct Scenario: Sendable {
                  run: { try await Scenarios.fanOut(receivers: 8, bytes: 64 * 1024) }),
         // Need bluetoothd -E (the advertisement monitor manager); see Scenarios+Discovery.swift.
         Scenario(name: "radio-beacon-monitor", limit: .seconds(90), run: Scenarios.beaconMonitor),
+        Scenario(name: "radio-set-aside-monitor", limit: .seconds(90), run: Scenarios.setAsideRelisted),
         Scenario(name: "discovery-latency", limit: .seconds(900), run: Scenarios.discoveryLatency),
     ]
 }

@@ -22,6 +22,46 @@ extension Scenarios {
             + "\(remote.sequence) → \(next.sequence)) after \(seconds(ContinuousClock.now - updated)) s"
     }
 
+    /// An activity set aside after a failed continue comes back while its source is still in range, though nothing
+    /// about it changed: the target's first connect is refused (in its radio, so bluetoothd and the source see
+    /// nothing unusual), the continue fails with connectionUnavailable and the note is set aside; the source keeps
+    /// advertising the very same beacon (no rotation), which bluetoothd reports only through the monitor's next
+    /// `DeviceFound`. The note must be listed again, with the same sequence, and continue. Needs bluetoothd -E.
+    ///
+    /// A controller reports each advertising event of the source while the monitor's passive scan runs (its
+    /// duplicate filter off); btvirt sends a report only when scanning or advertising is enabled. So the source's
+    /// next advertisement is made here by enabling its unchanged advertisement again: the same bytes, so that
+    /// bluetoothd sees no property change and only the monitor's `DeviceFound` can tell.
+    @Sendable static func setAsideRelisted() async throws -> String {
+        let (source, target) = try await trustedPair(target: { $0.scanning = .monitor })
+        defer { Task { for device in [source, target] { await device.shutDown() } } }
+        let (_, remote) = try await offerNote(bytes: 100, from: source, to: target)
+        let state = await target.radio.scanningState
+        guard case .monitor = state else { throw ScenarioFailure("the target scans with \(String(describing: state))") }
+
+        target.counting.refuseConnects(1)
+        let failed = await target.engine.continueActivity(remote)
+        try expect(failed.error?.code == .connectionUnavailable, "the refused continue ended \(failed)")
+        let updates = await target.engine.availabilityUpdates()
+        let setAside = ContinuousClock.now
+        await target.engine.setAside(remote)
+        let hidden = await target.engine.availableActivities()
+        try expect(hidden.allSatisfy { $0.sequence != remote.sequence }, "the note is still listed: \(hidden)")
+        guard let beacon = source.counting.lastBeacon else { throw ScenarioFailure("the source advertised nothing") }
+        await source.radio.stopAdvertising()
+        try await source.radio.advertise(beacon)
+
+        let back = try await first(updates, "the note listed again") { $0.id == remote.id }
+        let relistedAfter = ContinuousClock.now - setAside
+        try expect(back.sequence == remote.sequence, "listed again as sequence \(back.sequence), not \(remote.sequence)")
+        let continued = await target.engine.continueActivity(back)
+        guard let activity = continued.activity else { throw ScenarioFailure("the second continue ended \(continued)") }
+        try expect(activity.title == "Groceries", "continued '\(activity.title ?? "")'")
+        try expect(activity.userInfo["blob"] == .data(blob(100)), "the note's data differs")
+        return "continue refused (\(failed.error?.code.rawValue ?? 0)), note set aside and listed again "
+            + "\(seconds(relistedAfter)) s later with the same sequence \(remote.sequence), then continued"
+    }
+
     /// How long discovery takes, old path against new in one boot: `HANDOFF_BENCH_RUNS` (20) rounds, each making
     /// a note current on hci0 and timing until hci1's engine lists it, once with a discovery and once with the
     /// advertisement monitor (order alternating). Fresh radios every time, and hci1 forgets hci0's device first,
