@@ -23,6 +23,7 @@ import Testing
         try #require(try await machine.client() as? DBusHandoffService)
     }
 
+    /// A new folder under the temporary directory; the caller removes it.
     private func temporaryDirectory() throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("share-take-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
@@ -43,6 +44,7 @@ import Testing
         let desktop = try await sharing(machines.desktop)
         let arrivals = try await desktop.inboxArrivals()
         let source = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: source) }
         let blob = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
         try blob.write(to: source.appendingPathComponent("report.pdf"))
         let text = String(repeating: "3 KB of text. ", count: 220)
@@ -66,6 +68,7 @@ import Testing
         #expect(inbox.map(\.sender) == ["laptop", "laptop", "laptop"])
         #expect(inbox[2].sizeBytes == blob.count)
         let target = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: target) }
         try Data("an older report".utf8).write(to: target.appendingPathComponent("report.pdf"))
         let taker = InboxTaker(service: desktop)
         var paths: [URL] = []
@@ -222,6 +225,7 @@ import Testing
         _ = try await delivered([id], on: laptop)
         let itemID = try #require(try await sharing(machines.desktop).inbox().first?.id)
         let target = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: target) }
 
         struct Killed: Error {}
         let doomed = try await sharing(machines.desktop)
@@ -260,7 +264,9 @@ import Testing
         _ = try await delivered(ids, on: laptop)
         let items = try await sharing(machines.desktop).inbox().map(\.id)
         let first = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: first) }
         let second = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: second) }
         async let a = takeAll(items, into: first, service: try await sharing(machines.desktop))
         async let b = takeAll(items, into: second, service: try await sharing(machines.desktop))
         let (takenByA, takenByB) = try await (a, b)
