@@ -12,7 +12,7 @@ all: build
 help:
 	@echo "make demo      two machines in a VM: note edit on one, continue on the other"
 	@echo "make test      every test tier: unit and integration (private dbus-daemon, bluezoo), TSan, then the VM"
-	@echo "make test-unit the Swift test suites only (no VM)"
+	@echo "make test-unit the Swift test suites, then the demo's flow on bluezoo (no VM)"
 	@echo "make test-vm   the real-BlueZ tier only: bluetoothd and two virtual controllers in qemu"
 	@echo "make test-tsan the D-Bus, BlueZ, radio, HandoffKit and daemon suites under ThreadSanitizer"
 	@echo "make test-fuzz every libFuzzer target for a few seconds (ASan, LeakSanitizer), part of make test"
@@ -36,11 +36,14 @@ build:
 # process of its own, after the rest: beside the other suites, their allocations would count as its growth.
 # The suites run one at a time (--no-parallel): many start real daemons, dbus-daemons, Xvfb, sway and killed
 # processes, and on two cores, all at once, a daemon's reply could take longer than a client's 10 s call timeout.
+# Last, the demo's own flow through the real binaries on bluezoo (a few seconds): `make demo`'s script stays working
+# on the host too, not only in the VM.
 test-unit:
 	@scripts/deps.sh test
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --no-parallel --skip SoakTests
 	$(SWIFT) test --skip-build --filter SoakTests
+	scripts/demo.sh --bluezoo
 
 test-vm:
 	@scripts/deps.sh test
