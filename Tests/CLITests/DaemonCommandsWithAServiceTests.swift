@@ -129,15 +129,32 @@ import Testing
     @Test func watchPrintsALinePerEvent() async throws {
         let harness = try await harness()
         let summary = try #require(await harness.service.activities.last)
-        await harness.service.setEvents([ActivityEvent(.appeared, summary), ActivityEvent(.disappeared, summary)])
+        await harness.service.setEvents([ActivityEvent(.disappeared, summary), ActivityEvent(.appeared, summary)])
         #expect(await harness.run(["watch"]) == 0)
-        #expect(harness.output == "available: Groceries (org.handoff.note) from laptop\n"
-            + "gone: Groceries (org.handoff.note) from laptop\n")
+        #expect(harness.output == "available: Old (org.handoff.note) from desktop\n"
+            + "available: Groceries (org.handoff.note) from laptop\n"
+            + "gone: Groceries (org.handoff.note) from laptop\n"
+            + "available: Groceries (org.handoff.note) from laptop\n")
         #expect(await harness.run(["watch", "--json"]) == 0)
         let lines = harness.output.split(separator: "\n")
-        #expect(lines.count == 2)
-        #expect(lines[0].hasPrefix("{\"activity\":{\"ageSeconds\":5,\"device\":\"laptop\",\"id\":\"a2\""))
-        #expect(lines[0].hasSuffix("\"event\":\"appeared\"}"))
+        #expect(lines.count == 4)
+        #expect(lines[1].hasPrefix("{\"activity\":{\"ageSeconds\":5,\"device\":\"laptop\",\"id\":\"a2\""))
+        #expect(lines[1].hasSuffix("\"event\":\"appeared\"}"))
+    }
+
+    /// A user who starts `handoff watch` after the other machine offered its note sees the note at once: the watch
+    /// starts with what is available, and a signal for the same activity in the meantime is not shown again.
+    @Test func watchStartsWithWhatIsAvailableAndShowsEachAvailabilityOnce() async throws {
+        let harness = try await harness()
+        let groceries = try #require(await harness.service.activities.last)
+        let older = try #require(await harness.service.activities.first)
+        await harness.service.setEvents([
+            ActivityEvent(.appeared, groceries), ActivityEvent(.disappeared, older), ActivityEvent(.disappeared, older),
+        ])
+        #expect(await harness.run(["watch"]) == 0)
+        #expect(harness.output == "available: Old (org.handoff.note) from desktop\n"
+            + "available: Groceries (org.handoff.note) from laptop\n"
+            + "gone: Old (org.handoff.note) from desktop\n")
     }
 
     @Test func devicesStatusPairAndUnpair() async throws {

@@ -11,7 +11,8 @@ enum WatchCommand: HandoffCommand {
         name: "watch",
         abstract: "Print a line whenever a nearby device starts or stops offering an activity (daemon).",
         discussion: """
-            Runs until interrupted. Each line reads 'available: TITLE (TYPE) from DEVICE' or \
+            Runs until interrupted. It starts with a line for each activity available now, then prints each \
+            change. Each line reads 'available: TITLE (TYPE) from DEVICE' or \
             'gone: TITLE (TYPE) from DEVICE', and 'received: DEVICE sent NAME (SIZE)' when an item arrives in \
             the inbox. With --json each line is one JSON object (JSON Lines).
             """)
@@ -20,19 +21,30 @@ enum WatchCommand: HandoffCommand {
         let service = try await context.service()
         let arrivals = Task { try await InboxArrivalLines.print(service, context: context, json: invocation[\.json]) }
         defer { arrivals.cancel() }
+        // Signals first, then the list: an activity appearing in between is in both, and shown once.
         let events = try await service.activityEvents()
+        var watch = ActivityWatch()
+        for event in watch.start(with: try await service.availableActivities()) {
+            try print(event, json: invocation[\.json], context: context)
+        }
         for try await event in events {
-            if invocation[\.json] {
-                context.terminal.out(try JSONOutput.line(event))
-            } else {
-                let verb = event.event == .appeared ? "available" : "gone"
-                let activity = event.activity
-                // A beacon carries no title (it is private), so an activity not yet continued has none.
-                let what = activity.title.isEmpty ? activity.type : "\(activity.title) (\(activity.type))"
-                // Clipboard, web page and terminal read as the kind: "available: clipboard from laptop".
-                context.terminal.out("\(verb): " + (activity.kindLine ?? "\(what) from \(activity.device)") + "\n")
-            }
+            guard let event = watch.admit(event) else { continue }
+            try print(event, json: invocation[\.json], context: context)
         }
         return .success
+    }
+
+    /// One line: `available: …` or `gone: …`, or with `--json` the event as one JSON object.
+    private static func print(_ event: ActivityEvent, json: Bool, context: CommandContext) throws {
+        if json {
+            context.terminal.out(try JSONOutput.line(event))
+            return
+        }
+        let verb = event.event == .appeared ? "available" : "gone"
+        let activity = event.activity
+        // A beacon carries no title (it is private), so an activity not yet continued has none.
+        let what = activity.title.isEmpty ? activity.type : "\(activity.title) (\(activity.type))"
+        // Clipboard, web page and terminal read as the kind: "available: clipboard from laptop".
+        context.terminal.out("\(verb): " + (activity.kindLine ?? "\(what) from \(activity.device)") + "\n")
     }
 }
