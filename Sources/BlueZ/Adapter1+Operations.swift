@@ -58,12 +58,12 @@ extension BlueZ {
                             }
                         case .removed:
                             continuation.yield(.removed(change.path))
-                        case .changed(let names) where names.contains("Powered"):
-                            if let props = await self?.adapterProperties(change.path) {
-                                continuation.yield(.powered(change.path, props.powered))
+                        case .changed(let names):
+                            guard let props = await self?.adapterProperties(change.path) else { break }
+                            if names.contains("Powered") { continuation.yield(.powered(change.path, props.powered)) }
+                            if names.contains("Discovering") {
+                                continuation.yield(.discovering(change.path, props.discovering))
                             }
-                        case .changed:
-                            break
                         }
                     }
                 }
@@ -86,6 +86,10 @@ public enum AdapterEvent: Sendable, Equatable {
     case removed(ObjectPath)
     /// The adapter at this path was switched on (true) or off (false).
     case powered(ObjectPath, Bool)
+    /// The adapter's `Discovering` changed: true while bluetoothd runs a discovery for any client. It turns false
+    /// only when bluetoothd has no discovery client left (a kernel that interrupts the scan for a connection
+    /// leaves it true, and bluetoothd resumes the scan by itself).
+    case discovering(ObjectPath, Bool)
 }
 
 extension Adapter1 {

@@ -129,10 +129,10 @@ extension BlueZRadio {
             await self?.scanEnded(generation)
         }
         if case .discovery = state, let interval = options.discoveryRefresh {
-            discoveryRefresher = Task { [adapter, clock = options.clock] in
+            discoveryRefresher = Task { [weak self, clock = options.clock] in
                 while !Task.isCancelled {
                     do { try await clock.sleep(for: interval) } catch { return }
-                    try? await adapter.restartDiscovery(filter: Self.discoveryFilter)
+                    await self?.renewDiscovery(because: "the refresh option")
                 }
             }
         }
@@ -147,14 +147,74 @@ extension BlueZRadio {
         await restartDiscovery()
     }
 
+    /// Restarts the radio's own discovery (StopDiscovery, SetDiscoveryFilter, StartDiscovery), for `reason`. Every
+    /// restart goes through here, because one cut short leaves discovery off: bluetoothd forgets the client at
+    /// its StopDiscovery, and nothing scans until a StartDiscovery comes. So the three calls run in a task of their
+    /// own, which the caller's cancellation does not reach (a connect's nudge is cancelled the moment the
+    /// connection is made, which before cut the restart between its StopDiscovery and its StartDiscovery: the
+    /// pairing initiator then heard nothing until bluetoothd restarted). A restart that fails all the same
+    /// (bluetoothd refusing) is logged, and ``discoveryLost()`` starts discovery again.
+    func renewDiscovery(because reason: String) async {
+        guard let discovery, case .discovery = scanningState else { return }
+        let generation = scanGeneration
+        renewals += 1
+        let failure = await Task { () async -> BlueZError? in
+            do throws(BlueZError) {
+                try await discovery.restartDiscovery()
+                return nil
+            } catch {
+                return error
+            }
+        }.value
+        renewals -= 1
+        guard let failure, generation == scanGeneration, self.discovery != nil else { return }
+        (options.notice ?? options.log)?("radio \(adapterName): discovery stopped (its restart for \(reason) failed: "
+            + "\(failure.message)); starting it again")
+        discoveryLost()
+    }
+
+    /// bluetoothd says that no discovery runs on the adapter (`Discovering` false). Unless the radio's own restart
+    /// is under way (its StopDiscovery turns it false for a moment), the radio's discovery was ended from
+    /// outside, and is started again: after `discoveryLostGrace`, if the mirror still says false, since the
+    /// signal may be one a finished restart already made stale.
+    func discoveringTurnedOff() async {
+        guard discovery != nil, case .discovery = scanningState else { return }
+        try? await options.clock.sleep(for: options.discoveryLostGrace)
+        guard discovery != nil, case .discovery = scanningState, renewals == 0, !restartingDiscovery,
+              await isPowered, await bluez.adapters().first(where: { $0.path == adapter.path })?.discovering == false
+        else { return }
+        (options.notice ?? options.log)?("radio \(adapterName): discovery was stopped outside handoffd; starting it "
+            + "again")
+        discoveryLost()
+    }
+
+    /// The radio's discovery no longer runs: the radio forgets it and, in a task of its own, makes sure bluetoothd
+    /// holds no part of it (StopDiscovery, awaited, so it cannot stop the new one) and starts again
+    /// (``restartDiscovery()``, which tries until discovery runs).
+    func discoveryLost() {
+        let lost = forgetDiscovery()
+        Task {
+            await lost?.stopAndWait()
+            await self.restartDiscovery()
+        }
+    }
+
     func stopDiscovery() {
+        forgetDiscovery()?.stop()
+    }
+
+    /// Drops the radio's discovery, its pump and refresher, and the beacons it reported, and returns it (not yet
+    /// stopped at bluetoothd).
+    @discardableResult
+    func forgetDiscovery() -> DeviceScan? {
         discoveryPump?.cancel()
         discoveryPump = nil
         discoveryRefresher?.cancel()
         discoveryRefresher = nil
-        discovery?.stop()
+        let scan = discovery
         discovery = nil
         beacons = [:]
+        return scan
     }
 
     /// Reports `peer`'s next advertisement even if its beacon is unchanged, once (`Radio`). bluetoothd tells of a
@@ -204,6 +264,8 @@ extension BlueZRadio {
                     await self.adapterVanished()
                 case .added(let added) where added.path == path:
                     await self.restartDiscovery()
+                case .discovering(let changed, false) where changed == path:
+                    await self.discoveringTurnedOff()
                 case .powered(let changed, let on) where changed == path:
                     if on {
                         await self.readvertise()
@@ -232,31 +294,47 @@ extension BlueZRadio {
         stopDiscovery()
     }
 
-    /// Starts discovery again once the adapter is powered, retrying for `options.adapterTimeout` (bluetoothd
-    /// powers an adapter shortly after adding it). It never switches the adapter on: when it stays off, the next
-    /// `.powered(true)` event calls this again.
+    /// Starts discovery again once the adapter is powered. While the adapter is on, it tries until discovery runs,
+    /// 500 ms apart at first and at most `options.discoveryRetryLimit` apart later: a radio that scans for the
+    /// daemon never gives up and goes deaf. While the adapter is off it waits up to `options.adapterTimeout`
+    /// (bluetoothd powers an adapter shortly after adding it), then leaves it to the next `.powered(true)` event,
+    /// which calls this again. It never switches the adapter on.
     func restartDiscovery() async {
         guard discovery == nil, !restartingDiscovery, !scanners.isEmpty else { return }
         restartingDiscovery = true
         defer { restartingDiscovery = false }
         let clock = options.clock
-        let deadline = clock.now + options.adapterTimeout
-        var lastError: (any Error)?
-        while discovery == nil, !scanners.isEmpty, !Task.isCancelled, clock.now < deadline {
+        var offSince: HandoffInstant?
+        var pause: Duration = .milliseconds(500)
+        var failures = 0
+        while discovery == nil, !scanners.isEmpty, !Task.isCancelled {
             if await isPowered {
+                offSince = nil
                 do {
                     try await startScanningOnce()
+                    if failures > 0 {
+                        (options.notice ?? options.log)?("radio \(adapterName): discovery runs again")
+                    }
                     debug("discovery restarted")
                     return
                 } catch {
-                    lastError = error
+                    failures += 1
+                    if failures == 1 || failures.isMultiple(of: 10) {
+                        (options.notice ?? options.log)?("radio \(adapterName): cannot start discovery "
+                            + "(\(error.message)); trying again")
+                    }
+                    pause = min(pause * 2, options.discoveryRetryLimit)
                 }
+            } else {
+                let since = offSince ?? clock.now
+                offSince = since
+                guard since.duration(to: clock.now) < options.adapterTimeout else {
+                    debug("the adapter is off; discovery restarts when it is switched on")
+                    return
+                }
+                pause = .milliseconds(500)
             }
-            try? await clock.sleep(for: .milliseconds(500))
-        }
-        if discovery == nil, !scanners.isEmpty {
-            debug("discovery not restarted (\(lastError.map { "\($0)" } ?? "the adapter is off")); waiting for the "
-                + "adapter to be switched on")
+            try? await clock.sleep(for: pause)
         }
     }
 }

@@ -212,8 +212,8 @@ extension BlueZRadio {
     /// otherwise (not scanning, or scanning with the advertisement monitor) a discovery is started for the wait
     /// and stopped by ``endPeerSearch()``, so a continue never leaves the adapter scanning.
     func searchForUnknownPeer() async {
-        if let discovery, case .discovery = scanningState {
-            try? await discovery.restartDiscovery()
+        if discovery != nil, case .discovery = scanningState {
+            await renewDiscovery(because: "a peer bluetoothd does not know")
         } else if let peerSearch {
             try? await peerSearch.restartDiscovery()
         } else if peerSearchers > 0 {
@@ -229,8 +229,8 @@ extension BlueZRadio {
     /// advertising report at once. Nothing when the radio scans with the monitor or not at all: the kernel then
     /// scans for the connection afresh by itself.
     func nudgeDiscoveryForConnect() async {
-        if let discovery, case .discovery = scanningState {
-            try? await discovery.restartDiscovery()
+        if discovery != nil, case .discovery = scanningState {
+            await renewDiscovery(because: "a pending connection")
         } else if let peerSearch {
             try? await peerSearch.restartDiscovery()
         } else {

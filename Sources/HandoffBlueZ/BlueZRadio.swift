@@ -45,6 +45,8 @@ public actor BlueZRadio: Radio {
     var discoveryRefresher: Task<Void, Never>?
     var adapterWatch: Task<Void, Never>?
     var restartingDiscovery = false
+    /// How many ``renewDiscovery(because:)`` calls are under way (their StopDiscovery turns `Discovering` off).
+    var renewals = 0
     /// One link per device at a time (see `DeviceLeases`).
     nonisolated let leases: DeviceLeases
     /// Devices to forget before the next connect, their cached attribute table being stale (`StaleCaches`).

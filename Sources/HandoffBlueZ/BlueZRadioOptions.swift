@@ -33,6 +33,13 @@ public struct BlueZRadioOptions: Sendable {
     /// devices when the adapter is switched off or bluetoothd restarts, and knows them again from their next
     /// advertisement, so a continue right after either waits for that instead of failing. Default 20 s.
     public var unknownPeerWait: Duration = .seconds(20)
+    /// How long after bluetoothd reports `Discovering` false the radio checks again and, when it is still false
+    /// and the radio wants to scan, starts its discovery again. Default 1 s: the signal may belong to a restart
+    /// of the radio's own that has finished since.
+    public var discoveryLostGrace: Duration = .seconds(1)
+    /// The longest pause between two attempts to start discovery again while the adapter is on and bluetoothd
+    /// keeps refusing. Default 10 s. The radio never stops trying while it has scanners.
+    public var discoveryRetryLimit: Duration = .seconds(10)
     /// How long to wait for `ServicesResolved` after connecting. Default 20 s.
     public var servicesResolvedTimeout: Duration = .seconds(20)
     /// Switch the adapter on when the radio is created. Default true. The radio never switches it on afterwards:
