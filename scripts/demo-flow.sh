@@ -6,6 +6,7 @@
 #
 #   scripts/demo-flow.sh [--discoverable] [--keep DIR] [--isolation] [--bluetoothd-restart] [--power-cycle]
 #                        [--failures] [--share] [--desktop] [--note FILE] [--note-name NAME] [--e2e N]
+#                        [--initiator laptop|desktop] [--watch-late]
 #
 # Run by scripts/demo.sh inside the VM (real bluetoothd, two btvirt controllers), and on the host against bluezoo
 # with --discoverable (bluezoo only reports discoverable advertisements). Uses the built .build/debug binaries
@@ -27,6 +28,9 @@
 # page opened on the desktop by the real xdg-open (its https handler a .desktop file that records the URL) and a
 # file: link shown but never opened, and a terminal (the real shell-init hook in bash on the laptop; continue on
 # the desktop finds the clone by its remote URL, same folder, branch checkout offered, last command not run).
+# --initiator MACHINE makes that machine the pairing initiator (the one whose name sorts first initiates: with
+# laptop, the desktop is named "studio"); by default the desktop initiates. --watch-late starts the desktop's
+# `handoff watch` only after the laptop saved the note, as a user who sits down at the desktop later does.
 # --e2e N then times what a user waits for, N times: the laptop saves a new version, the desktop's watch line,
 # continue --print to its end (scripts/demo-e2e.sh; bench/end-to-end.sh runs it and summarises).
 # (HANDOFF_BIN_DIR overrides). The daemons' logs go to --keep DIR, or in the VM to the scenario's
@@ -36,7 +40,7 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=${HANDOFF_BIN_DIR:-$here/.build/debug}
 extra=(${HANDOFFD_FLAGS:-}) keep="" isolation=0 restart=0 failures=0 power_cycle=0 share=0 desktop=0
-note_file="" note_name=groceries e2e_runs=0
+note_file="" note_name=groceries e2e_runs=0 desktop_name=desktop initiator=desktop watch_late=0
 while (($#)); do
     case "$1" in
         --discoverable) extra+=(--discoverable); shift ;;
@@ -50,6 +54,15 @@ while (($#)); do
         --note) note_file=${2:?--note needs a file}; shift 2 ;;
         --note-name) note_name=${2:?--note-name needs a name}; shift 2 ;;
         --e2e) e2e_runs=${2:?--e2e needs a count}; shift 2 ;;
+        --initiator)
+            initiator=${2:-}
+            case $initiator in
+                laptop) desktop_name=studio ;;
+                desktop) desktop_name=desktop ;;
+                *) echo "demo-flow: --initiator takes laptop or desktop" >&2; exit 2 ;;
+            esac
+            shift 2 ;;
+        --watch-late) watch_late=1; shift ;;
         *) echo "demo-flow: unknown option $1" >&2; exit 2 ;;
     esac
 done
@@ -99,7 +112,7 @@ say "two machines in one box: laptop = hci0, desktop = hci1, each handoffd on it
     "${extra[@]}" >"$logs/laptop-handoffd.log" 2>&1 &
 pids+=($!)
 daemon_pids=($!)
-"$bin/handoffd" --adapter hci1 --name desktop --bus "${bus[desktop]}" --state-dir "$work/desktop/state" \
+"$bin/handoffd" --adapter hci1 --name "$desktop_name" --bus "${bus[desktop]}" --state-dir "$work/desktop/state" \
     "${extra[@]}" >"$logs/desktop-handoffd.log" 2>&1 &
 pids+=($!)
 daemon_pids+=($!)
@@ -135,6 +148,9 @@ pair_once() {
 pair_once || { echo "(pairing failed; once more)"; sleep 1; pair_once; } || {
     echo "demo-flow: pairing failed" >&2; tail -n 20 "$logs"/*-handoffd.log >&2; exit 1; }
 show desktop handoff devices; on desktop devices
+grep -q 'as the initiator' "$logs/$initiator-handoffd.log" || {
+    echo "demo-flow: the $initiator was not the pairing initiator" >&2; exit 1; }
+echo "(the $initiator initiated the pairing)"
 step "pair (code confirmed on both)"
 
 if ((restart)); then
@@ -176,11 +192,18 @@ power_cycle() {   # power_cycle ADAPTER...: Powered false, then true, each confi
 # --share: the sharing flow (scripts/share-flow.sh) instead of the note's, then exit.
 ((share)) && source "$here/scripts/share-flow.sh"
 
-say "the desktop watches; the laptop saves a note"
-on desktop watch >"$work/desktop/watch.out" 2>&1 &
-watch_pid=$!
-pids+=($watch_pid)
-sleep 0.5
+start_watch() {
+    on desktop watch >"$work/desktop/watch.out" 2>&1 &
+    watch_pid=$!
+    pids+=($watch_pid)
+}
+if ((watch_late)); then
+    say "the laptop saves a note; later the desktop's user runs handoff watch"
+else
+    say "the desktop watches; the laptop saves a note"
+    start_watch
+    sleep 0.5
+fi
 note=$'# Groceries\nmilk\neggs\nbread\n'
 if [[ -n $note_file ]]; then
     note=$(<"$note_file")
@@ -191,6 +214,7 @@ fi
 printf '%s' "$note" | on laptop note edit "$note_name" --stdin --grace 120 || {
     echo "demo-flow: note edit failed" >&2; exit 1; }
 step "note edit --stdin on the laptop"
+((watch_late)) && start_watch
 
 if ((power_cycle)); then
     # The note is already offered: it must come back on the air, and the desktop must find it again, without
