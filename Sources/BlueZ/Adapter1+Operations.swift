@@ -40,6 +40,32 @@ extension BlueZ {
         return try adapter(named: name)
     }
 
+    /// Waits until bluetoothd has at least one adapter and returns its default one: the lowest-numbered (`hci0`
+    /// before `hci1`), which is the first bluetoothd registered and what `bluetoothctl` marks `[default]`, unless
+    /// adapters came and went since it started.
+    /// - Throws: ``BlueZError`` `.timeout` when no adapter appears within `timeout`.
+    public func waitForDefaultAdapter(timeout: Duration = .seconds(10)) async throws(BlueZError) -> Adapter1 {
+        try await wait(timeout: timeout, "a Bluetooth adapter") { tree in !tree.paths(with: BlueZNames.adapter1).isEmpty }
+        let names = tree.paths(with: BlueZNames.adapter1).compactMap { $0.elements.last.map(String.init) }
+        guard let name = Self.defaultAdapterName(among: names) else {
+            throw BlueZError(.unavailable(.noAdapter), "bluetoothd has no adapter")
+        }
+        return try adapter(named: name)
+    }
+
+    /// The default among adapter names: the `hciN` with the lowest N, else the first by name.
+    static func defaultAdapterName(among names: [String]) -> String? {
+        func index(_ name: String) -> Int? { name.hasPrefix("hci") ? Int(name.dropFirst(3)) : nil }
+        return names.min { a, b in
+            switch (index(a), index(b)) {
+            case let (x?, y?): x < y
+            case (.some, nil): true
+            case (nil, .some): false
+            case (nil, nil): a < b
+            }
+        }
+    }
+
     /// Adapters appearing, disappearing and being switched on or off, from now on (current ones first, as
     /// `.added`). A power change is reported once bluetoothd has applied it (its `PropertiesChanged`), whoever
     /// asked for it: this process, `bluetoothctl power off`, rfkill or a settings panel.

@@ -65,27 +65,32 @@ public actor BlueZRadio: Radio {
     /// How many connects are waiting for a peer bluetoothd does not know.
     var peerSearchers = 0
 
-    /// A radio on the adapter called `adapter` (`hci0`) of an existing BlueZ connection. Waits for the adapter
+    /// A radio on the adapter called `adapter` (`hci0`) of an existing BlueZ connection, or with nil on BlueZ's
+    /// default adapter (``BlueZ/waitForDefaultAdapter(timeout:)``, the lowest-numbered). Waits for the adapter
     /// (bluetoothd may still be adding it) and, when `options.powerOn`, switches it on; an adapter that stays off
     /// (rfkill) is not an error: scanning starts when it is switched on.
     /// - Throws: `RadioError` `.failed` when the adapter does not appear within `options.adapterTimeout`.
-    public init(adapter: String, bluez: BlueZ, options: BlueZRadioOptions = BlueZRadioOptions()) async throws {
+    public init(adapter: String?, bluez: BlueZ, options: BlueZRadioOptions = BlueZRadioOptions()) async throws {
         self.bluez = bluez
-        self.adapterName = adapter
         self.options = options
         leases = DeviceLeases(clock: options.clock)
         let found: Adapter1
         do {
-            found = try await bluez.waitForAdapter(named: adapter, timeout: options.adapterTimeout)
+            if let adapter {
+                found = try await bluez.waitForAdapter(named: adapter, timeout: options.adapterTimeout)
+            } else {
+                found = try await bluez.waitForDefaultAdapter(timeout: options.adapterTimeout)
+            }
         } catch {
-            throw RadioError(error, while: "cannot use adapter \(adapter)")
+            throw RadioError(error, while: "cannot use adapter \(adapter ?? "(the default)")")
         }
         self.adapter = found
+        self.adapterName = found.name
         if options.powerOn {
             do {
                 try await found.setPowered(true)
             } catch {
-                options.log?("radio \(adapter): cannot switch the adapter on (\(error)); scanning starts when it is on")
+                options.log?("radio \(found.name): cannot switch the adapter on (\(error)); scanning starts when it is on")
             }
         }
     }
@@ -95,9 +100,9 @@ public actor BlueZRadio: Radio {
         get async { await bluez.adapters().first { $0.path == adapter.path }?.powered ?? false }
     }
 
-    /// Connects to `bus` (the system bus by default) and returns a radio on `adapter`.
+    /// Connects to `bus` (the system bus by default) and returns a radio on `adapter` (nil: BlueZ's default one).
     /// - Throws: `RadioError` `.failed` when the bus cannot be reached or the adapter is missing.
-    public static func connect(adapter: String, bus: Connection.Bus = .system,
+    public static func connect(adapter: String?, bus: Connection.Bus = .system,
                                options: BlueZRadioOptions = BlueZRadioOptions()) async throws -> BlueZRadio {
         let bluez: BlueZ
         do {

@@ -3,7 +3,8 @@ import FoundationEssentials
 
 /// handoffd's command line.
 struct DaemonOptions {
-    var adapter = "hci0"
+    /// The adapter asked for; nil: BlueZ's default one.
+    var adapter: String?
     var apiBus: Connection.Bus = .system
     var apiBusText = "system"
     var stateDirectory = "/var/lib/handoff"
@@ -20,7 +21,8 @@ struct DaemonOptions {
         'handoff' command uses.
 
         Options:
-          --adapter NAME      Bluetooth controller to use (default hci0).
+          --adapter NAME      Bluetooth controller to use, by name (hci1) or address (default: BlueZ's
+                              default adapter, the lowest-numbered; `handoff status` shows which).
           --bus BUS           Bus for the API: system (default), session, or a D-Bus address such as
                               unix:path=/run/handoff/laptop/bus (one private bus per simulated machine).
           --state-dir DIR     Where the trust store and state live (default /var/lib/handoff; created 0700).

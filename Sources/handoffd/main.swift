@@ -72,7 +72,7 @@ ProgramExecutors.run { await serve() }
     do {
         radio = try await BlueZRadio.connect(adapter: options.adapter, options: radioOptions)
     } catch {
-        fail("cannot use Bluetooth adapter \(options.adapter): \(error)")
+        fail("cannot use Bluetooth adapter \(options.adapter ?? "(BlueZ's default)"): \(error)")
     }
 
     let connection: Connection
@@ -86,10 +86,10 @@ ProgramExecutors.run { await serve() }
     do {
         var configuration = try DaemonConfiguration(
             stateDirectory: URL(fileURLWithPath: options.stateDirectory),
-            deviceName: options.name ?? String(ProcessInfo.processInfo.hostName.prefix(16)), adapter: options.adapter)
+            deviceName: options.name ?? String(ProcessInfo.processInfo.hostName.prefix(16)), adapter: radio.adapterName)
         configuration.clock = clock
         let bluez = radio.bluez
-        let adapter = options.adapter
+        let adapter = radio.adapterName
         configuration.powered = { await bluez.adapters().first { $0.name == adapter }?.powered ?? false }
         configuration.scanning = { await radio.scanningState?.description }
         let notifier = DesktopNotifier(bus: options.notifyBus, logger: logger)
@@ -99,7 +99,8 @@ ProgramExecutors.run { await serve() }
     } catch {
         fail("cannot start: \(error)")
     }
-    logger.log("serving on \(options.apiBusText) with adapter \(options.adapter)")
+    logger.log("serving on \(options.apiBusText) with adapter \(radio.adapterName)"
+        + (options.adapter == nil ? " (BlueZ's default)" : ""))
 
     // SIGUSR1 logs how many messages each bus connection has been handed so far (bench/ reads the line). The
     // handler runs on the signal thread: it must be `@Sendable`, or, written in this main-actor code, it is taken
