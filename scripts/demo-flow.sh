@@ -6,7 +6,7 @@
 #
 #   scripts/demo-flow.sh [--discoverable] [--keep DIR] [--isolation] [--bluetoothd-restart] [--power-cycle]
 #                        [--failures] [--share] [--desktop] [--note FILE] [--note-name NAME] [--e2e N]
-#                        [--initiator laptop|desktop] [--watch-late]
+#                        [--initiator laptop|desktop] [--watch-late] [--round-trip]
 #
 # Run by scripts/demo.sh inside the VM (real bluetoothd, two btvirt controllers), and on the host against bluezoo
 # with --discoverable (bluezoo only reports discoverable advertisements). Uses the built .build/debug binaries
@@ -31,6 +31,8 @@
 # --initiator MACHINE makes that machine the pairing initiator (the one whose name sorts first initiates: with
 # laptop, the desktop is named "studio"); by default the desktop initiates. --watch-late starts the desktop's
 # `handoff watch` only after the laptop saved the note, as a user who sits down at the desktop later does.
+# --round-trip then adds a line to the note on the desktop and continues it back on the laptop: each machine
+# must hear the other, whichever initiated the pairing.
 # --e2e N then times what a user waits for, N times: the laptop saves a new version, the desktop's watch line,
 # continue --print to its end (scripts/demo-e2e.sh; bench/end-to-end.sh runs it and summarises).
 # (HANDOFF_BIN_DIR overrides). The daemons' logs go to --keep DIR, or in the VM to the scenario's
@@ -40,7 +42,7 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=${HANDOFF_BIN_DIR:-$here/.build/debug}
 extra=(${HANDOFFD_FLAGS:-}) keep="" isolation=0 restart=0 failures=0 power_cycle=0 share=0 desktop=0
-note_file="" note_name=groceries e2e_runs=0 desktop_name=desktop initiator=desktop watch_late=0
+note_file="" note_name=groceries e2e_runs=0 desktop_name=desktop initiator=desktop watch_late=0 round_trip=0
 while (($#)); do
     case "$1" in
         --discoverable) extra+=(--discoverable); shift ;;
@@ -63,6 +65,7 @@ while (($#)); do
             esac
             shift 2 ;;
         --watch-late) watch_late=1; shift ;;
+        --round-trip) round_trip=1; shift ;;
         *) echo "demo-flow: unknown option $1" >&2; exit 2 ;;
     esac
 done
@@ -252,6 +255,26 @@ path=$(grep -o "continued .* s over .*" "$logs/desktop-handoffd.log" | tail -n 1
 echo "(it came over ${path:-an unknown path})"
 if [[ ${HANDOFF_TRANSPORT:-auto} != gatt && " ${extra[*]:-} " != *" --discoverable "* && $path != l2cap* ]]; then
     echo "demo-flow: the note did not come over the L2CAP channel (${path:-no log line})" >&2; exit 1
+fi
+
+if ((round_trip)); then
+    say "and back: the desktop adds a line, the laptop continues it"
+    back=$(printf '%s' "$note"; printf 'butter\n')
+    show desktop "printf '…butter\\n' | handoff note edit $note_name --stdin --grace 120"
+    printf '%s' "$back" | on desktop note edit "$note_name" --stdin --grace 120 >/dev/null \
+        || { echo "demo-flow: note edit on the desktop failed" >&2; exit 1; }
+    show laptop "handoff continue --print --from $desktop_name"
+    got=1
+    for _ in $(seq 60); do   # the desktop's beacon must reach the laptop first: up to 60 tries, 1 s apart
+        on laptop continue --print --from "$desktop_name" >"$work/laptop/back.txt" 2>"$work/laptop/back.err" \
+            && { got=0; break; }
+        sleep 1
+    done
+    cat "$work/laptop/back.txt" "$work/laptop/back.err"
+    [[ $got == 0 ]] || { echo "demo-flow: the laptop never continued the desktop's note" >&2; exit 1; }
+    [[ $(cat "$work/laptop/back.txt") == "$back" ]] || { echo "demo-flow: the note came back changed" >&2; exit 1; }
+    echo "(the laptop has the desktop's version, byte for byte)"
+    step "and back to the laptop"
 fi
 
 if ((isolation)); then
