@@ -4,6 +4,7 @@
 #   scripts/deps.sh build   Swift toolchain check, C headers (libdbus, libsodium, libbluetooth)
 #   scripts/deps.sh test    build + dbus-daemon and clients, bluezoo, the VM tier (qemu, kernel, BlueZ)
 #   scripts/deps.sh bench   test + dbus-python and a C compiler
+#   scripts/deps.sh deb     build + what makes and checks the Debian package (dpkg-dev, fakeroot, lintian)
 #
 # apt-get runs only when a package is absent (and then `apt-get update` once first). Python tools live in
 # .venv at the repository root, built from /usr/bin/python3 and reinstalled only when
@@ -18,12 +19,14 @@ test_packages=(dbus dbus-bin systemd libglib2.0-bin python3 python3-venv python3
     bluez bluez-test-tools qemu-system-x86 linux-image-amd64 busybox-static kmod procps
     wl-clipboard xclip xvfb xauth sway xdg-utils git)
 bench_packages=(gcc)
+deb_packages=(dpkg-dev fakeroot lintian)
 
 case "$tier" in
     build) packages=("${build_packages[@]}") ;;
     test) packages=("${build_packages[@]}" "${test_packages[@]}") ;;
     bench) packages=("${build_packages[@]}" "${test_packages[@]}" "${bench_packages[@]}") ;;
-    *) echo "deps.sh: unknown tier '$tier' (build, test or bench)" >&2; exit 2 ;;
+    deb) packages=("${build_packages[@]}" "${deb_packages[@]}") ;;
+    *) echo "deps.sh: unknown tier '$tier' (build, test, bench or deb)" >&2; exit 2 ;;
 esac
 
 say() { printf 'deps: %s\n' "$*"; }
@@ -46,7 +49,7 @@ if ((${#missing[@]})); then
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-if [[ "$tier" != build ]]; then
+if [[ "$tier" != build && "$tier" != deb ]]; then
     venv="$here/.venv"
     stamp="$venv/.requirements.sha256"
     want=$(sha256sum "$here/scripts/requirements.txt" | cut -d' ' -f1)
