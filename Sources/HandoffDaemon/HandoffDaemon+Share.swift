@@ -78,7 +78,6 @@ extension HandoffDaemon {
     /// Spools an item for `device` (an id or name) and starts delivering it; returns its outbox entry.
     func share(uid: UInt32, device: String, kind: String, name: String, mediaType: String, bytes: [UInt8]?,
                descriptor: UnixFileDescriptor?) async throws -> OutboxEntry {
-        try authorize(uid, "share")
         guard let sharing else { throw DaemonError.failed("sharing is not running") }
         let trusted = await engine.trust.devices
         guard let target = trusted.first(where: { $0.id.uuidString.lowercased() == device.lowercased() })
@@ -117,13 +116,11 @@ extension HandoffDaemon {
 
     /// The caller's outbox.
     func outbox(uid: UInt32) throws -> [OutboxEntry] {
-        try authorize(uid, "see the outbox")
         return (sharing?.outbox.records() ?? []).filter { $0.uid == uid }.map(entry)
     }
 
     /// Cancels a pending item of the caller's.
     func cancelOutboxItem(uid: UInt32, id: String) throws {
-        try authorize(uid, "cancel outbox items")
         guard let sharing, var record = sharing.outbox.records().first(where: { $0.id == id && $0.uid == uid }) else {
             throw DaemonError(HandoffBusError.noItem, "no outbox item \(id)")
         }
@@ -369,7 +366,7 @@ extension HandoffDaemon {
         let line = "\(item.senderName) sent \(item.name) (\(ByteFormat.string(item.size)))"
         logger.log("inbox: \(line) as \(item.id)")
         let entry = inboxEntry(item)
-        for (name, watcher) in watchers where persisted.ownerUID == nil || watcher.uid == persisted.ownerUID {
+        for (name, watcher) in watchers where ownership.admits(watcher.uid) {
             try? connection.emitSignal(HandoffBusAPI.Signal.itemArrived, entry, path: HandoffBusAPI.objectPath,
                                        interface: HandoffBusAPI.interface, destination: name)
         }
@@ -384,7 +381,6 @@ extension HandoffDaemon {
 
     /// Items waiting in the inbox.
     func inbox(uid: UInt32) throws -> [InboxEntry] {
-        try authorize(uid, "see the inbox")
         return (sharing?.inbox.items() ?? []).map(inboxEntry)
     }
 
@@ -392,7 +388,6 @@ extension HandoffDaemon {
     /// connection that has left the bus (a take that was killed) is handed over with the destination it had.
     func claimInboxItem(uid: UInt32, sender: BusName, id: String, destination: String) async throws
         -> (InboxEntry, UnixFileDescriptor, String) {
-        try authorize(uid, "take inbox items")
         guard let inbox = sharing?.inbox else { throw DaemonError.failed("sharing is not running") }
         guard destination.hasPrefix("/") else {
             throw DaemonError.invalidArguments("the destination must be an absolute path")
@@ -418,20 +413,17 @@ extension HandoffDaemon {
 
     /// The take of `id` is complete.
     func finishInboxItem(uid: UInt32, id: String) throws {
-        try authorize(uid, "take inbox items")
         try inboxCall { try $0.finish(id) }
         logger.log("inbox: \(id) taken out")
     }
 
     /// The take of `id` failed; the item goes back.
     func releaseInboxItem(uid: UInt32, id: String) throws {
-        try authorize(uid, "take inbox items")
         try inboxCall { try $0.release(id) }
     }
 
     /// Deletes `id`.
     func dropInboxItem(uid: UInt32, id: String) throws {
-        try authorize(uid, "drop inbox items")
         try inboxCall { try $0.drop(id) }
         logger.log("inbox: \(id) dropped")
     }
@@ -455,33 +447,33 @@ extension HandoffDaemon {
     // MARK: - Interface
 
     func addShareMethods(_ interface: inout ExportedInterface) {
-        method(&interface, HandoffBusAPI.Method.share) { d, _, uid, device, kind, name, mediaType, content in
+        method(&interface, HandoffBusAPI.Method.share, .owner) { d, _, uid, device, kind, name, mediaType, content in
             try await d.share(uid: uid, device: device, kind: kind, name: name, mediaType: mediaType, bytes: content,
                               descriptor: nil)
         }
-        method(&interface, HandoffBusAPI.Method.shareFile) { d, _, uid, device, name, mediaType, file in
+        method(&interface, HandoffBusAPI.Method.shareFile, .owner) { d, _, uid, device, name, mediaType, file in
             try await d.share(uid: uid, device: device, kind: "file", name: name, mediaType: mediaType, bytes: nil,
                               descriptor: file)
         }
-        method(&interface, HandoffBusAPI.Method.outbox) { d, _, uid in
+        method(&interface, HandoffBusAPI.Method.outbox, .owner) { d, _, uid in
             try await d.outbox(uid: uid)
         }
-        method(&interface, HandoffBusAPI.Method.cancelOutboxItem) { d, _, uid, id in
+        method(&interface, HandoffBusAPI.Method.cancelOutboxItem, .owner) { d, _, uid, id in
             try await d.cancelOutboxItem(uid: uid, id: id)
         }
-        method(&interface, HandoffBusAPI.Method.inbox) { d, _, uid in
+        method(&interface, HandoffBusAPI.Method.inbox, .owner) { d, _, uid in
             try await d.inbox(uid: uid)
         }
-        method(&interface, HandoffBusAPI.Method.claimInboxItem) { d, call, uid, id, destination in
+        method(&interface, HandoffBusAPI.Method.claimInboxItem, .owner) { d, call, uid, id, destination in
             try await d.claimInboxItem(uid: uid, sender: try Self.sender(call), id: id, destination: destination)
         }
-        method(&interface, HandoffBusAPI.Method.finishInboxItem) { d, _, uid, id in
+        method(&interface, HandoffBusAPI.Method.finishInboxItem, .owner) { d, _, uid, id in
             try await d.finishInboxItem(uid: uid, id: id)
         }
-        method(&interface, HandoffBusAPI.Method.releaseInboxItem) { d, _, uid, id in
+        method(&interface, HandoffBusAPI.Method.releaseInboxItem, .owner) { d, _, uid, id in
             try await d.releaseInboxItem(uid: uid, id: id)
         }
-        method(&interface, HandoffBusAPI.Method.dropInboxItem) { d, _, uid, id in
+        method(&interface, HandoffBusAPI.Method.dropInboxItem, .owner) { d, _, uid, id in
             try await d.dropInboxItem(uid: uid, id: id)
         }
         interface.signal(HandoffBusAPI.Signal.itemArrived)

@@ -88,6 +88,7 @@ ProgramExecutors.run { await serve() }
             stateDirectory: URL(fileURLWithPath: options.stateDirectory),
             deviceName: options.name ?? String(ProcessInfo.processInfo.hostName.prefix(16)), adapter: options.adapter)
         configuration.clock = clock
+        configuration.owner = options.owner
         let bluez = radio.bluez
         let adapter = options.adapter
         configuration.powered = { await bluez.adapters().first { $0.name == adapter }?.powered ?? false }
