@@ -39,7 +39,9 @@ extension HandoffDaemon {
         let settings = configuration.share
         let inbox: ShareInbox
         do {
-            inbox = try ShareInbox(directory: state.url.appendingPathComponent("inbox"), limits: settings.inbox)
+            // The daemon's clock: partial pushes expire on it (`partialLifetime`).
+            inbox = try ShareInbox(directory: state.url.appendingPathComponent("inbox"), limits: settings.inbox,
+                                   clock: clock)
         } catch {
             throw DaemonError.failed("cannot open the inbox: \(error.message)")
         }
@@ -94,9 +96,20 @@ extension HandoffDaemon {
             throw DaemonError.invalidArguments("the media type '\(mediaType)' is not printable ASCII")
         }
         let limit = configuration.share.maximumItemSize
+        // The size and the quota are checked before anything is spooled, so a refusal leaves the outbox as it was.
+        let size = try descriptor.map { fd throws(DaemonError) in try OutboxSpool.regularFileSize(fd.rawValue) }
+            ?? bytes?.count ?? 0
+        guard size <= limit else { throw OutboxSpool.tooLarge(size, limit) }
+        let metadata = ShareMetadata(kind: kind, name: name, mediaType: mediaType)
+        let charge = OutboxSpool.charge(size: size, metadata, target.name)
+        let used = sharing.outbox.usedBytes(), quota = configuration.share.outboxQuota
+        guard used + charge <= quota else {
+            logger.warning("outbox: user \(uid)'s share of \(size) bytes refused: the outbox is full")
+            throw OutboxSpool.full(used: used, quota: quota, charge: charge)
+        }
         let now = clock.date
         let record = OutboxRecord(id: OutgoingShare.newTransferID(), deviceID: target.id, deviceName: target.name,
-                                  uid: uid, metadata: ShareMetadata(kind: kind, name: name, mediaType: mediaType),
+                                  uid: uid, metadata: metadata,
                                   size: 0, createdAt: now, deadline: now.addingTimeInterval(configuration.share.deadline),
                                   state: .pending, reason: "", finishedAt: nil)
         let spooled: OutboxRecord
@@ -422,6 +435,26 @@ extension HandoffDaemon {
         try inboxCall { try $0.release(id) }
     }
 
+    /// Pushes under way (partials), oldest first: what they hold, and when they expire.
+    func inboxPartials() -> [InboxPartialEntry] {
+        let now = clock.date
+        return (sharing?.inbox.partialPushes() ?? []).map { push in
+            InboxPartialEntry(id: push.transferID, sender: push.senderName, name: push.name ?? "",
+                              receivedBytes: push.receivedBytes, announcedBytes: push.announcedBytes,
+                              ageSeconds: max(0, now.timeIntervalSince(push.startedAt)),
+                              expiresInSeconds: max(0, push.expiresAt.timeIntervalSince(now)))
+        }
+    }
+
+    /// Deletes the push under way `id`, freeing its share of the quota.
+    func dropInboxPartial(id: String) throws {
+        guard let inbox = sharing?.inbox else { throw DaemonError.failed("sharing is not running") }
+        do { try inbox.dropPartial(id) } catch {
+            throw DaemonError(HandoffBusError.noItem, "no partial push \(id) (it finished, expired or was dropped)")
+        }
+        logger.log("inbox: partial push \(id) dropped")
+    }
+
     /// Deletes `id`.
     func dropInboxItem(uid: UInt32, id: String) throws {
         try inboxCall { try $0.drop(id) }
@@ -475,6 +508,12 @@ extension HandoffDaemon {
         }
         method(&interface, HandoffBusAPI.Method.dropInboxItem, .owner) { d, _, uid, id in
             try await d.dropInboxItem(uid: uid, id: id)
+        }
+        method(&interface, HandoffBusAPI.Method.inboxPartials, .owner) { d, _, _ in
+            await d.inboxPartials()
+        }
+        method(&interface, HandoffBusAPI.Method.dropInboxPartial, .owner) { d, _, _, id in
+            try await d.dropInboxPartial(id: id)
         }
         interface.signal(HandoffBusAPI.Signal.itemArrived)
     }
