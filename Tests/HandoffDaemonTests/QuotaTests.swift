@@ -43,19 +43,25 @@ import Testing
         _ = try await laptop.share(text("c.txt", 1000), to: "desktop")
     }
 
-    @Test func partialPushesAreListedDroppedAndExpireOnTheDaemonsClock() async throws {
-        let clock = VirtualClock()
+    /// A state directory whose inbox holds pushes that stopped halfway (ids filled with `bytes`, 10,000 bytes
+    /// announced each), as a sender that went away leaves them; returns it and the pushes' ids.
+    private func stateWithPartials(_ bytes: [UInt8], clock: VirtualClock) throws -> (URL, [String]) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("handoffd-partials-\(UUID())")
-        // Two pushes that stopped halfway, as a sender that went away leaves them.
         let inbox = try ShareInbox(directory: directory.appendingPathComponent("inbox"), clock: clock)
         let sender = TrustedDevice(id: UUID(), name: "laptop", publicKey: Data(count: 32), pairedAt: clock.date)
         var ids: [String] = []
-        for byte: UInt8 in [1, 2] {
+        for byte in bytes {
             let id = try #require(TransferID(bytes: [UInt8](repeating: byte, count: 8)))
             _ = try inbox.begin(TransferHeader(transferID: id, sequence: 0, metadataLength: 40, payloadLength: 10_000,
                                                recordSize: 4096), from: sender)
             ids.append(id.description)
         }
+        return (directory, ids)
+    }
+
+    @Test func partialPushesAreListedDroppedAndExpireOnTheDaemonsClock() async throws {
+        let clock = VirtualClock()
+        let (directory, ids) = try stateWithPartials([1, 2], clock: clock)
         let desktop = try await Machine(name: "desktop", ether: InMemoryEther(seed: 9), stateDirectory: directory,
                                         configure: { $0.clock = clock })
         defer { Task { await desktop.shutDown() } }
@@ -75,5 +81,30 @@ import Testing
         #expect(try await owner.inboxPartials().map(\.id) == [ids[1]], "expired within its lifetime")
         clock.advance(by: .seconds(2))
         #expect(try await owner.inboxPartials().isEmpty, "kept past its lifetime")
+    }
+
+    @Test func theCommandLineListsAndDropsPartialPushes() async throws {
+        let clock = VirtualClock()
+        let (directory, ids) = try stateWithPartials([3], clock: clock)
+        let desktop = try await Machine(name: "desktop", ether: InMemoryEther(seed: 10), stateDirectory: directory,
+                                        configure: { $0.clock = clock })
+        defer { Task { await desktop.shutDown() } }
+        let handoff = try HandoffProgram(busAddress: desktop.bus.address)
+        defer { handoff.remove() }
+        let inbox = try await handoff.run(["inbox"])
+        #expect(inbox.status == 0, "\(inbox.error)")
+        #expect(inbox.error.contains("1 push(es) still arriving hold room in the inbox: 'handoff inbox list --partial'"),
+                "\(inbox.error)")
+        let listed = try await handoff.run(["inbox", "list", "--partial"])
+        #expect(listed.output == "\(ids[0])  laptop  -  0 B/10.0 kB  expires in 1440 min\n", "\(listed.output)")
+        let json = try await handoff.run(["inbox", "list", "--partial", "--json"])
+        #expect(json.output.contains("\"announcedBytes\" : 10000") || json.output.contains("\"announcedBytes\":10000"),
+                "\(json.output)")
+        let dropped = try await handoff.run(["inbox", "drop", "--partial", ids[0]])
+        #expect(dropped.status == 0, "\(dropped.error)")
+        let empty = try await handoff.run(["inbox", "list", "--partial"])
+        #expect(empty.output.isEmpty && empty.error.contains("no push is arriving"), "\(empty.error)")
+        let again = try await handoff.run(["inbox", "drop", "--partial", ids[0]])
+        #expect(again.status == 1 && again.error.contains("no partial push \(ids[0])"), "\(again.error)")
     }
 }
