@@ -2,7 +2,7 @@ import FoundationEssentials
 import HandoffDBusClient
 
 /// The gate of the D-Bus API: the one place that decides whether a caller may use a method (Docs/protocol.md,
-/// "The gate: the owner"). ``method(_:_:access:body:)`` calls ``admit(_:to:_:)`` before every method's body.
+/// "The gate: the owner"). ``method(_:_:_:body:)`` calls ``admit(_:to:_:)`` before every method's body.
 extension HandoffDaemon {
     /// What a method asks of its caller.
     enum Access: Sendable, Equatable {

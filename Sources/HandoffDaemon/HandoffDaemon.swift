@@ -125,8 +125,9 @@ public actor HandoffDaemon {
         return daemon
     }
 
-    /// The owner at start: the administrator's (`--owner`, written before anything else happens, so a failure stops
-    /// the start), else the recorded one. An owner moved from an older `state.json` is cleared there.
+    /// The owner at start: the administrator's (`--owner`, written before the engine starts or the API is exported,
+    /// so a failed write stops the start), else the recorded one. An owner moved from an older `state.json` to
+    /// `owner.json` is cleared there.
     private static func decideOwnership(configuration: DaemonConfiguration, state: StateDirectory,
                                         persisted: inout DaemonState, pairedDevices: Int, logger: DaemonLogger) throws
         -> Ownership {
@@ -136,7 +137,8 @@ public actor HandoffDaemon {
             do {
                 try state.saveOwner(OwnerRecord(uid: owner, origin: .configured, decidedAt: now))
             } catch {
-                throw DaemonError.failed("cannot record uid \(owner) (--owner) as the owner: \(error)")
+                let why = (error as? DaemonError)?.message ?? "\(error)"
+                throw DaemonError.failed("cannot record uid \(owner) (--owner) as the owner: \(why)")
             }
             logger.notice("owner set to uid \(owner) by --owner")
             ownership = .owned(uid: owner)
