@@ -10,8 +10,9 @@
 #
 # Run by scripts/demo.sh inside the VM (real bluetoothd, two btvirt controllers), and on the host against bluezoo
 # with --discoverable (bluezoo only reports discoverable advertisements). Uses the built .build/debug binaries
-# --isolation (as root, in the VM) then proves the shipped policy with a second Unix user (nobody): it may call
-# the daemon but is refused the paired devices and the activities, and cannot own the daemon's name.
+# --isolation (as root, in the VM) then proves the owner gate (root paired first, so root owns both daemons) and the
+# shipped policy with a second Unix user (nobody): it may call the daemon but is refused the paired devices and the
+# activities, and cannot own the daemon's name.
 # --failures (in the VM) then shows conflict-on-restore, an oversize note, an undeclared type, a hung peer
 # (SIGSTOP: 4610 remoteApplicationTimedOut), a vanished peer, then (the laptop daemon restarted with its trust) an unpaired desktop refused as untrusted, through the
 # CLI, each with the exit status and error code the user sees.

@@ -31,6 +31,12 @@ public protocol SharingService: HandoffService {
     /// Deletes a waiting inbox item.
     func dropInboxItem(_ id: String) async throws
 
+    /// Pushes under way into the inbox, oldest first.
+    func inboxPartials() async throws -> [InboxPartialEntry]
+
+    /// Deletes a push under way, freeing its share of the inbox quota.
+    func dropInboxPartial(_ id: String) async throws
+
     /// Items arriving in the inbox from now on, until the stream is cancelled (for `handoff watch`).
     func inboxArrivals() async throws -> AsyncStream<InboxEntry>
 }
@@ -138,6 +144,37 @@ public struct InboxEntry: Sendable, Equatable, Codable {
         self.sizeBytes = sizeBytes
         self.ageSeconds = ageSeconds
         self.originalName = originalName
+    }
+}
+
+/// A push that started arriving and has not finished, as `handoff inbox --partial --json` lists it. It counts
+/// against the inbox quota with its announced length until it finishes, is dropped, or expires.
+public struct InboxPartialEntry: Sendable, Equatable, Codable {
+    /// The push's transfer id (hex).
+    public var id: String
+    /// The sending device's name.
+    public var sender: String
+    /// The item's name as sent, or empty before its metadata arrived.
+    public var name: String
+    /// Bytes stored so far.
+    public var receivedBytes: Int
+    /// The length the push announced.
+    public var announcedBytes: Int
+    /// Seconds since it started.
+    public var ageSeconds: Double
+    /// Seconds until it is removed unless it finishes.
+    public var expiresInSeconds: Double
+
+    /// Creates an entry.
+    public init(id: String, sender: String, name: String, receivedBytes: Int, announcedBytes: Int,
+                ageSeconds: Double, expiresInSeconds: Double) {
+        self.id = id
+        self.sender = sender
+        self.name = name
+        self.receivedBytes = receivedBytes
+        self.announcedBytes = announcedBytes
+        self.ageSeconds = ageSeconds
+        self.expiresInSeconds = expiresInSeconds
     }
 }
 

@@ -45,3 +45,24 @@ extension InboxEntry: DBusRepresentable {
         Wire(id, sender, name, kind, mediaType, UInt64(max(0, sizeBytes)), ageSeconds, originalName).dbusValue
     }
 }
+
+extension InboxPartialEntry: DBusRepresentable {
+    /// The fields on the wire, in order; negative counts are sent as 0.
+    typealias Wire = DBusStructure<String, String, String, UInt64, UInt64, Double, Double>
+
+    /// `(sssttdd)`.
+    public static var dbusType: DBusType { Wire.dbusType }
+
+    /// Reads a `(sssttdd)` partial push.
+    public init(dbusValue: Value) throws(DBusError) {
+        let (id, sender, name, received, announced, age, expires) = try Wire(dbusValue: dbusValue).fields
+        self.init(id: id, sender: sender, name: name, receivedBytes: Int(clamping: received),
+                  announcedBytes: Int(clamping: announced), ageSeconds: age, expiresInSeconds: expires)
+    }
+
+    /// The push as `(sssttdd)`.
+    public var dbusValue: Value {
+        Wire(id, sender, name, UInt64(max(0, receivedBytes)), UInt64(max(0, announcedBytes)), ageSeconds,
+             expiresInSeconds).dbusValue
+    }
+}

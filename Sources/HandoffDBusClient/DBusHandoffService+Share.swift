@@ -46,6 +46,14 @@ extension DBusHandoffService: SharingService {
         try await call(HandoffBusAPI.Method.dropInboxItem, id)
     }
 
+    public func inboxPartials() async throws -> [InboxPartialEntry] {
+        try await call(HandoffBusAPI.Method.inboxPartials)
+    }
+
+    public func dropInboxPartial(_ id: String) async throws {
+        try await call(HandoffBusAPI.Method.dropInboxPartial, id)
+    }
+
     /// Items arriving in the inbox, until the stream is cancelled (for `handoff watch`).
     public func inboxArrivals() async throws -> AsyncStream<InboxEntry> {
         let messages = try await signals(HandoffBusAPI.Signal.itemArrived)

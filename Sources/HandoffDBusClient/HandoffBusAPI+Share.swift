@@ -7,6 +7,8 @@ extension HandoffBusAPI {
     public static let outboxEntrySignature = Signature(of: OutboxEntry.self)
     /// An inbox item: id, sender, name, kind, media type, size in bytes, age in seconds, original name.
     public static let inboxEntrySignature = Signature(of: InboxEntry.self)
+    /// A push under way: id, sender, name, received bytes, announced bytes, age and seconds until it expires.
+    public static let inboxPartialSignature = Signature(of: InboxPartialEntry.self)
 }
 
 extension HandoffBusAPI.Method {
@@ -34,6 +36,11 @@ extension HandoffBusAPI.Method {
     public static let releaseInboxItem = MethodDeclaration("ReleaseInboxItem", in: String.self, inputNames: ["id"])
     /// `DropInboxItem(s id)`.
     public static let dropInboxItem = MethodDeclaration("DropInboxItem", in: String.self, inputNames: ["id"])
+    /// `InboxPartials() → a(sssttdd)`: pushes under way, which count against the quota until they expire.
+    public static let inboxPartials = MethodDeclaration("InboxPartials", out: [InboxPartialEntry].self,
+                                                        outputNames: ["partials"])
+    /// `DropInboxPartial(s id)`.
+    public static let dropInboxPartial = MethodDeclaration("DropInboxPartial", in: String.self, inputNames: ["id"])
 }
 
 extension HandoffBusAPI.Signal {
@@ -46,4 +53,6 @@ extension HandoffBusError {
     public static let noItem = name("NoItem")
     /// Another take holds the inbox item.
     public static let busy = name("Busy")
+    /// The outbox has no room for the item (its quota is reached); the items already in it are kept.
+    public static let outboxFull = name("OutboxFull")
 }

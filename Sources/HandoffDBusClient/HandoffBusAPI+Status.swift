@@ -28,7 +28,7 @@ extension HandoffBusAPI {
         /// How the radio scans (`advertisement monitor (…)` or `discovery (fallback: …)`); absent before the first
         /// scan.
         public static let scanning = StatusKey<String>("Scanning")
-        /// Paired devices (the owner, or anyone before the first pairing).
+        /// Paired devices (for the owner and root only).
         public static let pairedDevices = StatusKey<UInt32>("PairedDevices")
         /// Activities available from paired devices (likewise).
         public static let availableActivities = StatusKey<UInt32>("AvailableActivities")

@@ -4,7 +4,8 @@ import DBus
 /// HandoffKit's code in their message, which starts with `[<code> <name>]` (for example
 /// `[4611 userInfoTooLarge] org.handoff.note: the payload is …`).
 public enum HandoffBusError {
-    /// The caller's Unix user is not the owner of this device's trust group, or the activity is another user's.
+    /// The caller's Unix user is neither the owner of this device's trust group nor root, the daemon has no owner
+    /// yet or is locked to root (paired devices, no owner record), or the activity is another user's.
     public static let accessDenied = name("AccessDenied")
     /// No available activity has that id (it was continued, replaced, or its device went away).
     public static let noActivity = name("NoActivity")

@@ -8,6 +8,9 @@ public struct DaemonConfiguration: Sendable {
 
     /// Where the trust store and the daemon state live (default `/var/lib/handoff`). Created `0700` if missing.
     public var stateDirectory: URL
+    /// The owner the administrator set (`handoffd --owner USER`): written to `owner.json` at start, replacing a
+    /// recorded owner. Nil (the default) keeps the recorded owner, or lets the first `handoff pair` claim the daemon.
+    public var owner: UInt32?
     /// This device's name, shown on the other devices (at most 16 UTF-8 bytes reach a pairing beacon).
     public var deviceName: String
     /// The Bluetooth controller in use (`hci0`), reported by Status; nil when the radio is not a controller.

@@ -1,6 +1,7 @@
 /// What the daemon keeps across restarts besides the trust store (`state.json`).
 public struct DaemonState: Codable, Sendable, Equatable {
-    /// The Unix user the trust group belongs to: the user who paired. Nil until the first pairing.
+    /// The owner as older versions recorded it, after the trust store. Read once, moved to `owner.json`
+    /// (``Ownership``), and then cleared; never written anew.
     public var ownerUID: UInt32?
     /// The last beacon sequence advertised; the next run starts above it so sequences never repeat.
     public var lastSequence: UInt32?

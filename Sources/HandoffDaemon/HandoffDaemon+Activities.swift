@@ -8,7 +8,6 @@ import HandoffKit
 extension HandoffDaemon {
     /// Makes a new activity current for `uid` and returns its id.
     func setCurrentActivity(uid: UInt32, type: String, title: String, userInfo: [UInt8]) async throws -> String {
-        try authorize(uid, "offer activities")
         if let offer, offer.uid != uid {
             throw DaemonError.accessDenied("another user's activity is current on this device")
         }
@@ -25,7 +24,7 @@ extension HandoffDaemon {
     /// Replaces the content of `uid`'s current activity `id` and offers it again (a new sequence); cancels a
     /// pending resignation.
     func updateCurrentActivity(uid: UInt32, id: String, title: String, userInfo: [UInt8]) async throws {
-        let existing = try ownOffer(uid: uid, id: id, action: "update activities")
+        let existing = try ownOffer(uid: uid, id: id)
         let activity = try await offerAnew(uid: uid, type: existing.activity.activityType, title: title,
                                            userInfo: userInfo, what: "update")
         offer?.resignTask?.cancel()
@@ -49,7 +48,7 @@ extension HandoffDaemon {
     /// Stops offering `uid`'s activity `id` after `milliseconds` (0: now). The timer lives here, so the caller may
     /// exit; a later update cancels it.
     func resignCurrentActivity(uid: UInt32, id: String, milliseconds: UInt64) async throws {
-        _ = try ownOffer(uid: uid, id: id, action: "resign activities")
+        _ = try ownOffer(uid: uid, id: id)
         offer?.resignTask?.cancel()
         guard milliseconds > 0 else {
             await expire(id)
@@ -82,8 +81,7 @@ extension HandoffDaemon {
                                size: size)
     }
 
-    private func ownOffer(uid: UInt32, id: String, action: String) throws -> Offer {
-        try authorize(uid, action)
+    private func ownOffer(uid: UInt32, id: String) throws -> Offer {
         guard let offer, offer.id == id else {
             throw DaemonError(HandoffBusError.notCurrent, "activity \(id) is not current (it was resigned or replaced)")
         }

@@ -3,50 +3,51 @@ import HandoffClient
 import HandoffDBusClient
 import HandoffKit
 
-/// The `org.handoff.Handoff1` interface: each method finds out who is calling, then runs the daemon's logic.
+/// The `org.handoff.Handoff1` interface: each method finds out who is calling, passes the gate
+/// (``admit(_:to:_:)``) with the access it declares, then runs the daemon's logic.
 extension HandoffDaemon {
     func makeInterface() -> ExportedInterface {
         var interface = ExportedInterface(HandoffBusAPI.interface)
-        method(&interface, HandoffBusAPI.Method.status) { daemon, _, uid in
+        method(&interface, HandoffBusAPI.Method.status, .anyone) { daemon, _, uid in
             await daemon.status(uid: uid)
         }
-        method(&interface, HandoffBusAPI.Method.setCurrentActivity) { daemon, _, uid, type, title, userInfo in
+        method(&interface, HandoffBusAPI.Method.setCurrentActivity, .owner) { daemon, _, uid, type, title, userInfo in
             try await daemon.setCurrentActivity(uid: uid, type: type, title: title, userInfo: userInfo)
         }
-        method(&interface, HandoffBusAPI.Method.updateCurrentActivity) { daemon, _, uid, id, title, userInfo in
+        method(&interface, HandoffBusAPI.Method.updateCurrentActivity, .owner) { daemon, _, uid, id, title, userInfo in
             try await daemon.updateCurrentActivity(uid: uid, id: id, title: title, userInfo: userInfo)
         }
-        method(&interface, HandoffBusAPI.Method.resignCurrentActivity) { daemon, _, uid, id, grace in
+        method(&interface, HandoffBusAPI.Method.resignCurrentActivity, .owner) { daemon, _, uid, id, grace in
             try await daemon.resignCurrentActivity(uid: uid, id: id, milliseconds: grace)
         }
-        method(&interface, HandoffBusAPI.Method.availableActivities) { daemon, _, uid in
+        method(&interface, HandoffBusAPI.Method.availableActivities, .owner) { daemon, _, uid in
             try await daemon.availableActivities(uid: uid)
         }
-        method(&interface, HandoffBusAPI.Method.watchActivities) { daemon, call, uid in
+        method(&interface, HandoffBusAPI.Method.watchActivities, .owner) { daemon, call, uid in
             try await daemon.watchActivities(sender: try Self.sender(call), uid: uid)
         }
-        method(&interface, HandoffBusAPI.Method.continueActivity) { daemon, call, uid, id in
+        method(&interface, HandoffBusAPI.Method.continueActivity, .owner) { daemon, call, uid, id in
             let (result, activity, payload) = try await daemon.continueActivity(
                 id: id, sender: try Self.sender(call), uid: uid)
             let path = daemon.radio.takePath(ofContinue: id)
             return (result, activity.activityType, activity.title ?? "", payload,
                     ContinuePath(transport: path?.kind.rawValue ?? "gatt", fallback: path?.fallback?.rawValue))
         }
-        method(&interface, HandoffBusAPI.Method.devices) { daemon, _, uid in
+        method(&interface, HandoffBusAPI.Method.devices, .owner) { daemon, _, uid in
             try await daemon.devices(uid: uid)
         }
-        method(&interface, HandoffBusAPI.Method.pair) { daemon, call, uid, name, timeout in
+        method(&interface, HandoffBusAPI.Method.pair, .claim) { daemon, call, uid, name, timeout in
             let role: PairingRole = name.isEmpty ? .automatic : .initiate(name)
             return try await daemon.pair(role: role, timeout: Self.timeout(timeout), sender: try Self.sender(call),
                                          uid: uid)
         }
-        method(&interface, HandoffBusAPI.Method.acceptPairing) { daemon, call, uid, timeout in
+        method(&interface, HandoffBusAPI.Method.acceptPairing, .claim) { daemon, call, uid, timeout in
             try await daemon.pair(role: .accept, timeout: Self.timeout(timeout), sender: try Self.sender(call), uid: uid)
         }
-        method(&interface, HandoffBusAPI.Method.confirmPairing) { daemon, _, uid, code, accept in
+        method(&interface, HandoffBusAPI.Method.confirmPairing, .owner) { daemon, _, uid, code, accept in
             try await daemon.confirmPairing(code: code, accept: accept, uid: uid)
         }
-        method(&interface, HandoffBusAPI.Method.unpair) { daemon, _, uid, device in
+        method(&interface, HandoffBusAPI.Method.unpair, .owner) { daemon, _, uid, device in
             try await daemon.unpair(device, uid: uid)
         }
         interface.signal(HandoffBusAPI.Signal.activityAppeared)
@@ -58,11 +59,12 @@ extension HandoffDaemon {
     }
 
     /// Exports a method of the shared API (``HandoffBusAPI/Method``; its signatures and names come from the
-    /// declaration). The body gets the daemon, the call, the caller's uid and the arguments; its errors become
-    /// `org.handoff.Error.*` replies.
+    /// declaration) that asks `access` of its callers. The body runs only once the gate let the caller in, and gets
+    /// the daemon, the call, the caller's uid and the arguments; its errors become `org.handoff.Error.*` replies.
     func method<each Input: DBusRepresentable, each Output: DBusRepresentable>(
         _ interface: inout ExportedInterface,
         _ declaration: MethodDeclaration<DBusTypes<repeat each Input>, DBusTypes<repeat each Output>>,
+        _ access: Access,
         body: @escaping @Sendable (HandoffDaemon, MethodCall, UInt32, repeat each Input) async throws
             -> (repeat each Output)
     ) {
@@ -70,6 +72,7 @@ extension HandoffDaemon {
             guard let self else { throw DBusError(name: HandoffBusError.failed, message: "the daemon is stopping") }
             do {
                 let uid = try await self.callers.unixUser(of: try Self.sender(call))
+                try await self.admit(uid, to: access, declaration.name.rawValue)
                 return try await body(self, call, uid, repeat each arguments)
             } catch let error as DaemonError {
                 throw error.dbusError

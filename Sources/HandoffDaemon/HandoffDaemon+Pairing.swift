@@ -5,7 +5,7 @@ import HandoffDBusClient
 import HandoffKit
 import HandoffShared
 
-/// Pairing and unpairing. The user who pairs becomes the owner of the trust group.
+/// Pairing and unpairing. The first user to pair claimed the daemon at the gate (``admit(_:to:_:)``).
 extension HandoffDaemon {
     /// How a pairing runs.
     typealias PairingRole = PairingSession.Role
@@ -13,7 +13,6 @@ extension HandoffDaemon {
     /// Pairs as `role`, showing codes to `sender` (PairingCode signals, answered with ConfirmPairing), and returns
     /// the new device.
     func pair(role: PairingRole, timeout: Duration, sender: BusName, uid: UInt32) async throws -> DeviceInfo {
-        try authorize(uid, "pair this device")
         guard !pairingBusy else { throw DaemonError.pairingFailed("a pairing is already in progress") }
         pairingBusy = true
         defer { pairingBusy = false }
@@ -26,14 +25,14 @@ extension HandoffDaemon {
             throw DaemonError.pairingFailed(error.message)
         }
         recentCandidates = [:]
+        // The owner is on disk already: the gate wrote it before this pairing ran.
         do {
             try state.saveTrust(store)
         } catch {
-            logger.error("paired, but the trust store could not be saved: \(error)")
-        }
-        if persisted.ownerUID == nil {
-            persisted.ownerUID = uid
-            saveState()
+            let why = (error as? DaemonError)?.message ?? "\(error)"
+            logger.error("paired, but the trust store could not be saved: \(why)")
+            throw DaemonError.failed("paired, but the trust store could not be saved (\(why)); the pairing is lost "
+                + "when handoffd restarts: free some space and pair again")
         }
         if let offer, offer.uid != uid {
             await expire(offer.id)
@@ -220,7 +219,6 @@ extension HandoffDaemon {
 
     /// Forgets a paired device (by id or name) and rotates the group key.
     func unpair(_ device: String, uid: UInt32) async throws {
-        try authorize(uid, "unpair devices")
         var store = await engine.trust
         guard let target = store.devices.first(where: { $0.id.uuidString.lowercased() == device.lowercased() })
             ?? store.devices.first(where: { $0.name == device })

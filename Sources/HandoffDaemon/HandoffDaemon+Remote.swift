@@ -23,13 +23,11 @@ extension HandoffDaemon {
 
     /// Activities nearby trusted devices offer, freshest first.
     func availableActivities(uid: UInt32) async throws -> [ActivitySummary] {
-        try authorize(uid, "see activities")
         return await engine.availableActivities().map(summary)
     }
 
     /// Sends ActivityAppeared/ActivityDisappeared to `sender` from now on, until it leaves the bus.
     func watchActivities(sender: BusName, uid: UInt32) async throws {
-        try authorize(uid, "watch activities")
         guard watchers[sender] == nil else { return }
         let departures = try await connection.nameOwnerChanges(of: sender)
         let task = Task { [weak self] in
@@ -62,7 +60,7 @@ extension HandoffDaemon {
     }
 
     private func emit(_ signal: SignalDeclaration<ActivitySummary>, _ summary: ActivitySummary) {
-        for (name, watcher) in watchers where persisted.ownerUID == nil || watcher.uid == persisted.ownerUID {
+        for (name, watcher) in watchers where ownership.admits(watcher.uid) {
             do {
                 try connection.emitSignal(signal, summary, path: HandoffBusAPI.objectPath,
                                           interface: HandoffBusAPI.interface, destination: name)
@@ -76,7 +74,6 @@ extension HandoffDaemon {
     func continueActivity(id: String, sender: BusName, uid: UInt32) async throws
         -> (ActivitySummary, UserActivity, [UInt8])
     {
-        try authorize(uid, "continue activities")
         let available = await engine.availableActivities()
         guard let remote = available.first(where: { Self.activityID($0) == id })
             ?? available.first(where: { id.hasPrefix($0.device.id.uuidString + "-") })
@@ -131,7 +128,6 @@ extension HandoffDaemon {
 
     /// Paired devices, with whether each sent a new beacon recently.
     func devices(uid: UInt32) async throws -> [DeviceInfo] {
-        try authorize(uid, "see devices")
         let now = clock.date
         let window = Double(configuration.inRangeInterval.components.seconds)
         let sightings = await engine.lastSightings()   // any beacon, a presence beacon included
@@ -151,9 +147,9 @@ extension HandoffDaemon {
         values[Key.deviceName] = await engine.trust.identity.name
         values[Key.adapter] = configuration.adapter ?? ""
         values[Key.powered] = await configuration.powered()
-        values[Key.owner] = persisted.ownerUID.map { $0 == uid } ?? false
+        values[Key.owner] = ownership == .owned(uid: uid)
         values[Key.scanning] = await configuration.scanning()
-        guard (try? authorize(uid, "")) != nil else { return values }
+        guard ownership.admits(uid) else { return values }
         values[Key.pairedDevices] = UInt32(await engine.trust.devices.count)
         values[Key.availableActivities] = UInt32(await engine.availableActivities().count)
         values[Key.currentActivity] = await currentSummary(uid: uid)

@@ -39,7 +39,9 @@ extension HandoffDaemon {
         let settings = configuration.share
         let inbox: ShareInbox
         do {
-            inbox = try ShareInbox(directory: state.url.appendingPathComponent("inbox"), limits: settings.inbox)
+            // The daemon's clock: partial pushes expire on it (`partialLifetime`).
+            inbox = try ShareInbox(directory: state.url.appendingPathComponent("inbox"), limits: settings.inbox,
+                                   clock: clock)
         } catch {
             throw DaemonError.failed("cannot open the inbox: \(error.message)")
         }
@@ -78,7 +80,6 @@ extension HandoffDaemon {
     /// Spools an item for `device` (an id or name) and starts delivering it; returns its outbox entry.
     func share(uid: UInt32, device: String, kind: String, name: String, mediaType: String, bytes: [UInt8]?,
                descriptor: UnixFileDescriptor?) async throws -> OutboxEntry {
-        try authorize(uid, "share")
         guard let sharing else { throw DaemonError.failed("sharing is not running") }
         let trusted = await engine.trust.devices
         guard let target = trusted.first(where: { $0.id.uuidString.lowercased() == device.lowercased() })
@@ -95,9 +96,20 @@ extension HandoffDaemon {
             throw DaemonError.invalidArguments("the media type '\(mediaType)' is not printable ASCII")
         }
         let limit = configuration.share.maximumItemSize
+        // The size and the quota are checked before anything is spooled, so a refusal leaves the outbox as it was.
+        let size = try descriptor.map { fd throws(DaemonError) in try OutboxSpool.regularFileSize(fd.rawValue) }
+            ?? bytes?.count ?? 0
+        guard size <= limit else { throw OutboxSpool.tooLarge(size, limit) }
+        let metadata = ShareMetadata(kind: kind, name: name, mediaType: mediaType)
+        let charge = OutboxSpool.charge(size: size, metadata, target.name)
+        let used = sharing.outbox.usedBytes(), quota = configuration.share.outboxQuota
+        guard used + charge <= quota else {
+            logger.warning("outbox: user \(uid)'s share of \(size) bytes refused: the outbox is full")
+            throw OutboxSpool.full(used: used, quota: quota, charge: charge)
+        }
         let now = clock.date
         let record = OutboxRecord(id: OutgoingShare.newTransferID(), deviceID: target.id, deviceName: target.name,
-                                  uid: uid, metadata: ShareMetadata(kind: kind, name: name, mediaType: mediaType),
+                                  uid: uid, metadata: metadata,
                                   size: 0, createdAt: now, deadline: now.addingTimeInterval(configuration.share.deadline),
                                   state: .pending, reason: "", finishedAt: nil)
         let spooled: OutboxRecord
@@ -117,13 +129,11 @@ extension HandoffDaemon {
 
     /// The caller's outbox.
     func outbox(uid: UInt32) throws -> [OutboxEntry] {
-        try authorize(uid, "see the outbox")
         return (sharing?.outbox.records() ?? []).filter { $0.uid == uid }.map(entry)
     }
 
     /// Cancels a pending item of the caller's.
     func cancelOutboxItem(uid: UInt32, id: String) throws {
-        try authorize(uid, "cancel outbox items")
         guard let sharing, var record = sharing.outbox.records().first(where: { $0.id == id && $0.uid == uid }) else {
             throw DaemonError(HandoffBusError.noItem, "no outbox item \(id)")
         }
@@ -369,7 +379,7 @@ extension HandoffDaemon {
         let line = "\(item.senderName) sent \(item.name) (\(ByteFormat.string(item.size)))"
         logger.log("inbox: \(line) as \(item.id)")
         let entry = inboxEntry(item)
-        for (name, watcher) in watchers where persisted.ownerUID == nil || watcher.uid == persisted.ownerUID {
+        for (name, watcher) in watchers where ownership.admits(watcher.uid) {
             try? connection.emitSignal(HandoffBusAPI.Signal.itemArrived, entry, path: HandoffBusAPI.objectPath,
                                        interface: HandoffBusAPI.interface, destination: name)
         }
@@ -384,7 +394,6 @@ extension HandoffDaemon {
 
     /// Items waiting in the inbox.
     func inbox(uid: UInt32) throws -> [InboxEntry] {
-        try authorize(uid, "see the inbox")
         return (sharing?.inbox.items() ?? []).map(inboxEntry)
     }
 
@@ -392,7 +401,6 @@ extension HandoffDaemon {
     /// connection that has left the bus (a take that was killed) is handed over with the destination it had.
     func claimInboxItem(uid: UInt32, sender: BusName, id: String, destination: String) async throws
         -> (InboxEntry, UnixFileDescriptor, String) {
-        try authorize(uid, "take inbox items")
         guard let inbox = sharing?.inbox else { throw DaemonError.failed("sharing is not running") }
         guard destination.hasPrefix("/") else {
             throw DaemonError.invalidArguments("the destination must be an absolute path")
@@ -418,20 +426,37 @@ extension HandoffDaemon {
 
     /// The take of `id` is complete.
     func finishInboxItem(uid: UInt32, id: String) throws {
-        try authorize(uid, "take inbox items")
         try inboxCall { try $0.finish(id) }
         logger.log("inbox: \(id) taken out")
     }
 
     /// The take of `id` failed; the item goes back.
     func releaseInboxItem(uid: UInt32, id: String) throws {
-        try authorize(uid, "take inbox items")
         try inboxCall { try $0.release(id) }
+    }
+
+    /// Pushes under way (partials), oldest first: what they hold, and when they expire.
+    func inboxPartials() -> [InboxPartialEntry] {
+        let now = clock.date
+        return (sharing?.inbox.partialPushes() ?? []).map { push in
+            InboxPartialEntry(id: push.transferID, sender: push.senderName, name: push.name ?? "",
+                              receivedBytes: push.receivedBytes, announcedBytes: push.announcedBytes,
+                              ageSeconds: max(0, now.timeIntervalSince(push.startedAt)),
+                              expiresInSeconds: max(0, push.expiresAt.timeIntervalSince(now)))
+        }
+    }
+
+    /// Deletes the push under way `id`, freeing its share of the quota.
+    func dropInboxPartial(id: String) throws {
+        guard let inbox = sharing?.inbox else { throw DaemonError.failed("sharing is not running") }
+        do { try inbox.dropPartial(id) } catch {
+            throw DaemonError(HandoffBusError.noItem, "no partial push \(id) (it finished, expired or was dropped)")
+        }
+        logger.log("inbox: partial push \(id) dropped")
     }
 
     /// Deletes `id`.
     func dropInboxItem(uid: UInt32, id: String) throws {
-        try authorize(uid, "drop inbox items")
         try inboxCall { try $0.drop(id) }
         logger.log("inbox: \(id) dropped")
     }
@@ -455,34 +480,40 @@ extension HandoffDaemon {
     // MARK: - Interface
 
     func addShareMethods(_ interface: inout ExportedInterface) {
-        method(&interface, HandoffBusAPI.Method.share) { d, _, uid, device, kind, name, mediaType, content in
+        method(&interface, HandoffBusAPI.Method.share, .owner) { d, _, uid, device, kind, name, mediaType, content in
             try await d.share(uid: uid, device: device, kind: kind, name: name, mediaType: mediaType, bytes: content,
                               descriptor: nil)
         }
-        method(&interface, HandoffBusAPI.Method.shareFile) { d, _, uid, device, name, mediaType, file in
+        method(&interface, HandoffBusAPI.Method.shareFile, .owner) { d, _, uid, device, name, mediaType, file in
             try await d.share(uid: uid, device: device, kind: "file", name: name, mediaType: mediaType, bytes: nil,
                               descriptor: file)
         }
-        method(&interface, HandoffBusAPI.Method.outbox) { d, _, uid in
+        method(&interface, HandoffBusAPI.Method.outbox, .owner) { d, _, uid in
             try await d.outbox(uid: uid)
         }
-        method(&interface, HandoffBusAPI.Method.cancelOutboxItem) { d, _, uid, id in
+        method(&interface, HandoffBusAPI.Method.cancelOutboxItem, .owner) { d, _, uid, id in
             try await d.cancelOutboxItem(uid: uid, id: id)
         }
-        method(&interface, HandoffBusAPI.Method.inbox) { d, _, uid in
+        method(&interface, HandoffBusAPI.Method.inbox, .owner) { d, _, uid in
             try await d.inbox(uid: uid)
         }
-        method(&interface, HandoffBusAPI.Method.claimInboxItem) { d, call, uid, id, destination in
+        method(&interface, HandoffBusAPI.Method.claimInboxItem, .owner) { d, call, uid, id, destination in
             try await d.claimInboxItem(uid: uid, sender: try Self.sender(call), id: id, destination: destination)
         }
-        method(&interface, HandoffBusAPI.Method.finishInboxItem) { d, _, uid, id in
+        method(&interface, HandoffBusAPI.Method.finishInboxItem, .owner) { d, _, uid, id in
             try await d.finishInboxItem(uid: uid, id: id)
         }
-        method(&interface, HandoffBusAPI.Method.releaseInboxItem) { d, _, uid, id in
+        method(&interface, HandoffBusAPI.Method.releaseInboxItem, .owner) { d, _, uid, id in
             try await d.releaseInboxItem(uid: uid, id: id)
         }
-        method(&interface, HandoffBusAPI.Method.dropInboxItem) { d, _, uid, id in
+        method(&interface, HandoffBusAPI.Method.dropInboxItem, .owner) { d, _, uid, id in
             try await d.dropInboxItem(uid: uid, id: id)
+        }
+        method(&interface, HandoffBusAPI.Method.inboxPartials, .owner) { d, _, _ in
+            await d.inboxPartials()
+        }
+        method(&interface, HandoffBusAPI.Method.dropInboxPartial, .owner) { d, _, _, id in
+            try await d.dropInboxPartial(id: id)
         }
         interface.signal(HandoffBusAPI.Signal.itemArrived)
     }

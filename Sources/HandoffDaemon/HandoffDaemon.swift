@@ -7,10 +7,10 @@ import HandoffKit
 /// The handoff service: one `HandoffEngine` over an injected radio, its trust store and sequence persisted in a
 /// state directory, and the `org.handoff.Handoff1` D-Bus API (Docs/dbus-api.md) on a connection.
 ///
-/// The trust group belongs to one Unix user, the one who paired (``DaemonState/ownerUID``). Only that user may
-/// offer, list, watch and continue activities, see devices and pair or unpair; everybody else gets
-/// `org.handoff.Error.AccessDenied`. Before the first pairing any user may offer an activity, but never replace or
-/// resign another user's.
+/// The trust group belongs to one Unix user, the owner (``Ownership``), decided before any device is paired. Every
+/// D-Bus method passes one gate, ``admit(_:to:_:)``: only the owner and root may offer, list, watch and continue
+/// activities, see devices, share and pair or unpair; everybody else gets `org.handoff.Error.AccessDenied`, and
+/// a daemon with no owner yet answers them only Status, and Pair, which claims it.
 ///
 /// ```swift
 /// let daemon = try await HandoffDaemon.launch(configuration: configuration, radio: radio, connection: bus)
@@ -32,6 +32,8 @@ public actor HandoffDaemon {
     nonisolated let clock: any HandoffClock
 
     var persisted: DaemonState
+    /// Who may use the daemon; changed only by ``admit(_:to:_:)`` (a claim) and at launch.
+    var ownership: Ownership
     var offer: Offer?
     var watchers: [BusName: Watcher] = [:]
     var announced: [UUID: ActivitySummary] = [:]
@@ -68,7 +70,7 @@ public actor HandoffDaemon {
 
     init(configuration: DaemonConfiguration, connection: Connection, callers: any CallerIdentifying,
          state: StateDirectory, radio: ProgressRadio, engine: HandoffEngine, delegate: DaemonContinuationDelegate,
-         notifier: DesktopNotifier?, logger: DaemonLogger, persisted: DaemonState) {
+         notifier: DesktopNotifier?, logger: DaemonLogger, persisted: DaemonState, ownership: Ownership) {
         self.configuration = configuration
         self.connection = connection
         self.callers = callers
@@ -80,6 +82,7 @@ public actor HandoffDaemon {
         self.logger = logger
         self.clock = configuration.clock
         self.persisted = persisted
+        self.ownership = ownership
     }
 
     /// Loads (or creates) the state, starts the engine over `radio` and exports the API on `connection`.
@@ -94,8 +97,10 @@ public actor HandoffDaemon {
         try state.prepare()
         // state.json first: loading the trust store may write it (a new store, a renamed device), and a start
         // refused for a bad state.json must leave every file as it was.
-        let persisted = try state.loadState()
+        var persisted = try state.loadState()
         let trust = try state.loadTrust(deviceName: configuration.deviceName)
+        let ownership = try decideOwnership(configuration: configuration, state: state, persisted: &persisted,
+                                            pairedDevices: trust.devices.count, logger: logger)
         var handoff = configuration.handoff
         let seconds = UInt32(clamping: Int(configuration.clock.date.timeIntervalSince1970))
         handoff.initialSequence = max(seconds, (persisted.lastSequence ?? 0) &+ 1)
@@ -106,11 +111,43 @@ public actor HandoffDaemon {
         let daemon = HandoffDaemon(
             configuration: configuration, connection: connection,
             callers: callers ?? BusCallerIdentity(connection: connection), state: state, radio: progressRadio,
-            engine: engine, delegate: delegate, notifier: notifier, logger: logger, persisted: persisted)
+            engine: engine, delegate: delegate, notifier: notifier, logger: logger, persisted: persisted,
+            ownership: ownership)
         try await daemon.begin()
-        logger.log("'\(trust.identity.name)' ready: \(trust.devices.count) paired device(s), owner uid "
-            + (persisted.ownerUID.map(String.init) ?? "none yet") + ", state in \(configuration.stateDirectory.path)")
+        let owner = switch ownership {
+        case .unclaimed: "none yet (the first 'handoff pair' claims it)"
+        case .owned(let uid): "uid \(uid)"
+        case .locked: "unknown, root only"
+        }
+        logger.log("'\(trust.identity.name)' ready: \(trust.devices.count) paired device(s), owner \(owner), state in "
+            + configuration.stateDirectory.path)
+        if case .locked(let reason) = ownership { logger.error(reason) }
         return daemon
+    }
+
+    /// The owner at start: the administrator's (`--owner`, written before the engine starts or the API is exported,
+    /// so a failed write stops the start), else the recorded one. An owner moved from an older `state.json` to
+    /// `owner.json` is cleared there.
+    private static func decideOwnership(configuration: DaemonConfiguration, state: StateDirectory,
+                                        persisted: inout DaemonState, pairedDevices: Int, logger: DaemonLogger) throws
+        -> Ownership {
+        let now = configuration.clock.date
+        var ownership = state.loadOwnership(pairedDevices: pairedDevices, legacyOwner: persisted.ownerUID, now: now)
+        if let owner = configuration.owner, ownership != .owned(uid: owner) {
+            do {
+                try state.saveOwner(OwnerRecord(uid: owner, origin: .configured, decidedAt: now))
+            } catch {
+                let why = (error as? DaemonError)?.message ?? "\(error)"
+                throw DaemonError.failed("cannot record uid \(owner) (--owner) as the owner: \(why)")
+            }
+            logger.notice("owner set to uid \(owner) by --owner")
+            ownership = .owned(uid: owner)
+        }
+        if persisted.ownerUID != nil, FileManager.default.fileExists(atPath: state.ownerFile.path) {
+            persisted.ownerUID = nil
+            try? state.saveState(persisted)
+        }
+        return ownership
     }
 
     /// Owns `org.handoff.Handoff1` on the connection's bus.
@@ -173,15 +210,8 @@ public actor HandoffDaemon {
         }
     }
 
-    /// Throws AccessDenied unless `uid` may use this device's trust group.
-    func authorize(_ uid: UInt32, _ action: String) throws {
-        if let owner = persisted.ownerUID, owner != uid {
-            throw DaemonError.accessDenied("user \(uid) may not \(action): this device's trust group belongs to user "
-                + "\(owner), who paired it")
-        }
-    }
-
-    /// Saves the daemon state; a failure is logged (the daemon keeps running with what it has in memory).
+    /// Saves the last beacon sequence; a failure is logged (the daemon keeps running with what it has in memory, and
+    /// the next start begins above the clock anyway).
     func saveState() {
         do {
             try state.saveState(persisted)

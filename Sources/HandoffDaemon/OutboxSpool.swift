@@ -58,11 +58,8 @@ struct OutboxSpool: Sendable {
     /// file is read through the descriptor the caller opened, never by a path, so the daemon reads only what the
     /// caller could read.
     func add(_ record: OutboxRecord, descriptor: Int32, limit: Int) throws -> OutboxRecord {
-        var info = stat()
-        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
-            throw DaemonError.invalidArguments("only a regular file can be shared through a descriptor")
-        }
-        guard Int(info.st_size) <= limit else { throw Self.tooLarge(Int(info.st_size), limit) }
+        let size = try Self.regularFileSize(descriptor)
+        guard size <= limit else { throw Self.tooLarge(size, limit) }
         return try add(record) { url in
             let fd = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
             guard fd >= 0 else { throw DaemonError.failed("cannot create \(url.path)") }
@@ -114,6 +111,28 @@ struct OutboxSpool: Sendable {
         }.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
     }
 
+    /// Bytes charged against the outbox quota: a pending item's bytes, and for every item its names and
+    /// ``ShareLimits/entryOverhead`` (a final item keeps only its `entry.json`).
+    func usedBytes() -> Int {
+        records().reduce(0) { $0 + Self.charge(size: $1.state == .pending ? $1.size : 0, $1.metadata, $1.deviceName) }
+    }
+
+    /// What an item of `size` bytes with `metadata`, for `deviceName`, counts against the quota.
+    static func charge(size: Int, _ metadata: ShareMetadata, _ deviceName: String) -> Int {
+        size + metadata.name.utf8.count + metadata.mediaType.utf8.count + deviceName.utf8.count
+            + ShareLimits.entryOverhead
+    }
+
+    /// The size of the open regular file `descriptor`.
+    /// - Throws: InvalidArguments when it is not a regular file.
+    static func regularFileSize(_ descriptor: Int32) throws(DaemonError) -> Int {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            throw DaemonError.invalidArguments("only a regular file can be shared through a descriptor")
+        }
+        return Int(info.st_size)
+    }
+
     /// Saves a changed record; a final one loses its bytes (only its line in the list stays).
     func save(_ record: OutboxRecord) throws {
         let folder = directory.appendingPathComponent(record.id)
@@ -139,6 +158,12 @@ struct OutboxSpool: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         return try encoder.encode(record)
+    }
+
+    static func full(used: Int, quota: Int, charge: Int) -> DaemonError {
+        DaemonError(HandoffBusError.outboxFull,
+                    "the outbox is full: it holds \(ByteFormat.string(used)) of \(ByteFormat.string(quota)) and the item "
+                        + "needs \(ByteFormat.string(charge)); wait for deliveries or cancel items ('handoff outbox')")
     }
 
     static func tooLarge(_ size: Int, _ limit: Int) -> DaemonError {

@@ -11,6 +11,10 @@ public struct ShareSettings: Sendable {
     /// Largest item the outbox takes (default 16 MiB: about a minute over an L2CAP channel, 18–31 minutes over
     /// GATT; Docs/usage.md has the rates).
     public var maximumItemSize = 16 << 20
+    /// Bytes the outbox may hold in all (default 256 MiB): every pending item's bytes, and for every item listed
+    /// (history included) its names and ``ShareLimits/entryOverhead``. A share that does not fit is refused with
+    /// `OutboxFull`; the items already in the outbox are kept.
+    public var outboxQuota = 256 << 20
     /// How long the outbox keeps retrying an item before it fails it (default 24 h).
     public var deadline: TimeInterval = 24 * 3600
     /// How often pending items are retried when no beacon of their device arrives (default 60 s).

@@ -1,8 +1,9 @@
 import FoundationEssentials
 import HandoffKit
 
-/// The daemon's state directory: `trust.json` (the trust store, secret keys, mode 0600) and `state.json`
-/// (owner and sequence). Every write is atomic: a temporary file in the same directory, flushed, then renamed.
+/// The daemon's state directory: `owner.json` (who owns the trust group, written before any device is paired),
+/// `trust.json` (the trust store, secret keys, mode 0600) and `state.json` (the last beacon sequence). Every write
+/// is atomic: a temporary file in the same directory, flushed, then renamed, and a failed write is thrown.
 public struct StateDirectory: Sendable {
     /// The directory.
     public let url: URL
@@ -14,6 +15,7 @@ public struct StateDirectory: Sendable {
 
     var trustFile: URL { url.appendingPathComponent("trust.json") }
     var stateFile: URL { url.appendingPathComponent("state.json") }
+    var ownerFile: URL { url.appendingPathComponent("owner.json") }
 
     /// Creates the directory (mode 0700) if needed.
     public func prepare() throws {
@@ -76,6 +78,46 @@ public struct StateDirectory: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         try AtomicFile.write(try encoder.encode(state), to: stateFile)
+    }
+
+    /// Who owns the daemon, from `owner.json`; `legacyOwner` is the `ownerUID` of an older `state.json`, used (and
+    /// moved to `owner.json`) when there is no `owner.json`. Never throws: an owner record that cannot be read, or
+    /// paired devices without one, give ``Ownership/locked(reason:)``, so the daemon runs for root only.
+    func loadOwnership(pairedDevices: Int, legacyOwner: UInt32?, now: Date) -> Ownership {
+        let fix = "the daemon lets nobody but root in. An administrator names the owner with 'handoffd --owner USER' "
+            + "(systemctl edit handoffd), or moves \(url.path) away to start afresh (the devices must then pair again)"
+        let data: Data?
+        do {
+            data = try read(ownerFile)
+        } catch {
+            return .locked(reason: "the owner record \(ownerFile.path) cannot be read (\(error)): " + fix)
+        }
+        if let data {
+            do {
+                let decoder = JSONDecoder()
+                decoder.dateDecodingStrategy = .iso8601
+                return .owned(uid: try decoder.decode(OwnerRecord.self, from: data).uid)
+            } catch {
+                return .locked(reason: "the owner record \(ownerFile.path) is corrupt (\(error)): " + fix)
+            }
+        }
+        if let legacyOwner {
+            try? saveOwner(OwnerRecord(uid: legacyOwner, origin: .migrated, decidedAt: now))
+            return .owned(uid: legacyOwner)
+        }
+        guard pairedDevices == 0 else {
+            return .locked(reason: "this device has \(pairedDevices) paired device(s) but no owner record "
+                + "(\(ownerFile.path) is missing): " + fix)
+        }
+        return .unclaimed
+    }
+
+    /// Saves the owner record atomically, mode 0600. Throws when it is not on disk (a full disk, a read-only one).
+    func saveOwner(_ record: OwnerRecord) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        encoder.dateEncodingStrategy = .iso8601
+        try AtomicFile.write(try encoder.encode(record), to: ownerFile)
     }
 
     private func read(_ file: URL) throws -> Data? {

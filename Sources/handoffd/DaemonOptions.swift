@@ -1,5 +1,8 @@
 import DBus
 import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// handoffd's command line.
 struct DaemonOptions {
@@ -9,6 +12,8 @@ struct DaemonOptions {
     var apiBusText = "system"
     var stateDirectory = "/var/lib/handoff"
     var name: String?
+    /// `--owner USER`: a user name or a uid, resolved at parse time.
+    var owner: UInt32?
     var notifyBus: Connection.Bus?
     var debug = false
     var discoverable = false
@@ -27,6 +32,9 @@ struct DaemonOptions {
                               unix:path=/run/handoff/laptop/bus (one private bus per simulated machine).
           --state-dir DIR     Where the trust store and state live (default /var/lib/handoff; created 0700).
           --name NAME         This device's name as other devices show it (default: the host name).
+          --owner USER        The Unix user (a name or a uid) who owns this daemon; recorded in the state
+                              directory, replacing the recorded owner. Without it the first user to run
+                              'handoff pair' owns it. Only the owner and root may use the daemon.
           --notify-bus BUS    Where to post desktop notifications: session, an address, or none (default:
                               the session bus when DBUS_SESSION_BUS_ADDRESS is set, else none).
           --discoverable      Advertise as LE discoverable (only needed with bluezoo, the BlueZ mock).
@@ -68,6 +76,7 @@ struct DaemonOptions {
                 options.apiBus = bus(options.apiBusText)
             case "--state-dir": options.stateDirectory = try value(argument)
             case "--name": options.name = try value(argument)
+            case "--owner": options.owner = try user(try value(argument))
             case "--notify-bus":
                 let text = try value(argument)
                 options.notifyBus = text == "none" ? nil : bus(text)
@@ -82,6 +91,13 @@ struct DaemonOptions {
             throw UsageError(message: "--name must be 1 to 16 UTF-8 bytes (it travels in the pairing beacon)")
         }
         return .run(options)
+    }
+
+    /// The uid of `text`, a user name or a number.
+    static func user(_ text: String) throws -> UInt32 {
+        if let uid = UInt32(text) { return uid }
+        guard let entry = getpwnam(text) else { throw UsageError(message: "--owner: no user is called '\(text)'") }
+        return entry.pointee.pw_uid
     }
 
     static func bus(_ text: String) -> Connection.Bus {

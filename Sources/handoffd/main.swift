@@ -88,6 +88,7 @@ ProgramExecutors.run { await serve() }
             stateDirectory: URL(fileURLWithPath: options.stateDirectory),
             deviceName: options.name ?? String(ProcessInfo.processInfo.hostName.prefix(16)), adapter: radio.adapterName)
         configuration.clock = clock
+        configuration.owner = options.owner
         let bluez = radio.bluez
         let adapter = radio.adapterName
         configuration.powered = { await bluez.adapters().first { $0.name == adapter }?.powered ?? false }

@@ -153,6 +153,12 @@ import Testing
             <method name="DropInboxItem">
               <arg type="s" name="id" direction="in"/>
             </method>
+            <method name="InboxPartials">
+              <arg type="a(sssttdd)" name="partials" direction="out"/>
+            </method>
+            <method name="DropInboxPartial">
+              <arg type="s" name="id" direction="in"/>
+            </method>
             <signal name="ActivityAppeared">
               <arg type="(ssssdt)" name="activity"/>
             </signal>

@@ -32,16 +32,19 @@ final class Machine: @unchecked Sendable {
     private(set) var daemon: HandoffDaemon
     private(set) var connection: Connection
 
-    init(name: String, ether: InMemoryEther, configure: @escaping @Sendable (inout DaemonConfiguration) -> Void)
-        async throws
+    /// A machine whose daemon keeps its state in `stateDirectory` (by default a new temporary folder, removed by
+    /// ``shutDown()``).
+    init(name: String, ether: InMemoryEther, stateDirectory: URL? = nil,
+         configure: @escaping @Sendable (inout DaemonConfiguration) -> Void) async throws
     {
         self.name = name
         bus = try PrivateBus()
         radio = ether.makeRadio(address: "sim:\(name)")
-        stateDirectory = FileManager.default.temporaryDirectory
+        let temporary = FileManager.default.temporaryDirectory
             .appendingPathComponent("handoffd-test-\(name)-\(UUID().uuidString)")
+        self.stateDirectory = stateDirectory ?? temporary
         self.configure = configure
-        (daemon, connection) = try await Self.launch(name: name, bus: bus, radio: radio, state: stateDirectory,
+        (daemon, connection) = try await Self.launch(name: name, bus: bus, radio: radio, state: self.stateDirectory,
                                                      callers: callers, configure: configure)
     }
 

@@ -102,9 +102,9 @@ import Testing
         _ = try await laptop.setCurrentActivity(note)
         let remote = try await eventually { try await desktop.availableActivities().first }
         #expect(try await desktop.continueActivity(remote.id) { _ in }.content == note)
-        let state = try String(contentsOf: machines.laptop.stateDirectory.appendingPathComponent("state.json"),
+        let owner = try String(contentsOf: machines.laptop.stateDirectory.appendingPathComponent("owner.json"),
                                encoding: .utf8)
-        #expect(state.contains("\"ownerUID\" : \(getuid())"))
+        #expect(owner.contains("\"uid\" : \(getuid())"))
         let mode = try FileManager.default.attributesOfItem(
             atPath: machines.laptop.stateDirectory.appendingPathComponent("trust.json").path)[.posixPermissions] as? Int
         #expect(mode == 0o600)

@@ -177,7 +177,7 @@ final class ShareTests: XCTestCase {
 
     func testAFullInboxRefusesWithAClearErrorAndKeepsWhatItHolds() async throws {
         var limits = ShareLimits()
-        limits.quota = 25_000
+        limits.quota = 26_000   // two items of 12,000 bytes, each with its metadata and entry overhead
         let (senders, receiver, inbox) = try await devices(limits: limits)
         let push = { (size: Int) async throws(HandoffError) in
             try await senders[0].engine.push(OutgoingShare(

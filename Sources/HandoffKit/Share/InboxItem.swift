@@ -44,11 +44,36 @@ public struct InboxItem: Codable, Sendable, Equatable, Identifiable {
 public struct ShareLimits: Sendable, Equatable {
     /// Largest item accepted, in bytes (default 16 MiB).
     public var maximumItemSize = 16 << 20
-    /// Bytes the inbox may hold in all, arrived and arriving items together (default 256 MiB).
+    /// Bytes the inbox may hold in all, arrived and arriving items together, each counted with its metadata and
+    /// ``entryOverhead`` (default 256 MiB).
     public var quota = 256 << 20
-    /// How long a push that stopped halfway is kept for resumption (default 24 h).
+    /// How long a push that stopped halfway is kept for resumption, from its start on the inbox's clock; after that
+    /// it no longer counts against the quota and is removed (default 24 h).
     public var partialLifetime: TimeInterval = 24 * 3600
+
+    /// What every item and every push under way counts against the quota beside its bytes and names: its folder
+    /// and bookkeeping files (512 bytes).
+    public static let entryOverhead = 512
 
     /// The defaults above.
     public init() {}
+}
+
+/// A push that started and has not finished: kept for its sender to resume until ``expiresAt``, counted against the
+/// quota with its announced length until then.
+public struct PartialPush: Sendable, Equatable {
+    /// The push's transfer id (hex), which ``ShareInbox/dropPartial(_:)`` takes.
+    public var transferID: String
+    /// The sending device's name.
+    public var senderName: String
+    /// The item's name as sent, once its metadata record arrived.
+    public var name: String?
+    /// Payload bytes stored so far.
+    public var receivedBytes: Int
+    /// The payload length the push announced.
+    public var announcedBytes: Int
+    /// When it started.
+    public var startedAt: Date
+    /// When it is removed unless it completes.
+    public var expiresAt: Date
 }

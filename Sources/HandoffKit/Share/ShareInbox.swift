@@ -69,10 +69,59 @@ public final class ShareInbox: Sendable {
             .sorted { ($0.item.receivedAt, $0.item.id) < ($1.item.receivedAt, $1.item.id) }
     }
 
-    /// Bytes held: arrived items, items being taken, and the announced length of every push under way.
+    /// Bytes charged against the quota: for arrived items and items being taken, their bytes and their metadata;
+    /// for every push under way younger than `partialLifetime`, its announced length and metadata length. Each also
+    /// counts ``ShareLimits/entryOverhead``, so items of no bytes with long names fill the quota too. Expired
+    /// partial pushes are removed first.
     public func usedBytes() -> Int {
-        list(itemsFolder).reduce(0) { $0 + $1.size } + list(claimedFolder).reduce(0) { $0 + $1.size }
-            + partials().reduce(0) { $0 + Int($1.payloadLength) }
+        expirePartials()
+        return (list(itemsFolder) + list(claimedFolder)).reduce(0) { $0 + charge(of: $1) }
+            + partials().reduce(0) { $0 + charge(of: $1) }
+    }
+
+    /// What an item counts against the quota: its bytes, its names and media type, and the entry overhead.
+    func charge(of item: InboxItem) -> Int {
+        item.size + item.name.utf8.count + item.originalName.utf8.count + item.mediaType.utf8.count
+            + item.senderName.utf8.count + ShareLimits.entryOverhead
+    }
+
+    /// What a push under way counts: its announced payload and metadata lengths, and the entry overhead.
+    func charge(of header: PartialState.Header) -> Int {
+        Int(header.payloadLength) + Int(header.metadataLength) + ShareLimits.entryOverhead
+    }
+
+    /// Pushes that started and did not finish, younger than `partialLifetime`, oldest first; older ones are
+    /// removed first.
+    public func partialPushes() -> [PartialPush] {
+        expirePartials()
+        return contents(partialFolder).compactMap { folder -> PartialPush? in
+            guard let state = partialState(folder) else { return nil }
+            let held = ShareFiles.size(of: folder.appendingPathComponent("data")) ?? 0
+            return PartialPush(transferID: state.transferID, senderName: state.senderName, name: state.metadata?.name,
+                               receivedBytes: held, announcedBytes: Int(state.header.payloadLength),
+                               startedAt: state.startedAt,
+                               expiresAt: state.startedAt.addingTimeInterval(limits.partialLifetime))
+        }.sorted { ($0.startedAt, $0.transferID) < ($1.startedAt, $1.transferID) }
+    }
+
+    /// Deletes the push under way `transferID` (hex, as ``partialPushes()`` lists it), freeing its quota. Its sender
+    /// may start it again from the beginning.
+    /// - Throws: `InboxError.notFound` when no such push is under way.
+    public func dropPartial(_ transferID: String) throws(InboxError) {
+        guard let id = TransferID(hex: transferID) else { throw InboxError.notFound(transferID) }
+        let folder = partialFolder.appendingPathComponent(id.description)
+        guard partialState(folder) != nil else { throw InboxError.notFound(transferID) }
+        lock.withLock { _ in ShareFiles.remove(folder) }
+    }
+
+    /// Removes every push under way that started more than `partialLifetime` ago on the inbox's clock.
+    private func expirePartials() {
+        let now = clock.date
+        for folder in contents(partialFolder) {
+            if let state = partialState(folder), now.timeIntervalSince(state.startedAt) > limits.partialLifetime {
+                ShareFiles.remove(folder)
+            }
+        }
     }
 
     /// Claims item `id` for `claimant` (the taker), who will copy it to `destination`: moves it from `items/` to
@@ -158,6 +207,7 @@ public final class ShareInbox: Sendable {
         try lock.withLock { _ throws(HandoffError) -> Start in
             let key = header.transferID.description
             if isDelivered(key) { return .delivered }
+            expirePartials()   // an expired push starts afresh, and is counted afresh
             let folder = partialFolder.appendingPathComponent(key)
             if let state = partialState(folder), state.senderID == sender.id, state.header == PartialState.Header(header) {
                 guard let metadata = state.metadata else { return .resume(record: 0, metadata: nil) }
@@ -175,7 +225,8 @@ public final class ShareInbox: Sendable {
                                        + "(\(limits.maximumItemSize) bytes)")
             }
             let used = usedBytes()
-            guard used + size <= limits.quota else {
+            let charge = charge(of: PartialState.Header(header))
+            guard used + charge <= limits.quota else {
                 throw HandoffError(.inboxFull, "the inbox is full: it holds \(ByteFormat.string(used)) of "
                                        + "\(ByteFormat.string(limits.quota)) and the item is \(ByteFormat.string(size)); "
                                        + "take or drop items there first")

@@ -28,15 +28,22 @@ enum InboxListCommand: HandoffCommand {
         let json = Flag("json", help: "Print a JSON array of items (id, sender, name, kind, mediaType, sizeBytes, "
             + "ageSeconds, originalName).")
         let ids = Flag("ids", help: "Print only the ids, one per line.")
+        let partial = Flag("partial", help: "List the pushes still arriving instead (id, sender, name, receivedBytes, "
+            + "announcedBytes, ageSeconds, expiresInSeconds in JSON).")
     }
 
     static let configuration = CommandConfiguration(
         name: "list", abstract: "List the items waiting in the inbox, oldest first (the default).",
         discussion: "Each line reads 'ID  SENDER  NAME  SIZE  AGE'. The name is the one the item will get when taken "
-            + "(made safe); the name the sender gave is in the JSON as originalName.")
+            + "(made safe); the name the sender gave is in the JSON as originalName. With --partial each line reads "
+            + "'ID  SENDER  NAME  RECEIVED/ANNOUNCED  EXPIRES': a push that stopped halfway counts its announced "
+            + "length against the quota until it finishes, is dropped ('handoff inbox drop --partial ID') or "
+            + "expires 24 h after it started.")
 
     static func run(_ invocation: Parsed<Parameters>, context: CommandContext) async throws -> ExitCode {
-        let items = try await ShareCommand.sharing(context).inbox()
+        let service = try await ShareCommand.sharing(context)
+        if invocation[\.partial] { return try await listPartials(invocation, service: service, context: context) }
+        let items = try await service.inbox()
         if invocation[\.json] {
             context.terminal.out(try JSONOutput.document(items))
         } else if invocation[\.ids] {
@@ -46,6 +53,30 @@ enum InboxListCommand: HandoffCommand {
             for item in items {
                 context.terminal.out("\(item.id)  \(item.sender)  \(item.name)  "
                     + "\(ShareCommand.byteString(item.sizeBytes))  \(Int(item.ageSeconds)) s ago\n")
+            }
+            let partials = try await service.inboxPartials()
+            if !partials.isEmpty {
+                context.terminal.note("\(partials.count) push(es) still arriving hold room in the inbox: "
+                    + "'handoff inbox list --partial'")
+            }
+        }
+        return .success
+    }
+
+    private static func listPartials(_ invocation: Parsed<Parameters>, service: any SharingService,
+                                     context: CommandContext) async throws -> ExitCode {
+        let partials = try await service.inboxPartials()
+        if invocation[\.json] {
+            context.terminal.out(try JSONOutput.document(partials))
+        } else if invocation[\.ids] {
+            for partial in partials { context.terminal.out(partial.id + "\n") }
+        } else {
+            if partials.isEmpty { context.terminal.note("no push is arriving") }
+            for partial in partials {
+                context.terminal.out("\(partial.id)  \(partial.sender)  \(partial.name.isEmpty ? "-" : partial.name)  "
+                    + "\(ShareCommand.byteString(partial.receivedBytes))/"
+                    + "\(ShareCommand.byteString(partial.announcedBytes))  expires in "
+                    + "\(Int(partial.expiresInSeconds / 60)) min\n")
             }
         }
         return .success
@@ -164,14 +195,22 @@ enum InboxDropCommand: HandoffCommand {
     struct Parameters: ParameterSet {
         let ids = Argument<String>("id", help: "The items to delete.", repeating: true,
                                    completion: InboxCommand.idCompletion)
+        let partial = Flag("partial", help: "The ids are pushes still arriving ('handoff inbox list --partial'): "
+            + "delete what they stored and free their room in the inbox.")
     }
 
     static let configuration = CommandConfiguration(
-        name: "drop", abstract: "Delete items from the inbox without taking them.")
+        name: "drop", abstract: "Delete items (or, with --partial, pushes still arriving) from the inbox.")
 
     static func run(_ invocation: Parsed<Parameters>, context: CommandContext) async throws -> ExitCode {
         let service = try await ShareCommand.sharing(context)
-        for id in invocation.all(\.ids) { try await service.dropInboxItem(id) }
+        for id in invocation.all(\.ids) {
+            if invocation[\.partial] {
+                try await service.dropInboxPartial(id)
+            } else {
+                try await service.dropInboxItem(id)
+            }
+        }
         return .success
     }
 }
