@@ -80,19 +80,12 @@ extension HandoffEngine {
     /// Handles a rekey fragment written by a peer: once complete, applies it and acknowledges.
     func handleRekeyFragment(session: Nonce, index: UInt8, count: UInt8, chunk: [UInt8],
                              from write: IncomingWrite) async {
-        if rekeyFragments[write.central] == nil, rekeyFragments.count >= 8 {
-            rekeyFragments = [:]   // bound the memory unfinished messages from many addresses can take
+        let message: [UInt8]
+        switch rekeyAssemblies.add(from: write.central, session: session, index: index, count: count, chunk: chunk,
+                                   at: clock.now) {
+        case .incomplete, .malformed: return
+        case .complete(let whole): message = whole
         }
-        var fragments = rekeyFragments[write.central] ?? PairingFragments()
-        let message: [UInt8]?
-        do {
-            message = try fragments.add(index: index, count: count, chunk: chunk)
-        } catch {
-            rekeyFragments[write.central] = nil
-            return
-        }
-        rekeyFragments[write.central] = message == nil ? fragments : nil
-        guard let message else { return }
         do throws(HandoffError) {
             guard let rekey = try? JSONDecoder().decode(RekeyMessage.self, from: Data(message)) else {
                 throw HandoffError(.corruptPayload, "the rekey message does not parse")

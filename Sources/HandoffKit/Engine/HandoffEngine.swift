@@ -42,7 +42,8 @@ public actor HandoffEngine {
 
     // Revocation.
     var rekeys = RekeyDeliveries()
-    var rekeyFragments: [PeerAddress: PairingFragments] = [:]
+    /// Rekey messages being assembled, one per central (`RekeyAssemblies`); made with the configuration.
+    var rekeyAssemblies: RekeyAssemblies
     let trustBroadcast = Broadcaster<TrustStore>()
 
     // Sharing (HandoffEngine+Share.swift).
@@ -67,6 +68,7 @@ public actor HandoffEngine {
             first: configuration.initialSequence ?? UInt32(clamping: Int(configuration.clock.date.timeIntervalSince1970)))
         self.typeByTag = Self.tagTable(configuration.declaredTypes, keys: keys)
         self.transfers = TransferCache(capacity: configuration.cachedTransfers)
+        self.rekeyAssemblies = RekeyAssemblies(quietLimit: configuration.pairingQuietLimit)
     }
 
     /// Where the engine reads time (`configuration.clock`).
