@@ -184,10 +184,10 @@ final class ChannelTransferTests: XCTestCase {
             let next = await iterator.next()
             replies.append(try TransferFrame.decode(try XCTUnwrap(next)))
         }
-        guard case .error(let context, let code, _) = replies[0] else { return XCTFail("the stranger got \(replies)") }
+        guard case .error(let context, let code, _, _) = replies[0] else { return XCTFail("the stranger got \(replies)") }
         XCTAssertEqual(context, ErrorContext(strangerNonce))
         XCTAssertEqual(code, HandoffError.Code.untrustedPeer.rawValue)
-        guard case .error(_, let fetchCode, _) = replies[1] else { return XCTFail("the stranger got \(replies)") }
+        guard case .error(_, let fetchCode, _, _) = replies[1] else { return XCTFail("the stranger got \(replies)") }
         XCTAssertEqual(fetchCode, HandoffError.Code.handoffFailed.rawValue)
         let stats = await ether.statistics
         XCTAssertEqual(stats.notificationsDelivered, 2, "two error frames and not one DATA frame")

@@ -200,9 +200,9 @@ import Testing
         let source = try Source(payloadLength: 500)
         var machine = try machine(for: source)
         _ = machine.start()
-        #expect(try machine.received(.error(context: ErrorContext(Nonce.random()), code: 4608, message: "other")) == [])
+        #expect(try machine.received(.error(context: ErrorContext(Nonce.random()), code: 4608, tag: [], message: "other")) == [])
         let failure = error({ (machine: inout Machine) throws(HandoffError) in
-            try machine.received(.error(context: ErrorContext(nonce), code: 4616, message: "expired"))
+            try machine.received(.error(context: ErrorContext(nonce), code: 4616, tag: [], message: "expired"))
         }, on: &machine)
         #expect(failure?.code == .activityExpired)
         #expect(failure?.message == "the source device refused: expired")

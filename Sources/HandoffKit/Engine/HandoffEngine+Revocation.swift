@@ -61,8 +61,6 @@ extension HandoffEngine {
                 case .rekeyApplied(session)?:
                     await link.disconnect()
                     return true
-                case .error(ErrorContext(session), _, _)?:
-                    break waiting
                 default:
                     continue
                 }
@@ -95,8 +93,9 @@ extension HandoffEngine {
             try await updateTrust(store)
             try? await service?.notify(TransferFrame.rekeyApplied(session: session).encoded(), to: write.central)
         } catch {
+            // Not acted on by the deliverer (it waits for REKEY-APPLIED or its own timeout: `Gate`); for the record.
             let frame = TransferFrame.error(context: ErrorContext(session), code: error.code.rawValue,
-                                            message: "rekey refused")
+                                            tag: Gate.echoTag(of: write.value), message: "rekey refused")
             try? await service?.notify(frame.encoded(), to: write.central)
         }
     }

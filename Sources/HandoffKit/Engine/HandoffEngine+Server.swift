@@ -11,14 +11,14 @@ extension HandoffEngine {
         do throws(HandoffError) {
             frame = try TransferFrame.decode(write.value)
         } catch {
-            await reply(error, context: .zero, to: write)
+            await reply(error, context: .zero, authenticated: false, to: write)
             return
         }
         switch frame {
         case .request(let sequence, let nonce, let mac):
             guard Sodium.constantTimeEqual(keys.requestMAC(sequence: sequence, nonce: nonce), mac) else {
                 await reply(HandoffError(.untrustedPeer, "this device does not trust the requester"),
-                            context: ErrorContext(nonce), to: write)
+                            context: ErrorContext(nonce), authenticated: false, to: write)
                 return
             }
             do throws(HandoffError) {
@@ -34,12 +34,12 @@ extension HandoffEngine {
                 startStream(transfer, from: 0, to: Int(transfer.header.metadataLength),
                             open: .open(transfer.header, requestNonce: nonce), to: write)
             } catch {
-                await reply(error, context: ErrorContext(nonce), to: write)
+                await reply(error, context: ErrorContext(nonce), authenticated: true, to: write)
             }
         case .fetch(let id, let from, let to):
             guard let transfer = transfers.fetching(id, upTo: Int(to)) else {
                 await reply(HandoffError(.handoffFailed, "unknown or expired transfer; request the activity again"),
-                            context: ErrorContext(id), to: write)
+                            context: ErrorContext(id), authenticated: true, to: write)
                 return
             }
             startStream(transfer, from: Int(from), to: Int(to), open: nil, to: write)
@@ -108,16 +108,22 @@ extension HandoffEngine {
         }
     }
 
-    /// Sends an error frame (its message cut to fit what the central takes).
-    private func reply(_ error: HandoffError, context: ErrorContext, to write: IncomingWrite) async {
+    /// Sends an error frame (its message cut to fit what the central takes), bound to what it answers
+    /// (`Gate.admitContinue`): with the group's error MAC when `authenticated` (a REQUEST whose MAC verified, a
+    /// transfer this device made), else with the digest of the refused write, which only its writer can match.
+    private func reply(_ error: HandoffError, context: ErrorContext, authenticated: Bool,
+                       to write: IncomingWrite) async {
         guard let service else { return }
-        let room = min(write.maximumFrameLength, WireProtocol.maximumValueLength) - 12
+        let room = min(write.maximumFrameLength, WireProtocol.maximumValueLength) - TransferFrame.errorOverhead
         var message = ""
         for character in error.message {
             if message.utf8.count + character.utf8.count > room { break }
             message.append(character)
         }
-        let frame = TransferFrame.error(context: context, code: error.code.rawValue, message: message)
+        let code = error.code.rawValue
+        let tag = authenticated ? keys.errorTag(context: context, code: code, message: message)
+            : Gate.echoTag(of: write.value)
+        let frame = TransferFrame.error(context: context, code: code, tag: tag, message: message)
         try? await service.notify(frame.encoded(), to: write.central)
     }
 }

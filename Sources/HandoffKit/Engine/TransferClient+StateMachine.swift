@@ -56,6 +56,13 @@ extension TransferClient {
         /// How many times the client moved to a new link so far.
         var reconnects: Int { state.reconnects }
 
+        /// The REQUEST this client writes (the same bytes every time): the one frame a source may refuse without a
+        /// key we share, so the one whose digest binds such a refusal to us (`Gate.admitContinue`).
+        var requestFrame: [UInt8] {
+            guard case .write(let frame) = request() else { return [] }
+            return frame.encoded()
+        }
+
         /// The first link is open: ask for the activity.
         func start() -> [Action] {
             [request()]
@@ -75,9 +82,10 @@ extension TransferClient {
                 state.sealer = TransferSealer(header: header, keys: keys, source: remote.device.id)
                 state.progressed()
                 return []
-            case .error(let context, let code, let message):
+            case .error(let context, let code, _, let message):
+                // The tag was checked at the gate (`Gate.admitContinue`); the context says whether it is ours.
                 let transfer = state.header.map { ErrorContext($0.transferID) }
-                guard context == ErrorContext(requestNonce) || context == transfer || context == .zero else { return [] }
+                guard context == ErrorContext(requestNonce) || context == transfer else { return [] }
                 throw HandoffError(HandoffError.Code(rawValue: code), "the source device refused: \(message)")
             case .data(let id, let offset, let bytes):
                 guard let header = state.header, id == header.transferID else { return [] }

@@ -11,8 +11,10 @@ enum TransferFrame: Sendable, Equatable {
     case open(TransferHeader, requestNonce: Nonce)
     /// Source → client: bytes of the sealed stream starting at `offset`.
     case data(transferID: TransferID, offset: UInt32, bytes: [UInt8])
-    /// Source → client: the request, transfer or session identified by `context` failed with `code`.
-    case error(context: ErrorContext, code: Int, message: String)
+    /// Source → client: the request, transfer or session identified by `context` failed with `code`. `tag` binds it
+    /// to one session (`Gate`): the MAC of the group's error key when the source authenticated what it answers, or
+    /// the digest of the refused frame when it could not; a client acts on no other ERROR.
+    case error(context: ErrorContext, code: Int, tag: [UInt8], message: String)
     /// Either way: fragment `index` of `count` of a pairing message of session `session`.
     case pair(session: Nonce, index: UInt8, count: UInt8, chunk: [UInt8], fromServer: Bool)
     /// Client → source: fragment `index` of `count` of a JSON `RekeyMessage` (delivery after a revocation).
@@ -25,6 +27,8 @@ enum TransferFrame: Sendable, Equatable {
     static let dataOverhead = 14
     /// Bytes a pairing frame spends before its chunk.
     static let pairOverhead = 12
+    /// Bytes an ERROR frame spends before its message.
+    static let errorOverhead = 28
 
     enum Kind: UInt8 {
         case request = 0x01, fetch = 0x02, done = 0x03, pairFromClient = 0x20, rekey = 0x21
@@ -46,8 +50,9 @@ enum TransferFrame: Sendable, Equatable {
             w.u8(Kind.open.rawValue); w.raw(nonce.bytes); w.raw(header.encoded)
         case .data(let id, let offset, let bytes):
             w.u8(Kind.data.rawValue); w.raw(id.bytes); w.u32(offset); w.raw(bytes)
-        case .error(let context, let code, let message):
-            w.u8(Kind.error.rawValue); w.raw(context.bytes); w.u16(UInt16(clamping: code)); w.raw(message.utf8)
+        case .error(let context, let code, let tag, let message):
+            w.u8(Kind.error.rawValue); w.raw(context.bytes); w.u16(UInt16(clamping: code)); w.raw(tag)
+            w.raw(message.utf8)
         case .pair(let session, let index, let count, let chunk, let fromServer):
             w.u8(fromServer ? Kind.pairFromServer.rawValue : Kind.pairFromClient.rawValue)
             w.raw(session.bytes); w.u8(index); w.u8(count); w.raw(chunk)
@@ -100,8 +105,11 @@ enum TransferFrame: Sendable, Equatable {
             guard let id = r.transferID(), let offset = r.u32() else { throw malformed("bad data frame") }
             return .data(transferID: id, offset: offset, bytes: r.rest())
         case .error:
-            guard let context = r.errorContext(), let code = r.u16() else { throw malformed("bad error frame") }
-            return .error(context: context, code: Int(code), message: String(decoding: r.rest(), as: UTF8.self))
+            guard let context = r.errorContext(), let code = r.u16(), let tag = r.take(macLength) else {
+                throw malformed("bad error frame")
+            }
+            return .error(context: context, code: Int(code), tag: tag,
+                          message: String(decoding: r.rest(), as: UTF8.self))
         case .pairFromClient, .pairFromServer:
             guard let session = r.nonce(), let index = r.u8(), let count = r.u8(), index < count else {
                 throw malformed("bad pairing frame")
