@@ -30,6 +30,7 @@ struct TransferClient: Sendable {
         var events = inbox.events.makeAsyncIterator()
         var machine = StateMachine(keys: keys, configuration: configuration, remote: remote,
                                    requestNonce: Nonce.random(), link: Self.facts(of: link))
+        let request = machine.requestFrame   // the same bytes for the whole run (one nonce)
         var actions = machine.start()
         // A frame of another version is dropped at the gate like any other it cannot read; if the transfer then
         // times out, that is why, and it says so (it came from the source: a stranger cannot make it speak another).
@@ -60,7 +61,7 @@ struct TransferClient: Sendable {
             switch await events.next() {
             case .frame(let bytes):
                 // The gate: an undecodable frame or an ERROR not bound to this session touches nothing.
-                guard let frame = Gate.admitContinue(bytes, keys: keys, request: machine.requestFrame) else {
+                guard let frame = Gate.admitContinue(bytes, keys: keys, request: request) else {
                     if let version = bytes.first, version != WireProtocol.version { otherVersion = version }
                     actions = []
                     continue
