@@ -1,5 +1,6 @@
 import Foundation
 @testable import HandoffKit
+import HandoffShared
 import HandoffTesting
 import Testing
 
@@ -69,5 +70,32 @@ struct GateRekeyTests {
         #expect(await b.engine.trust.group == store.group)
         await link.disconnect()
         for stranger in strangers { await stranger.disconnect() }
+    }
+}
+
+/// `RekeyAssemblies` alone: one message per central, room made only by a quiet one.
+struct RekeyAssembliesTests {
+    private func at(_ seconds: Int) -> HandoffInstant { HandoffInstant(offset: .seconds(seconds)) }
+    private func session(_ byte: UInt8) throws -> Nonce { try #require(Nonce(bytes: [UInt8](repeating: byte, count: 8))) }
+
+    @Test func aFullDeskRefusesANewcomerUntilOneIsQuietAndNeverWipesAnother() throws {
+        var desk = RekeyAssemblies(capacity: 2, quietLimit: .seconds(15))
+        let (a, b, c) = (PeerAddress("a"), PeerAddress("b"), PeerAddress("c"))
+        #expect(desk.add(from: a, session: try session(1), index: 0, count: 2, chunk: [1], at: at(0)) == .incomplete)
+        #expect(desk.add(from: b, session: try session(2), index: 0, count: 2, chunk: [2], at: at(10)) == .incomplete)
+        // Full: c waits, and a's and b's halves stay.
+        #expect(desk.add(from: c, session: try session(3), index: 0, count: 1, chunk: [3], at: at(11)) == .incomplete)
+        #expect(desk.add(from: b, session: try session(2), index: 1, count: 2, chunk: [4], at: at(12)) == .complete([2, 4]))
+        // b's place is free again: c gets it; a, quiet since 0, makes no room before 15 s and keeps its half.
+        #expect(desk.add(from: c, session: try session(3), index: 0, count: 1, chunk: [3], at: at(13)) == .complete([3]))
+        #expect(desk.add(from: a, session: try session(1), index: 1, count: 2, chunk: [5], at: at(14)) == .complete([1, 5]))
+    }
+
+    @Test func aQuietAssemblyMakesRoom() throws {
+        var desk = RekeyAssemblies(capacity: 1, quietLimit: .seconds(15))
+        #expect(desk.add(from: PeerAddress("a"), session: try session(1), index: 0, count: 2, chunk: [1], at: at(0))
+                    == .incomplete)
+        #expect(desk.add(from: PeerAddress("c"), session: try session(3), index: 0, count: 1, chunk: [3], at: at(15))
+                    == .complete([3]))
     }
 }
