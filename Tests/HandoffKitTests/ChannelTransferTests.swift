@@ -94,13 +94,13 @@ final class ChannelTransferTests: XCTestCase {
         XCTAssertGreaterThan(payloadFrames.count, 1)
         XCTAssertTrue(payloadFrames.dropLast().allSatisfy { $0.count == 65535 - 14 }, "\(payloadFrames.map(\.count))")
         XCTAssertEqual(stats.largestFrame, 65535)
-        // Contiguous, nothing sent twice, and the whole payload asked for in one FETCH (REQUEST, FETCH, DONE).
+        // Contiguous, nothing sent twice, and the whole payload asked for in one FETCH (REQUEST, PROVE, FETCH, DONE).
         var next = 0
         for frame in tap.data {
             XCTAssertEqual(frame.offset, next)
             next += frame.count
         }
-        XCTAssertEqual(stats.writesDelivered, 3)
+        XCTAssertEqual(stats.writesDelivered, 4)
     }
 
     func testSmallNoteOverTheChannelTakesOneFrameForItsPayload() async throws {

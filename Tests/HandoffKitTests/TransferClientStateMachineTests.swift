@@ -82,6 +82,20 @@ import Testing
         }
     }
 
+    /// Wire v2: the source's challenge for this request is answered with its proof; one for another request, or
+    /// after the OPEN, is not.
+    @Test func theSourcesChallengeIsAnsweredOnceForThisRequestOnly() throws {
+        let source = try Source(payloadLength: 500)
+        var machine = try machine(for: source)
+        _ = machine.start()
+        let challenge = [UInt8](repeating: 0x5C, count: TransferFrame.challengeLength)
+        #expect(try machine.received(.challenge(nonce: Nonce.random(), challenge: challenge)) == [])
+        #expect(try machine.received(.challenge(nonce: nonce, challenge: challenge))
+                    == [.write(.prove(nonce: nonce, mac: source.keys.proofMAC(nonce: nonce, challenge: challenge)))])
+        #expect(try machine.received(source.open(nonce)) == [])
+        #expect(try machine.received(.challenge(nonce: nonce, challenge: challenge)) == [])
+    }
+
     @Test func aWholeTransferIsRequestOpenApprovalWindowsAndDone() throws {
         let source = try Source(payloadLength: 2_000)
         var machine = try machine(for: source)

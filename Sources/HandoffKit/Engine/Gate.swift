@@ -7,8 +7,9 @@ import FoundationEssentials
 /// * `admitContinue(_:keys:request:)` and `admitPush(_:keys:push:)`: what a client does with a notification.
 ///   Undecodable frames and every ERROR not bound to this session are dropped, so nothing a stranger makes a source
 ///   broadcast (GATT notifications reach every subscriber) ends, moves or alters a session.
-/// * `provesPush(_:challenge:keys:)`: a push session opens or moves only on a PROOF that answers the receiver's
-///   fresh challenge; a recorded PUSH or PROOF replayed later proves nothing.
+/// * `provesRequest(_:nonce:challenge:keys:)` and `provesPush(_:transferID:challenge:keys:)`: a source saves and
+///   seals an activity, and a push session opens or moves, only on a proof that answers a fresh challenge; a
+///   recorded REQUEST, PUSH or proof replayed later proves nothing.
 /// * `beaconMoves(sequence:from:after:)`: only a higher sequence moves a device to another address; the current
 ///   beacon re-sent from elsewhere is a replay.
 /// * Rekeys: `TrustStore.applyRekey(_:)` (next epoch only, never wrapping, revoking neither end).
@@ -47,6 +48,11 @@ enum Gate {
     }
 
     // MARK: - Freshness
+
+    /// Whether `proof` answers `challenge`, the source's fresh random challenge to this central for request `nonce`.
+    static func provesRequest(_ proof: [UInt8], nonce: Nonce, challenge: [UInt8], keys: GroupKeys) -> Bool {
+        Sodium.constantTimeEqual(proof, keys.proofMAC(nonce: nonce, challenge: challenge))
+    }
 
     /// Whether `proof` answers `challenge`, the receiver's fresh random challenge to this central for this push.
     static func provesPush(_ proof: [UInt8], transferID: TransferID, challenge: [UInt8], keys: ShareKeys) -> Bool {

@@ -1,6 +1,18 @@
 import FoundationEssentials
+import HandoffShared
 
 extension HandoffEngine {
+    /// An authenticated REQUEST waiting for the PROVE that shows it is fresh.
+    struct RequestChallenge: Sendable {
+        let nonce: Nonce
+        let sequence: UInt32
+        let challenge: [UInt8]
+        let issuedAt: HandoffInstant
+    }
+
+    /// How many centrals may wait with a request challenge at once.
+    static let requestChallengeLimit = 16
+
     /// Handles one value a central wrote to the request characteristic.
     func handle(_ write: IncomingWrite) async {
         if ShareFrame.claims(write.value) {
@@ -21,16 +33,22 @@ extension HandoffEngine {
                             context: ErrorContext(nonce), authenticated: false, to: write)
                 return
             }
+            // A repeated request whose transfer is still cached (the client saw no answer yet) is answered at once:
+            // it makes nothing new. Any other waits for the proof that it is fresh.
+            if let repeated = transfers.answering(nonce) {
+                startStream(repeated, from: 0, to: Int(repeated.header.metadataLength),
+                            open: .open(repeated.header, requestNonce: nonce), to: write)
+                return
+            }
+            await challengeRequest(sequence: sequence, nonce: nonce, from: write)
+        case .prove(let nonce, let mac):
+            // The gate's freshness rule: only a proof of this central's challenge makes the source save and seal.
+            guard let pending = requestChallenges[write.central], pending.nonce == nonce,
+                  Gate.provesRequest(mac, nonce: nonce, challenge: pending.challenge, keys: keys) else { return }
+            requestChallenges[write.central] = nil
             do throws(HandoffError) {
-                // A repeated request (the client saw no answer yet) reuses the transfer instead of saving again.
-                let transfer: CachedTransfer
-                if let repeated = transfers.answering(nonce) {
-                    transfer = repeated
-                } else {
-                    // Not `??`: its autoclosure is `rethrows`, which erases the error type.
-                    transfer = try prepareTransfer(sequence: sequence)
-                    transfers.keep(transfer, answering: nonce)
-                }
+                let transfer = try prepareTransfer(sequence: pending.sequence)
+                transfers.keep(transfer, answering: nonce)
                 startStream(transfer, from: 0, to: Int(transfer.header.metadataLength),
                             open: .open(transfer.header, requestNonce: nonce), to: write)
             } catch {
@@ -53,9 +71,24 @@ extension HandoffEngine {
                                                   chunk: chunk, mtu: write.mtu))
         case .rekey(let session, let index, let count, let chunk):
             await handleRekeyFragment(session: session, index: index, count: count, chunk: chunk, from: write)
-        case .open, .data, .error, .pair, .rekeyApplied:
+        case .open, .data, .error, .challenge, .pair, .rekeyApplied:
             return
         }
+    }
+
+    /// A REQUEST that authenticated and is not cached: keep a fresh challenge for its central (one each, at most
+    /// `requestChallengeLimit`, the oldest making room) and notify it. Nothing else is kept or run.
+    private func challengeRequest(sequence: UInt32, nonce: Nonce, from write: IncomingWrite) async {
+        guard let service else { return }
+        if requestChallenges[write.central] == nil, requestChallenges.count >= Self.requestChallengeLimit,
+           let oldest = requestChallenges.min(by: { $0.value.issuedAt < $1.value.issuedAt }) {
+            requestChallenges[oldest.key] = nil
+        }
+        let challenge = Sodium.randomBytes(TransferFrame.challengeLength)
+        requestChallenges[write.central] = RequestChallenge(nonce: nonce, sequence: sequence, challenge: challenge,
+                                                            issuedAt: clock.now)
+        try? await service.notify(TransferFrame.challenge(nonce: nonce, challenge: challenge).encoded(),
+                                  to: write.central)
     }
 
     /// Saves and seals the current activity for a request naming `sequence` (the caller keeps it).

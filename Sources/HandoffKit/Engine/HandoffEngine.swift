@@ -28,6 +28,8 @@ public actor HandoffEngine {
     var rotationTask: Task<Void, Never>?
     var transfers: TransferCache
     var streams: [PeerAddress: Task<Void, Never>] = [:]
+    /// The challenge each central's last authenticated REQUEST got (HandoffEngine+Server.swift).
+    var requestChallenges: [PeerAddress: RequestChallenge] = [:]
     var service: (any TransferService)?
     var serviceTask: Task<Void, Never>?
 

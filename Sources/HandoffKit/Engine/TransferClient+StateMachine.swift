@@ -6,7 +6,8 @@ extension TransferClient {
     /// random numbers (the request's nonce is given), so a test drives a whole transfer, its losses, stalls and
     /// reconnections with calls alone. `TransferClient.run` carries the actions out.
     ///
-    /// The order of a transfer: `start(on:)` asks for the activity (REQUEST); the source's OPEN names the
+    /// The order of a transfer: `start(on:)` asks for the activity (REQUEST); the source's CHALLENGE is answered
+    /// (PROVE), and its OPEN names the
     /// transfer, and the client fetches the metadata record; once it opens, `.approve` asks the app, and
     /// `approved()` fetches the payload, a window at a time. A gap asks again from the first missing byte; a
     /// second stall in a row moves to a new link once (`.relink`), as does a closed link; the last record sends
@@ -73,6 +74,12 @@ extension TransferClient {
         ///   not authenticate or names another activity type.
         mutating func received(_ frame: TransferFrame) throws(HandoffError) -> [Action] {
             switch frame {
+            case .challenge(let nonce, let challenge):
+                // Prove the request fresh. Challenges to other centrals for our nonce (a stranger who replays our
+                // REQUEST) reach us too; the source drops a proof that answers another's. Not progress: only what
+                // our own challenge brings is.
+                guard nonce == requestNonce, state.header == nil else { return [] }
+                return [.write(.prove(nonce: nonce, mac: keys.proofMAC(nonce: nonce, challenge: challenge)))]
             case .open(let header, let nonce):
                 guard nonce == requestNonce, state.header == nil else { return [] }
                 guard header.streamLength >= Int(header.metadataLength) else {
@@ -90,7 +97,7 @@ extension TransferClient {
             case .data(let id, let offset, let bytes):
                 guard let header = state.header, id == header.transferID else { return [] }
                 return try accept(offset: Int(offset), bytes: bytes)
-            case .request, .fetch, .done, .pair, .rekey, .rekeyApplied:
+            case .request, .fetch, .done, .prove, .pair, .rekey, .rekeyApplied:
                 return []
             }
         }

@@ -3,10 +3,15 @@
 enum TransferFrame: Sendable, Equatable {
     /// Client → source: send me the activity advertised at `sequence`. `mac` authenticates it with the group key.
     case request(sequence: UInt32, nonce: Nonce, mac: [UInt8])
+    /// Client → source: the answer to the source's CHALLENGE for the request `nonce`, `GroupKeys.proofMAC`. Only a
+    /// proof makes the source save and seal the activity: a REQUEST alone changes nothing but its challenge.
+    case prove(nonce: Nonce, mac: [UInt8])
     /// Client → source: stream bytes `from..<to` of transfer `transferID`'s sealed stream.
     case fetch(transferID: TransferID, from: UInt32, to: UInt32)
     /// Client → source: transfer complete and accepted; `mac` proves knowledge of the transfer key.
     case done(transferID: TransferID, mac: [UInt8])
+    /// Source → client: the request `nonce` authenticated; prove it is fresh by answering `challenge`.
+    case challenge(nonce: Nonce, challenge: [UInt8])
     /// Source → client: the transfer's header, answering the request with `requestNonce`.
     case open(TransferHeader, requestNonce: Nonce)
     /// Source → client: bytes of the sealed stream starting at `offset`.
@@ -29,10 +34,12 @@ enum TransferFrame: Sendable, Equatable {
     static let pairOverhead = 12
     /// Bytes an ERROR frame spends before its message.
     static let errorOverhead = 28
+    /// Length of a CHALLENGE's random challenge.
+    static let challengeLength = 16
 
     enum Kind: UInt8 {
-        case request = 0x01, fetch = 0x02, done = 0x03, pairFromClient = 0x20, rekey = 0x21
-        case open = 0x81, data = 0x82, error = 0x83, pairFromServer = 0xA0, rekeyApplied = 0xA1
+        case request = 0x01, fetch = 0x02, done = 0x03, prove = 0x04, pairFromClient = 0x20, rekey = 0x21
+        case open = 0x81, data = 0x82, error = 0x83, challenge = 0x84, pairFromServer = 0xA0, rekeyApplied = 0xA1
     }
 
     /// The frame as bytes, with `version` (the current one unless a test says otherwise) first.
@@ -46,6 +53,10 @@ enum TransferFrame: Sendable, Equatable {
             w.u8(Kind.fetch.rawValue); w.raw(id.bytes); w.u32(from); w.u32(to)
         case .done(let id, let mac):
             w.u8(Kind.done.rawValue); w.raw(id.bytes); w.raw(mac)
+        case .prove(let nonce, let mac):
+            w.u8(Kind.prove.rawValue); w.raw(nonce.bytes); w.raw(mac)
+        case .challenge(let nonce, let challenge):
+            w.u8(Kind.challenge.rawValue); w.raw(nonce.bytes); w.raw(challenge)
         case .open(let header, let nonce):
             w.u8(Kind.open.rawValue); w.raw(nonce.bytes); w.raw(header.encoded)
         case .data(let id, let offset, let bytes):
@@ -96,6 +107,14 @@ enum TransferFrame: Sendable, Equatable {
                 throw malformed("bad done frame")
             }
             return .done(transferID: id, mac: m)
+        case .prove:
+            guard let n = r.nonce(), let m = r.take(macLength), r.remaining == 0 else { throw malformed("bad prove frame") }
+            return .prove(nonce: n, mac: m)
+        case .challenge:
+            guard let n = r.nonce(), let c = r.take(challengeLength), r.remaining == 0 else {
+                throw malformed("bad challenge frame")
+            }
+            return .challenge(nonce: n, challenge: c)
         case .open:
             guard let n = r.nonce(), let header = TransferHeader(reading: &r), r.remaining == 0 else {
                 throw malformed("bad open frame")

@@ -53,7 +53,7 @@ WIRE = 2  # WireProtocol.version: the first byte of every frame and beacon
 # Server frames that would mean the daemon gave an unpaired peer something: OPEN (the header of a transfer), DATA
 # (payload bytes), a pairing answer or rekey acknowledgement outside pairing, an accepted share.
 FORBIDDEN = {0x81: "OPEN", 0x82: "DATA", 0xA0: "PAIR answer", 0xA1: "REKEY applied", 0xB0: "SHARE accept",
-             0xB3: "SHARE challenge"}
+             0xB3: "SHARE challenge", 0x84: "REQUEST challenge"}
 KINDS = {0x83: "ERROR", 0xB2: "SHARE error", **FORBIDDEN}
 rng = random.Random(int.from_bytes(os.urandom(8), "big"))
 
@@ -830,8 +830,9 @@ class ChannelPath:
 
 
 def take_stream(path, request, quiet=5.0, limit=60.0):
-    """Writes REQUEST, then FETCHes the whole stream the OPEN names; returns (every frame back, the OPEN header
-    (transfer id, stream length) or None, the bytes of the stream covered)."""
+    """Writes REQUEST, answers a CHALLENGE with a made-up PROVE (wire version 2: the stranger has no key), then
+    FETCHes the whole stream an OPEN names, if one comes; returns (every frame back, the OPEN header (transfer id,
+    stream length) or None, the bytes of the stream covered)."""
     frames, header, covered = [], None, 0
     path.send(request)
     deadline = time.monotonic() + limit
@@ -850,6 +851,9 @@ def take_stream(path, request, quiet=5.0, limit=60.0):
                 say(f"{path.name}: OPEN transfer {tid.hex()}, stream {length} bytes (metadata {meta}, payload "
                     f"{payload}, records of {record}); FETCH 0..{length}")
                 path.send(bytes([WIRE, 0x02]) + tid + (0).to_bytes(4, "big") + length.to_bytes(4, "big"))
+            elif len(frame) >= 26 and frame[1] == 0x84:
+                say(f"{path.name}: CHALLENGE for request {frame[2:10].hex()}; answering with a made-up PROVE")
+                path.send(bytes([WIRE, 0x04]) + frame[2:10] + rng.randbytes(16))
             elif len(frame) >= 14 and frame[1] == 0x82 and header is not None and frame[2:10] == header[0]:
                 covered = max(covered, int.from_bytes(frame[10:14], "big") + len(frame) - 14)
             elif len(frame) >= 12 and frame[1] == 0x83:
@@ -891,11 +895,10 @@ def cmd_replay_frames(target, capture_path, note_path, secrets):
     started = time.monotonic()
     frames, header, covered = take_stream(path, request)
     took = time.monotonic() - started
-    if header is None:
-        raise SystemExit("hostile: the replayed REQUEST got no OPEN: nothing to look at")
+    challenged = any(len(f) >= 26 and f[1] == 0x84 for f in frames)
     # A DONE the stranger makes up (it has no transfer key), the recorded one (its transfer is the real, finished
     # one), then a FETCH of nothing as a probe: its ERROR shows both DONEs were handled before it.
-    made_up = bytes([WIRE, 0x03]) + header[0] + rng.randbytes(16)
+    made_up = bytes([WIRE, 0x03]) + (header[0] if header else rng.randbytes(8)) + rng.randbytes(16)
     path.send(made_up)
     path.send(done)
     path.send(bytes([WIRE, 0x02]) + bytes(8) + (0).to_bytes(4, "big") + (1).to_bytes(4, "big"))
@@ -926,15 +929,20 @@ def cmd_replay_frames(target, capture_path, note_path, secrets):
         say(f"FORBIDDEN: {leak} is in what the stranger received")
     figure("replay_frames_back", len(frames))
     figure("replay_bytes_back", len(received))
-    figure("replay_stream_bytes", f"{covered}/{header[1]}")
+    figure("replay_challenged", "yes" if challenged else "no")
+    figure("replay_stream_bytes", f"{covered}/{header[1] if header else 0}")
     figure("replay_seconds", f"{took:.1f}")
     figure("replay_forbidden_plaintext", len(leaks))
     figure("replay_done_probe_answered", "yes" if probe_answered else "no")
     for p in {path, gatt}:
         p.close()
     call("disconnect", device.Disconnect, timeout=10)
-    if covered < header[1]:
-        say(f"only {covered} of {header[1]} stream bytes came back: the check would not cover the stream")
+    if not challenged:
+        say("the replayed REQUEST got no CHALLENGE: cannot tell it reached the source")
+        return 1
+    if header is not None or covered:
+        say(f"FORBIDDEN: the replayed REQUEST got an OPEN and {covered} stream bytes; version 2 answers it with a "
+            "challenge only")
         return 1
     if not probe_answered:
         say("the probe after the DONEs was not answered: cannot tell the DONEs were handled")
