@@ -188,6 +188,10 @@ public actor InMemoryEther {
             throw RadioError(.valueTooLong, "a write of \(value.count) bytes exceeds \(limit)")
         }
         guard let service = services[link.peripheral] else { throw RadioError(.disconnected, "the service is gone") }
+        if let remaining = conditions.loseWritesAfter {
+            guard remaining > 0 else { return }
+            conditions.loseWritesAfter = remaining - 1
+        }
         statistics.writesDelivered += 1
         writeTap?(value)
         statistics.largestFrame = max(statistics.largestFrame, value.count)
@@ -230,7 +234,11 @@ public actor InMemoryEther {
             }
             delivered = changed
         }
-        for link in targets.values {
+        // BlueZ notifies a characteristic's value to every subscriber; a channel carries its SDUs to one device.
+        let receivers = conditions.broadcastNotifications && !onChannel
+            ? links.values.filter { $0.peripheral == peripheral && $0.transport.kind != .l2cap && !$0.deaf }
+            : Array(targets.values)
+        for link in receivers {
             link.continuation.yield(delivered)
         }
         statistics.notificationsDelivered += 1

@@ -36,6 +36,13 @@ public struct LinkConditions: Sendable {
     /// VM right after a bluetoothd restart). Each new link takes one, until none is left.
     public var deafLinks = 0
 
+    /// When true, a notification to one central reaches every central subscribed to that peripheral over GATT, as
+    /// BlueZ's `PropertiesChanged` on the data characteristic does (default false: only the central it is for).
+    public var broadcastNotifications = false
+    /// After this many more writes are delivered, every write is lost (default nil: none is), as a sender whose
+    /// radio went quiet mid-push while its peer stays up.
+    public var loseWritesAfter: Int?
+
     /// Ideal conditions: MTU 247, no loss, no delay, no disconnection.
     public init() {}
 }

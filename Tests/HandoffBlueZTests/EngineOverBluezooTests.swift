@@ -114,7 +114,7 @@ final class EngineOverBluezooTests: XCTestCase {
                                            mac: [UInt8](repeating: 0xAA, count: 16))
         try await link.write(forged.encoded())
         let reply = try await first(link.notifications, "the source's answer")
-        guard case .error(_, let code, _) = try TransferFrame.decode(reply) else {
+        guard case .error(_, let code, _, _) = try TransferFrame.decode(reply) else {
             return XCTFail("a stranger's request got \(reply)")
         }
         XCTAssertEqual(code, HandoffError.Code.untrustedPeer.rawValue)

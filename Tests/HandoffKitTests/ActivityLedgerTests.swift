@@ -38,13 +38,24 @@ import Testing
         #expect(ledger.listed.map(\.sequence) == [6])
     }
 
-    @Test func aRotationOfTheListedVersionMovesItToItsNewAddressWithoutAnAnnouncement() {
+    @Test func aRotationOfTheListedVersionRefreshesItWithoutAnAnnouncement() {
+        var ledger = ActivityLedger()
+        _ = ledger.heard(beacon(5), of: device, activityType: nil, in: event("a"), at: start)
+        #expect(ledger.heard(beacon(5, nonce: 2), of: device, activityType: nil, in: event("a", rssi: -40),
+                             at: start + 10) == nil)
+        #expect(ledger.listed.map(\.peer) == [PeerAddress("a")])
+        #expect(ledger.listed.map(\.rssi) == [-40])
+    }
+
+    /// Only a new sequence moves a device: the current one re-sealed or replayed from another address does not.
+    @Test func theCurrentSequenceFromAnotherAddressMovesNothing() {
         var ledger = ActivityLedger()
         _ = ledger.heard(beacon(5), of: device, activityType: nil, in: event("a"), at: start)
         #expect(ledger.heard(beacon(5, nonce: 2), of: device, activityType: nil, in: event("b", rssi: -40),
                              at: start + 10) == nil)
-        #expect(ledger.listed.map(\.peer) == [PeerAddress("b")])
-        #expect(ledger.listed.map(\.rssi) == [-40])
+        #expect(ledger.listed.map(\.peer) == [PeerAddress("a")])
+        let moved = ledger.heard(beacon(6), of: device, activityType: nil, in: event("b"), at: start + 20)
+        #expect(moved?.peer == PeerAddress("b"))
     }
 
     @Test func anActivitySetAsideComesBackWhenItsBeaconIsHeardAgain() {
@@ -53,10 +64,13 @@ import Testing
         #expect(remote != nil)
         if let remote { ledger.setAside(remote) }
         #expect(ledger.listed.isEmpty)
-        // Heard again exactly as before (the same nonce): listed and announced again, at the address and time heard.
-        let again = ledger.heard(beacon(5), of: device, activityType: nil, in: event("b"), at: start + 30)
+        // Replayed from another address: still aside.
+        #expect(ledger.heard(beacon(5), of: device, activityType: nil, in: event("b"), at: start + 20) == nil)
+        #expect(ledger.listed.isEmpty)
+        // Heard again exactly as before (the same nonce) from its address: listed and announced again.
+        let again = ledger.heard(beacon(5), of: device, activityType: nil, in: event("a"), at: start + 30)
         #expect(again?.sequence == 5)
-        #expect(again?.peer == PeerAddress("b"))
+        #expect(again?.peer == PeerAddress("a"))
         #expect(again?.seenAt == start + 30)
         #expect(ledger.listed.count == 1)
     }

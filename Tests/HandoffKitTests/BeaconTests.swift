@@ -89,7 +89,7 @@ final class BeaconTests: XCTestCase {
         keepAlive += devices
         try await link.write(forged.encoded())
         let reply = try await first(link.notifications)
-        guard case .error(_, let code, _) = try TransferFrame.decode(reply) else {
+        guard case .error(_, let code, _, _) = try TransferFrame.decode(reply) else {
             return XCTFail("an untrusted requester got \(reply)")
         }
         XCTAssertEqual(code, HandoffError.Code.untrustedPeer.rawValue)

@@ -94,13 +94,13 @@ final class ChannelTransferTests: XCTestCase {
         XCTAssertGreaterThan(payloadFrames.count, 1)
         XCTAssertTrue(payloadFrames.dropLast().allSatisfy { $0.count == 65535 - 14 }, "\(payloadFrames.map(\.count))")
         XCTAssertEqual(stats.largestFrame, 65535)
-        // Contiguous, nothing sent twice, and the whole payload asked for in one FETCH (REQUEST, FETCH, DONE).
+        // Contiguous, nothing sent twice, and the whole payload asked for in one FETCH (REQUEST, PROVE, FETCH, DONE).
         var next = 0
         for frame in tap.data {
             XCTAssertEqual(frame.offset, next)
             next += frame.count
         }
-        XCTAssertEqual(stats.writesDelivered, 3)
+        XCTAssertEqual(stats.writesDelivered, 4)
     }
 
     func testSmallNoteOverTheChannelTakesOneFrameForItsPayload() async throws {
@@ -184,10 +184,10 @@ final class ChannelTransferTests: XCTestCase {
             let next = await iterator.next()
             replies.append(try TransferFrame.decode(try XCTUnwrap(next)))
         }
-        guard case .error(let context, let code, _) = replies[0] else { return XCTFail("the stranger got \(replies)") }
+        guard case .error(let context, let code, _, _) = replies[0] else { return XCTFail("the stranger got \(replies)") }
         XCTAssertEqual(context, ErrorContext(strangerNonce))
         XCTAssertEqual(code, HandoffError.Code.untrustedPeer.rawValue)
-        guard case .error(_, let fetchCode, _) = replies[1] else { return XCTFail("the stranger got \(replies)") }
+        guard case .error(_, let fetchCode, _, _) = replies[1] else { return XCTFail("the stranger got \(replies)") }
         XCTAssertEqual(fetchCode, HandoffError.Code.handoffFailed.rawValue)
         let stats = await ether.statistics
         XCTAssertEqual(stats.notificationsDelivered, 2, "two error frames and not one DATA frame")

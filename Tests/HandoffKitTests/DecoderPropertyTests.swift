@@ -50,7 +50,7 @@ final class DecoderPropertyTests: XCTestCase {
                                               payloadLength: 9000, recordSize: 4096),
                                requestNonce: nonce).encoded(),
             TransferFrame.data(transferID: id, offset: 77, bytes: [1, 2, 3]).encoded(),
-            TransferFrame.error(context: .zero, code: 4612, message: "no").encoded(),
+            TransferFrame.error(context: .zero, code: 4612, tag: [UInt8](repeating: 0, count: 16), message: "no").encoded(),
         ]
         var accepted = 0
         for round in 0..<(6000 * scale) {

@@ -178,10 +178,10 @@ final class EngineRoundTripTests: XCTestCase {
         await replay.disconnect()
     }
 
-    /// Issue 14 §3: a stranger that recorded the receiver's REQUEST writes it to the source again, takes the
-    /// OPEN it gets back and FETCHes the whole stream, then writes a DONE of its own. The source answers (the
-    /// REQUEST's MAC is genuine), but every byte it sends is sealed: neither the note's text, nor its title, nor
-    /// its type appears in them, and the made-up DONE does not tell the source it was continued again.
+    /// Issue 14 §3 and issue 25: a stranger that recorded the receiver's REQUEST writes it to the source again.
+    /// The REQUEST's MAC is genuine, so the source answers, but only with a challenge (version 2): the replay makes
+    /// it save, seal and send nothing, a proof the stranger makes up is dropped, and a made-up DONE does not tell the
+    /// source it was continued again.
     func testAReplayedRequestGetsOnlySealedBytesAndNoContinuation() async throws {
         let (source, receiver, ether) = try await makePair()
         let writes = Locked<[[UInt8]]>([])
@@ -203,61 +203,29 @@ final class EngineRoundTripTests: XCTestCase {
         }, "the receiver wrote no REQUEST")
 
         let stranger = try await ether.makeRadio(address: "sim:mallory").connect(to: source.radio.address)
-        // Everything the source sends the stranger, up to the whole stream's last byte.
-        let everything = AsyncStream<[[UInt8]]> { continuation in
-            let reader = Task {
-                var frames: [[UInt8]] = []
-                var end = Int.max
-                var received = 0
-                for await value in stranger.notifications {
-                    frames.append(value)
-                    switch try? TransferFrame.decode(value) {
-                    case .open(let header, _)?:
-                        end = header.streamLength
-                        try? await stranger.write(TransferFrame.fetch(transferID: header.transferID, from: 0,
-                                                                      to: UInt32(header.streamLength)).encoded())
-                    case .data(_, let offset, let bytes)?:
-                        received = max(received, Int(offset) + bytes.count)
-                    default:
-                        break
-                    }
-                    if received >= end { break }
-                }
-                continuation.yield(frames)
-                continuation.finish()
-            }
-            continuation.onTermination = { _ in reader.cancel() }
-        }
+        var answers = stranger.notifications.makeAsyncIterator()
         try await stranger.write(request)
-        let frames = try await first(everything)
-        let opened = frames.compactMap { try? TransferFrame.decode($0) }
-        XCTAssertTrue(opened.contains { if case .open = $0 { true } else { false } }, "the replay was not answered")
+        let next = await answers.next()
+        let answer = try XCTUnwrap(next)
+        guard case .challenge(let nonce, _) = try TransferFrame.decode(answer) else {
+            return XCTFail("the replayed REQUEST got \(answer), not a challenge")
+        }
+        // A proof the stranger cannot make, a DONE it cannot make either, then a probe: once the probe is answered,
+        // both were handled.
+        try await stranger.write(TransferFrame.prove(nonce: nonce, mac: Array(repeating: 0, count: 16)).encoded())
+        try await stranger.write(TransferFrame.done(transferID: .zero, mac: Array(repeating: 0, count: 16)).encoded())
+        try await stranger.write(TransferFrame.fetch(transferID: .zero, from: 0, to: 1).encoded())
+        var frames: [[UInt8]] = [answer]
+        while let value = await answers.next() {
+            frames.append(value)
+            if case .error? = try? TransferFrame.decode(value) { break }
+        }
+        let kinds = frames.map { $0[1] }
+        XCTAssertFalse(kinds.contains(0x81) || kinds.contains(0x82), "the replay got an OPEN or DATA: \(kinds)")
         let sent = frames.joined()
         for plain in [secret, activity.title ?? "", noteType] {
             XCTAssertNil(sent.firstRange(of: Array(plain.utf8)), "'\(plain.prefix(20))…' went to the stranger readable")
         }
-        // A DONE the stranger makes up (it has no key for the real MAC), then a probe: once the probe is answered,
-        // the DONE was handled.
-        guard case .open(let header, _) = try XCTUnwrap(opened.first(where: { if case .open = $0 { true } else { false } }))
-        else { return }
-        let reach = opened.map { frame in
-            if case .data(_, let offset, let bytes) = frame { Int(offset) + bytes.count } else { 0 }
-        }.max() ?? 0
-        XCTAssertEqual(reach, header.streamLength, "the stranger did not get the whole sealed stream to look at")
-        try await stranger.write(TransferFrame.done(transferID: header.transferID, mac: Array(repeating: 0, count: 16))
-            .encoded())
-        let probe = AsyncStream<Bool> { continuation in
-            let reader = Task {
-                for await value in stranger.notifications {
-                    if case .error? = try? TransferFrame.decode(value) { continuation.yield(true); break }
-                }
-                continuation.finish()
-            }
-            continuation.onTermination = { _ in reader.cancel() }
-        }
-        try await stranger.write(TransferFrame.fetch(transferID: .zero, from: 0, to: 1).encoded())
-        let answered = try await first(probe)
-        XCTAssertTrue(answered)
         XCTAssertEqual(sourceDelegate.wasContinuedCount, 1, "the stranger's DONE told the source it was continued")
         await stranger.disconnect()
     }

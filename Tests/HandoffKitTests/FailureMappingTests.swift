@@ -146,12 +146,19 @@ final class FailureMappingTests: XCTestCase {
         assertFailure(outcome, .corruptPayload, delegate: delegate)
     }
 
+    /// A source of another version: its frames are dropped at the gate, and the transfer's own timeout says why.
     func testVersionMismatchIsReported() async throws {
-        let (outcome, delegate) = try await continueTampered { frame in
+        let clock = VirtualClock()
+        let (_, receiver, ether, _, remote) = try await offered(ether: InMemoryEther(clock: clock))
+        await ether.setNotificationTamper { frame in
             var copy = frame
-            copy[0] = 2
+            copy[0] = WireProtocol.version &+ 1
             return copy
         }
+        let outcome = try await onVirtualTime(clock, of: ether, step: receiver.engine.configuration.stallInterval) {
+            await receiver.engine.continueActivity(remote)
+        }
+        let delegate = receiver.delegate
         assertFailure(outcome, .protocolVersionMismatch, delegate: delegate)
         XCTAssertEqual(outcome.error?.code.rawValue, 4614)
     }

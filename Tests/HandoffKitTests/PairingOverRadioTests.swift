@@ -122,7 +122,7 @@ final class PairingOverRadioTests: XCTestCase {
     func testAStrangersBadOrAbandonedStartDoesNotEndPairingMode() async throws {
         for abandons in [false, true] {
             let start = abandons ? try PairingInitiator(store: try TrustStore.create(deviceName: "stranger")).hello()
-                                 : [1, 0x7F, 0xBE, 0xEF]    // version 1, no such message kind
+                                 : [WireProtocol.version, 0x7F, 0xBE, 0xEF]    // this version, no such message kind
             let ether = InMemoryEther()
             let (_, pc, responder, candidate, codes) = try await pairingMode(on: ether, quietLimit: .milliseconds(300))
             let (stranger, session) = try await stranger(on: ether, sending: start, to: candidate)
@@ -133,7 +133,7 @@ final class PairingOverRadioTests: XCTestCase {
                     return XCTFail("the stranger's proper start was not answered")
                 }
             }
-            guard case .error(ErrorContext(session), let code, let message)? = try await answers.next()
+            guard case .error(ErrorContext(session), let code, _, let message)? = try await answers.next()
                 .map(TransferFrame.decode) else {
                 return XCTFail("abandons \(abandons): the stranger was not told it was dropped")
             }
@@ -198,7 +198,7 @@ final class PairingOverRadioTests: XCTestCase {
             let frame = try TransferFrame.decode(try await first(stranger.notifications))
             if case .error = frame { told = frame }
         }
-        guard case .error(ErrorContext(session), let code, let message)? = told else {
+        guard case .error(ErrorContext(session), let code, _, let message)? = told else {
             return XCTFail("the stranger was told something else: \(String(describing: told))")
         }
         XCTAssertEqual(code, HandoffError.Code.pairingFailed.rawValue, message)

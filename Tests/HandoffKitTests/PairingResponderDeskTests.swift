@@ -171,7 +171,7 @@ import Testing
         let commit = try sent(to: laptop, in: try feed(laptop.initiator.hello(), from: laptop, to: &desk, at: at(0)))
 
         // Version 1, no such message kind.
-        #expect(try feed([1, 0x7F, 0xBE, 0xEF], from: garbage, to: &desk, at: at(1)).map(\.code) == [4618])
+        #expect(try feed([WireProtocol.version, 0x7F, 0xBE, 0xEF], from: garbage, to: &desk, at: at(1)).map(\.code) == [4618])
         // A HELLO's second fragment first (a lost notification).
         let writes = try outOfOrder.writes(outOfOrder.initiator.hello())
         #expect(desk.received(writes[1], at: at(1)).map(\.code) == [4618])

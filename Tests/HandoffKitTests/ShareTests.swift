@@ -338,7 +338,11 @@ final class ShareTests: XCTestCase {
         // It comes back with a fresh engine over the same inbox directory (a daemon restart); the sender retries.
         await receiver.engine.stop()
         let radio = ether.makeRadio(address: "sim:desktop-again")
-        let engine = try HandoffEngine(configuration: receiver.engine.configuration, trust: receiver.store, radio: radio)
+        // As the daemon does, the new run's beacons start above the last one's: only a new sequence moves a
+        // device to a new address.
+        var configuration = receiver.engine.configuration
+        configuration.initialSequence = (await receiver.engine.lastSequence ?? 0) + 1
+        let engine = try HandoffEngine(configuration: configuration, trust: receiver.store, radio: radio)
         try await engine.start()
         let sighting = await senders[0].engine.sightings()
         await engine.enableSharing(inbox: try ShareInbox(directory: directory), advertisePresence: true)

@@ -82,6 +82,20 @@ import Testing
         }
     }
 
+    /// Wire v2: the source's challenge for this request is answered with its proof; one for another request, or
+    /// after the OPEN, is not.
+    @Test func theSourcesChallengeIsAnsweredOnceForThisRequestOnly() throws {
+        let source = try Source(payloadLength: 500)
+        var machine = try machine(for: source)
+        _ = machine.start()
+        let challenge = [UInt8](repeating: 0x5C, count: TransferFrame.challengeLength)
+        #expect(try machine.received(.challenge(nonce: Nonce.random(), challenge: challenge)) == [])
+        #expect(try machine.received(.challenge(nonce: nonce, challenge: challenge))
+                    == [.write(.prove(nonce: nonce, mac: source.keys.proofMAC(nonce: nonce, challenge: challenge)))])
+        #expect(try machine.received(source.open(nonce)) == [])
+        #expect(try machine.received(.challenge(nonce: nonce, challenge: challenge)) == [])
+    }
+
     @Test func aWholeTransferIsRequestOpenApprovalWindowsAndDone() throws {
         let source = try Source(payloadLength: 2_000)
         var machine = try machine(for: source)
@@ -200,9 +214,9 @@ import Testing
         let source = try Source(payloadLength: 500)
         var machine = try machine(for: source)
         _ = machine.start()
-        #expect(try machine.received(.error(context: ErrorContext(Nonce.random()), code: 4608, message: "other")) == [])
+        #expect(try machine.received(.error(context: ErrorContext(Nonce.random()), code: 4608, tag: [], message: "other")) == [])
         let failure = error({ (machine: inout Machine) throws(HandoffError) in
-            try machine.received(.error(context: ErrorContext(nonce), code: 4616, message: "expired"))
+            try machine.received(.error(context: ErrorContext(nonce), code: 4616, tag: [], message: "expired"))
         }, on: &machine)
         #expect(failure?.code == .activityExpired)
         #expect(failure?.message == "the source device refused: expired")

@@ -52,14 +52,14 @@ final class WireIdentifierTests: XCTestCase {
         XCTAssertEqual(TransferFrame.fetch(transferID: id, from: 5, to: 6).encoded(),
                        [v, 0x02] + id.bytes + [0, 0, 0, 5, 0, 0, 0, 6])
         XCTAssertEqual(TransferFrame.done(transferID: id, mac: mac).encoded(), [v, 0x03] + id.bytes + mac)
-        XCTAssertEqual(TransferFrame.error(context: .zero, code: 0x1204, message: "no").encoded(),
-                       [v, 0x83, 0, 0, 0, 0, 0, 0, 0, 0, 0x12, 0x04] + Array("no".utf8))
-        XCTAssertEqual(TransferFrame.error(context: ErrorContext(nonce), code: 1, message: "").encoded(),
-                       [v, 0x83] + nonce.bytes + [0, 1])
+        XCTAssertEqual(TransferFrame.error(context: .zero, code: 0x1204, tag: mac, message: "no").encoded(),
+                       [v, 0x83, 0, 0, 0, 0, 0, 0, 0, 0, 0x12, 0x04] + mac + Array("no".utf8))
+        XCTAssertEqual(TransferFrame.error(context: ErrorContext(nonce), code: 1, tag: mac, message: "").encoded(),
+                       [v, 0x83] + nonce.bytes + [0, 1] + mac)
         XCTAssertEqual(TransferFrame.rekeyApplied(session: nonce).encoded(), [v, 0xA1] + nonce.bytes)
         XCTAssertEqual(ShareFrame.accept(transferID: id, offset: 7).encoded(), [v, 0xB0] + id.bytes + [0, 0, 0, 7])
         let frames: [TransferFrame] = [request, .fetch(transferID: id, from: 5, to: 6),
-                                       .error(context: ErrorContext(id), code: 2, message: "x")]
+                                       .error(context: ErrorContext(id), code: 2, tag: mac, message: "x")]
         for frame in frames {
             XCTAssertEqual(try TransferFrame.decode(frame.encoded()), frame)
         }

@@ -2,12 +2,18 @@ import FoundationEssentials
 
 /// The receiving side's account of what trusted devices offer, without I/O: it is told of every opened beacon of a
 /// trusted device and of what the user did, and says which availability to announce. It holds, per device, the
-/// newest sequence heard and its nonces (so a replayed beacon is dropped), the listed activity, and one set aside
-/// after a failed continue until its beacon is heard again.
+/// newest sequence heard, the address it came from and its nonces (so a replayed beacon is dropped), the listed
+/// activity, and one set aside after a failed continue until its beacon is heard again.
+///
+/// Only a new sequence moves a device to another address (Docs/protocol.md, "The gate"). A beacon can be recorded
+/// and sent again by anyone, from any address; what a replayer cannot make is a higher sequence. So the current
+/// sequence heard from another address is a replay, and moves, lists and refreshes nothing.
 struct ActivityLedger: Sendable {
     /// Replay state per device: the highest sequence seen and the nonces seen with it.
     private struct Seen: Sendable {
         var sequence: UInt32
+        /// Where that sequence was first heard: the only address its repeats and rotations count from.
+        var peer: PeerAddress
         var nonces: Set<[UInt8]>
     }
 
@@ -21,30 +27,32 @@ struct ActivityLedger: Sendable {
     }
 
     /// `beacon`, of the trusted `device`, was heard in `event` at `now`. Returns the availability to announce: a new
-    /// activity or a new version of one, or one set aside that is heard again. An older sequence and a repeated
-    /// beacon (a replay) announce nothing and move nothing; a new rotation of the listed version moves it to the
-    /// address it was heard from.
+    /// activity or a new version of one, or one set aside that is heard again from its address. An older sequence,
+    /// a repeated beacon and the current sequence from another address (replays) announce nothing and move
+    /// nothing; a new rotation of the listed version from its address refreshes its signal strength.
     mutating func heard(_ beacon: Beacon, of device: TrustedDevice, activityType: String?, in event: ScanEvent,
                         at now: Date) -> RemoteActivity? {
-        if var state = seen[beacon.device] {
-            if beacon.sequence < state.sequence { return nil }                // an old beacon replayed
-            if beacon.sequence == state.sequence {
-                let fresh = state.nonces.insert(beacon.nonce).inserted      // a rotation: the same activity
-                seen[beacon.device] = state
-                if var remote = setAside.removeValue(forKey: beacon.device) {   // still there after a failure
-                    remote.peer = event.peer
-                    remote.rssi = event.rssi
-                    remote.seenAt = now
-                    available[beacon.device] = remote
-                    return remote
-                }
-                guard fresh else { return nil }                               // the same beacon replayed
-                available[beacon.device]?.peer = event.peer
-                available[beacon.device]?.rssi = event.rssi
-                return nil
+        let last = seen[beacon.device].map { (sequence: $0.sequence, peer: $0.peer) }
+        switch Gate.beaconMoves(sequence: beacon.sequence, from: event.peer, after: last) {
+        case .replay:
+            return nil
+        case .repeat:
+            guard var state = seen[beacon.device] else { return nil }
+            let fresh = state.nonces.insert(beacon.nonce).inserted          // a rotation: the same activity
+            seen[beacon.device] = state
+            if var remote = setAside.removeValue(forKey: beacon.device) {   // still there after a failure
+                remote.rssi = event.rssi
+                remote.seenAt = now
+                available[beacon.device] = remote
+                return remote
             }
+            guard fresh else { return nil }                                   // the same beacon repeated
+            available[beacon.device]?.rssi = event.rssi
+            return nil
+        case .news:
+            break
         }
-        seen[beacon.device] = Seen(sequence: beacon.sequence, nonces: [beacon.nonce])
+        seen[beacon.device] = Seen(sequence: beacon.sequence, peer: event.peer, nonces: [beacon.nonce])
         setAside[beacon.device] = nil
         let remote = RemoteActivity(device: device, activityType: activityType, sequence: beacon.sequence,
                                     peer: event.peer, rssi: event.rssi, seenAt: now, typeTag: beacon.typeTag)

@@ -161,9 +161,10 @@ extension HandoffEngine {
     }
 
     private func sendPairingError(_ error: HandoffError, session: Nonce, to central: PeerAddress, mtu: Int) async {
-        let room = WireProtocol.valueLength(forMTU: mtu) - 12
+        let room = WireProtocol.valueLength(forMTU: mtu) - TransferFrame.errorOverhead
+        // Pairing runs between parties who share no key yet: its ERRORs carry no tag (Docs/protocol.md, "The gate").
         let frame = TransferFrame.error(context: ErrorContext(session), code: error.code.rawValue,
-                                        message: String(decoding: Array(error.message.utf8.prefix(max(room, 0))), as: UTF8.self))
+                                        tag: [UInt8](repeating: 0, count: TransferFrame.macLength), message: String(decoding: Array(error.message.utf8.prefix(max(room, 0))), as: UTF8.self))
         try? await service?.notify(frame.encoded(), to: central)
     }
 
@@ -238,7 +239,7 @@ extension HandoffEngine {
                 switch try TransferFrame.decode(bytes) {
                 case .pair(session, let index, let count, let chunk, true):
                     if let message = try fragments.add(index: index, count: count, chunk: chunk) { return message }
-                case .error(ErrorContext(session), let code, let message):
+                case .error(ErrorContext(session), let code, _, let message):
                     throw HandoffError(HandoffError.Code(rawValue: code), "the other device refused: \(message)")
                 default:
                     continue

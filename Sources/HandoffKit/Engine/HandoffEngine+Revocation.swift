@@ -61,8 +61,6 @@ extension HandoffEngine {
                 case .rekeyApplied(session)?:
                     await link.disconnect()
                     return true
-                case .error(ErrorContext(session), _, _)?:
-                    break waiting
                 default:
                     continue
                 }
@@ -80,19 +78,12 @@ extension HandoffEngine {
     /// Handles a rekey fragment written by a peer: once complete, applies it and acknowledges.
     func handleRekeyFragment(session: Nonce, index: UInt8, count: UInt8, chunk: [UInt8],
                              from write: IncomingWrite) async {
-        if rekeyFragments[write.central] == nil, rekeyFragments.count >= 8 {
-            rekeyFragments = [:]   // bound the memory unfinished messages from many addresses can take
+        let message: [UInt8]
+        switch rekeyAssemblies.add(from: write.central, session: session, index: index, count: count, chunk: chunk,
+                                   at: clock.now) {
+        case .incomplete, .malformed: return
+        case .complete(let whole): message = whole
         }
-        var fragments = rekeyFragments[write.central] ?? PairingFragments()
-        let message: [UInt8]?
-        do {
-            message = try fragments.add(index: index, count: count, chunk: chunk)
-        } catch {
-            rekeyFragments[write.central] = nil
-            return
-        }
-        rekeyFragments[write.central] = message == nil ? fragments : nil
-        guard let message else { return }
         do throws(HandoffError) {
             guard let rekey = try? JSONDecoder().decode(RekeyMessage.self, from: Data(message)) else {
                 throw HandoffError(.corruptPayload, "the rekey message does not parse")
@@ -102,8 +93,9 @@ extension HandoffEngine {
             try await updateTrust(store)
             try? await service?.notify(TransferFrame.rekeyApplied(session: session).encoded(), to: write.central)
         } catch {
+            // Not acted on by the deliverer (it waits for REKEY-APPLIED or its own timeout: `Gate`); for the record.
             let frame = TransferFrame.error(context: ErrorContext(session), code: error.code.rawValue,
-                                            message: "rekey refused")
+                                            tag: Gate.echoTag(of: write.value), message: "rekey refused")
             try? await service?.notify(frame.encoded(), to: write.central)
         }
     }

@@ -1,6 +1,18 @@
 import FoundationEssentials
+import HandoffShared
 
 extension HandoffEngine {
+    /// An authenticated REQUEST waiting for the PROVE that shows it is fresh.
+    struct RequestChallenge: Sendable {
+        let nonce: Nonce
+        let sequence: UInt32
+        let challenge: [UInt8]
+        let issuedAt: HandoffInstant
+    }
+
+    /// How many centrals may wait with a request challenge at once.
+    static let requestChallengeLimit = 16
+
     /// Handles one value a central wrote to the request characteristic.
     func handle(_ write: IncomingWrite) async {
         if ShareFrame.claims(write.value) {
@@ -11,35 +23,41 @@ extension HandoffEngine {
         do throws(HandoffError) {
             frame = try TransferFrame.decode(write.value)
         } catch {
-            await reply(error, context: .zero, to: write)
+            await reply(error, context: .zero, authenticated: false, to: write)
             return
         }
         switch frame {
         case .request(let sequence, let nonce, let mac):
             guard Sodium.constantTimeEqual(keys.requestMAC(sequence: sequence, nonce: nonce), mac) else {
                 await reply(HandoffError(.untrustedPeer, "this device does not trust the requester"),
-                            context: ErrorContext(nonce), to: write)
+                            context: ErrorContext(nonce), authenticated: false, to: write)
                 return
             }
+            // A repeated request whose transfer is still cached (the client saw no answer yet) is answered at once:
+            // it makes nothing new. Any other waits for the proof that it is fresh.
+            if let repeated = transfers.answering(nonce) {
+                startStream(repeated, from: 0, to: Int(repeated.header.metadataLength),
+                            open: .open(repeated.header, requestNonce: nonce), to: write)
+                return
+            }
+            await challengeRequest(sequence: sequence, nonce: nonce, from: write)
+        case .prove(let nonce, let mac):
+            // The gate's freshness rule: only a proof of this central's challenge makes the source save and seal.
+            guard let pending = requestChallenges[write.central], pending.nonce == nonce,
+                  Gate.provesRequest(mac, nonce: nonce, challenge: pending.challenge, keys: keys) else { return }
+            requestChallenges[write.central] = nil
             do throws(HandoffError) {
-                // A repeated request (the client saw no answer yet) reuses the transfer instead of saving again.
-                let transfer: CachedTransfer
-                if let repeated = transfers.answering(nonce) {
-                    transfer = repeated
-                } else {
-                    // Not `??`: its autoclosure is `rethrows`, which erases the error type.
-                    transfer = try prepareTransfer(sequence: sequence)
-                    transfers.keep(transfer, answering: nonce)
-                }
+                let transfer = try prepareTransfer(sequence: pending.sequence)
+                transfers.keep(transfer, answering: nonce)
                 startStream(transfer, from: 0, to: Int(transfer.header.metadataLength),
                             open: .open(transfer.header, requestNonce: nonce), to: write)
             } catch {
-                await reply(error, context: ErrorContext(nonce), to: write)
+                await reply(error, context: ErrorContext(nonce), authenticated: true, to: write)
             }
         case .fetch(let id, let from, let to):
             guard let transfer = transfers.fetching(id, upTo: Int(to)) else {
                 await reply(HandoffError(.handoffFailed, "unknown or expired transfer; request the activity again"),
-                            context: ErrorContext(id), to: write)
+                            context: ErrorContext(id), authenticated: true, to: write)
                 return
             }
             startStream(transfer, from: Int(from), to: Int(to), open: nil, to: write)
@@ -53,9 +71,24 @@ extension HandoffEngine {
                                                   chunk: chunk, mtu: write.mtu))
         case .rekey(let session, let index, let count, let chunk):
             await handleRekeyFragment(session: session, index: index, count: count, chunk: chunk, from: write)
-        case .open, .data, .error, .pair, .rekeyApplied:
+        case .open, .data, .error, .challenge, .pair, .rekeyApplied:
             return
         }
+    }
+
+    /// A REQUEST that authenticated and is not cached: keep a fresh challenge for its central (one each, at most
+    /// `requestChallengeLimit`, the oldest making room) and notify it. Nothing else is kept or run.
+    private func challengeRequest(sequence: UInt32, nonce: Nonce, from write: IncomingWrite) async {
+        guard let service else { return }
+        if requestChallenges[write.central] == nil, requestChallenges.count >= Self.requestChallengeLimit,
+           let oldest = requestChallenges.min(by: { $0.value.issuedAt < $1.value.issuedAt }) {
+            requestChallenges[oldest.key] = nil
+        }
+        let challenge = Sodium.randomBytes(TransferFrame.challengeLength)
+        requestChallenges[write.central] = RequestChallenge(nonce: nonce, sequence: sequence, challenge: challenge,
+                                                            issuedAt: clock.now)
+        try? await service.notify(TransferFrame.challenge(nonce: nonce, challenge: challenge).encoded(),
+                                  to: write.central)
     }
 
     /// Saves and seals the current activity for a request naming `sequence` (the caller keeps it).
@@ -108,16 +141,22 @@ extension HandoffEngine {
         }
     }
 
-    /// Sends an error frame (its message cut to fit what the central takes).
-    private func reply(_ error: HandoffError, context: ErrorContext, to write: IncomingWrite) async {
+    /// Sends an error frame (its message cut to fit what the central takes), bound to what it answers
+    /// (`Gate.admitContinue`): with the group's error MAC when `authenticated` (a REQUEST whose MAC verified, a
+    /// transfer this device made), else with the digest of the refused write, which only its writer can match.
+    private func reply(_ error: HandoffError, context: ErrorContext, authenticated: Bool,
+                       to write: IncomingWrite) async {
         guard let service else { return }
-        let room = min(write.maximumFrameLength, WireProtocol.maximumValueLength) - 12
+        let room = min(write.maximumFrameLength, WireProtocol.maximumValueLength) - TransferFrame.errorOverhead
         var message = ""
         for character in error.message {
             if message.utf8.count + character.utf8.count > room { break }
             message.append(character)
         }
-        let frame = TransferFrame.error(context: context, code: error.code.rawValue, message: message)
+        let code = error.code.rawValue
+        let tag = authenticated ? keys.errorTag(context: context, code: code, message: message)
+            : Gate.echoTag(of: write.value)
+        let frame = TransferFrame.error(context: context, code: code, tag: tag, message: message)
         try? await service.notify(frame.encoded(), to: write.central)
     }
 }

@@ -16,6 +16,8 @@ extension HandoffEngine {
         var presence = false
         var presenceTask: Task<Void, Never>?
         var sessions: [TransferID: IncomingPush] = [:]
+        /// The challenge each central's last authenticated PUSH got; one use each (`Gate.provesPush`).
+        var challenges: [PeerAddress: PushChallenge] = [:]
         var sightings: [UUID: Sighting] = [:]
         let sightingBroadcast = Broadcaster<UUID>()
         let arrivalBroadcast = Broadcaster<InboxItem>()
@@ -27,6 +29,19 @@ extension HandoffEngine {
         var seenAt: Date
         var sequence: UInt32
     }
+
+    /// A PUSH that authenticated, waiting for the PROOF that shows it is fresh. Nothing else is kept of it.
+    struct PushChallenge {
+        let transferID: TransferID
+        let sender: TrustedDevice
+        let keys: ShareKeys
+        let header: TransferHeader
+        let challenge: [UInt8]
+        let issuedAt: HandoffInstant
+    }
+
+    /// How many centrals may wait with a challenge at once (the oldest makes room).
+    static let challengeLimit = 16
 
     /// A push being received.
     struct IncomingPush {
@@ -136,8 +151,10 @@ extension HandoffEngine {
     func noteSighting(_ beacon: Beacon, from event: ScanEvent) -> Bool {
         let previous = share.sightings[beacon.device]
         let isPresence = beacon.typeTag == keys.typeTag(for: Self.presenceType)
-        // A replayed older beacon must not move the device to the replayer's address.
-        if let previous, beacon.sequence < previous.sequence { return isPresence }
+        // Only a new sequence moves a device (Docs/protocol.md, "The gate"): an older one, or the current one from
+        // another address, is a replay, and must not send the next push to the replayer.
+        let last = previous.map { (sequence: $0.sequence, peer: $0.peer) }
+        if Gate.beaconMoves(sequence: beacon.sequence, from: event.peer, after: last) == .replay { return isPresence }
         let now = clock.date
         share.sightings[beacon.device] = Sighting(peer: event.peer, seenAt: now, sequence: beacon.sequence)
         if previous == nil || previous?.peer != event.peer || now.timeIntervalSince(previous?.seenAt ?? now) > 60 {
@@ -160,38 +177,67 @@ extension HandoffEngine {
         do throws(HandoffError) {
             frame = try ShareFrame.decode(write.value)
         } catch {
-            await shareReply(.error(transferID: .zero, code: error.code.rawValue, message: error.message), to: write)
+            await shareRefuse(error, id: .zero, keys: nil, to: write)
             return
         }
         switch frame {
         case .push(let id, let senderBytes, let header, let mac):
-            await handlePush(id: id, senderBytes: senderBytes, header: header, mac: mac, from: write)
+            await challengePush(id: id, senderBytes: senderBytes, header: header, mac: mac, from: write)
+        case .proof(let id, let mac):
+            await handleProof(id: id, mac: mac, from: write)
         case .data(let id, let offset, let bytes):
             await handlePushData(id: id, offset: Int(offset), bytes: bytes, from: write)
-        case .accept, .done, .error:
+        case .accept, .done, .error, .challenge:
             return
         }
     }
 
-    private func handlePush(id: TransferID, senderBytes: [UInt8], header: TransferHeader, mac: [UInt8],
-                            from write: IncomingWrite) async {
+    /// A PUSH: authenticates it and answers with a fresh challenge, and changes nothing else. A PUSH can be recorded
+    /// and replayed by anyone; only the PROOF that answers the challenge (`handleProof`) opens or moves a session.
+    private func challengePush(id: TransferID, senderBytes: [UInt8], header: TransferHeader, mac: [UInt8],
+                               from write: IncomingWrite) async {
         // Authenticate before anything else: a stranger, a revoked device or a forger gets no state at all.
         guard let senderID = UUID(bytes: senderBytes), let sender = trust.device(senderID),
               let keys = ShareKeys(store: trust, peer: sender, sending: false),
               Sodium.constantTimeEqual(keys.pushMAC(transferID: id, sender: senderID, header: header), mac) else {
-            await shareRefuse(HandoffError(.untrustedPeer, "this device does not trust the sender"), id: id, to: write)
+            await shareRefuse(HandoffError(.untrustedPeer, "this device does not trust the sender"), id: id, keys: nil,
+                              to: write)
             return
         }
+        if share.challenges[write.central] == nil, share.challenges.count >= Self.challengeLimit,
+           let oldest = share.challenges.min(by: { $0.value.issuedAt < $1.value.issuedAt }) {
+            share.challenges[oldest.key] = nil
+        }
+        let challenge = Sodium.randomBytes(ShareFrame.challengeLength)
+        share.challenges[write.central] = PushChallenge(transferID: id, sender: sender, keys: keys, header: header,
+                                                        challenge: challenge, issuedAt: clock.now)
+        await shareReply(.challenge(transferID: id, challenge: challenge), to: write)
+    }
+
+    /// A PROOF: when it answers this central's challenge, the push is fresh and goes on as the PUSH asked. Any
+    /// other PROOF (a replay, a stale one, another central's) is dropped without a word.
+    private func handleProof(id: TransferID, mac: [UInt8], from write: IncomingWrite) async {
+        guard let pending = share.challenges[write.central], pending.transferID == id,
+              trust.device(pending.sender.id) != nil,
+              Gate.provesPush(mac, transferID: id, challenge: pending.challenge, keys: pending.keys) else { return }
+        share.challenges[write.central] = nil
+        await handlePush(pending, from: write)
+    }
+
+    private func handlePush(_ push: PushChallenge, from write: IncomingWrite) async {
+        let (id, sender, keys, header) = (push.transferID, push.sender, push.keys, push.header)
         guard let inbox = share.inbox else {
-            await shareRefuse(HandoffError(.handoffFailed, "this device does not take shares"), id: id, to: write)
+            await shareRefuse(HandoffError(.handoffFailed, "this device does not take shares"), id: id, keys: keys,
+                              to: write)
             return
         }
         guard header.recordSize >= 256 || header.recordCount <= 1, header.metadataLength <= 2048 else {
-            await shareRefuse(HandoffError(.corruptPayload, "the push's header is out of bounds"), id: id, to: write)
+            await shareRefuse(HandoffError(.corruptPayload, "the push's header is out of bounds"), id: id, keys: keys,
+                              to: write)
             return
         }
         // A repeated PUSH in a live session (the sender saw no progress) learns where this side stands.
-        if var session = share.sessions[id], session.sender.id == senderID {
+        if var session = share.sessions[id], session.sender.id == sender.id {
             if session.central != write.central {
                 session = IncomingPush(sender: sender, central: write.central, header: header, sealer: session.sealer,
                                        keys: keys, nextRecord: session.nextRecord, buffer: session.buffer,
@@ -221,7 +267,7 @@ extension HandoffEngine {
                 }
             }
         } catch {
-            await shareRefuse(error, id: id, to: write)
+            await shareRefuse(error, id: id, keys: keys, to: write)
         }
     }
 
@@ -264,7 +310,7 @@ extension HandoffEngine {
         } catch {
             share.sessions[id] = nil
             if error.code == .corruptPayload { inbox.discard(transferID: id) }
-            await shareRefuse(error, id: id, to: write)
+            await shareRefuse(error, id: id, keys: session.keys, to: write)
             return
         }
         share.sessions[id] = session
@@ -280,18 +326,22 @@ extension HandoffEngine {
             await shareReply(.done(transferID: id, mac: session.keys.doneMAC(id)), to: write)
             share.arrivalBroadcast.publish(item)
         } catch {
-            await shareRefuse(error, id: id, to: write)
+            await shareRefuse(error, id: id, keys: session.keys, to: write)
         }
     }
 
-    private func shareRefuse(_ error: HandoffError, id: TransferID, to write: IncomingWrite) async {
+    /// Sends PUSH-ERROR, bound to the push (`Gate.admitPush`): with the pair's error MAC once the sender is
+    /// authenticated (`keys`), else with the digest of the refused write, which only its writer can match.
+    private func shareRefuse(_ error: HandoffError, id: TransferID, keys: ShareKeys?, to write: IncomingWrite) async {
         let room = write.maximumFrameLength - ShareFrame.errorOverhead
         var message = ""
         for character in error.message {
             if message.utf8.count + character.utf8.count > room { break }
             message.append(character)
         }
-        await shareReply(.error(transferID: id, code: error.code.rawValue, message: message), to: write)
+        let code = error.code.rawValue
+        let tag = keys?.errorTag(transferID: id, code: code, message: message) ?? Gate.echoTag(of: write.value)
+        await shareReply(.error(transferID: id, code: code, tag: tag, message: message), to: write)
     }
 
     private func shareReply(_ frame: ShareFrame, to write: IncomingWrite) async {

@@ -28,6 +28,8 @@ public actor HandoffEngine {
     var rotationTask: Task<Void, Never>?
     var transfers: TransferCache
     var streams: [PeerAddress: Task<Void, Never>] = [:]
+    /// The challenge each central's last authenticated REQUEST got (HandoffEngine+Server.swift).
+    var requestChallenges: [PeerAddress: RequestChallenge] = [:]
     var service: (any TransferService)?
     var serviceTask: Task<Void, Never>?
 
@@ -42,7 +44,8 @@ public actor HandoffEngine {
 
     // Revocation.
     var rekeys = RekeyDeliveries()
-    var rekeyFragments: [PeerAddress: PairingFragments] = [:]
+    /// Rekey messages being assembled, one per central (`RekeyAssemblies`); made with the configuration.
+    var rekeyAssemblies: RekeyAssemblies
     let trustBroadcast = Broadcaster<TrustStore>()
 
     // Sharing (HandoffEngine+Share.swift).
@@ -67,6 +70,7 @@ public actor HandoffEngine {
             first: configuration.initialSequence ?? UInt32(clamping: Int(configuration.clock.date.timeIntervalSince1970)))
         self.typeByTag = Self.tagTable(configuration.declaredTypes, keys: keys)
         self.transfers = TransferCache(capacity: configuration.cachedTransfers)
+        self.rekeyAssemblies = RekeyAssemblies(quietLimit: configuration.pairingQuietLimit)
     }
 
     /// Where the engine reads time (`configuration.clock`).

@@ -6,7 +6,8 @@ extension TransferClient {
     /// random numbers (the request's nonce is given), so a test drives a whole transfer, its losses, stalls and
     /// reconnections with calls alone. `TransferClient.run` carries the actions out.
     ///
-    /// The order of a transfer: `start(on:)` asks for the activity (REQUEST); the source's OPEN names the
+    /// The order of a transfer: `start(on:)` asks for the activity (REQUEST); the source's CHALLENGE is answered
+    /// (PROVE), and its OPEN names the
     /// transfer, and the client fetches the metadata record; once it opens, `.approve` asks the app, and
     /// `approved()` fetches the payload, a window at a time. A gap asks again from the first missing byte; a
     /// second stall in a row moves to a new link once (`.relink`), as does a closed link; the last record sends
@@ -56,6 +57,13 @@ extension TransferClient {
         /// How many times the client moved to a new link so far.
         var reconnects: Int { state.reconnects }
 
+        /// The REQUEST this client writes (the same bytes every time): the one frame a source may refuse without a
+        /// key we share, so the one whose digest binds such a refusal to us (`Gate.admitContinue`).
+        var requestFrame: [UInt8] {
+            guard case .write(let frame) = request() else { return [] }
+            return frame.encoded()
+        }
+
         /// The first link is open: ask for the activity.
         func start() -> [Action] {
             [request()]
@@ -66,6 +74,12 @@ extension TransferClient {
         ///   not authenticate or names another activity type.
         mutating func received(_ frame: TransferFrame) throws(HandoffError) -> [Action] {
             switch frame {
+            case .challenge(let nonce, let challenge):
+                // Prove the request fresh. Challenges to other centrals for our nonce (a stranger who replays our
+                // REQUEST) reach us too; the source drops a proof that answers another's. Not progress: only what
+                // our own challenge brings is.
+                guard nonce == requestNonce, state.header == nil else { return [] }
+                return [.write(.prove(nonce: nonce, mac: keys.proofMAC(nonce: nonce, challenge: challenge)))]
             case .open(let header, let nonce):
                 guard nonce == requestNonce, state.header == nil else { return [] }
                 guard header.streamLength >= Int(header.metadataLength) else {
@@ -75,14 +89,15 @@ extension TransferClient {
                 state.sealer = TransferSealer(header: header, keys: keys, source: remote.device.id)
                 state.progressed()
                 return []
-            case .error(let context, let code, let message):
+            case .error(let context, let code, _, let message):
+                // The tag was checked at the gate (`Gate.admitContinue`); the context says whether it is ours.
                 let transfer = state.header.map { ErrorContext($0.transferID) }
-                guard context == ErrorContext(requestNonce) || context == transfer || context == .zero else { return [] }
+                guard context == ErrorContext(requestNonce) || context == transfer else { return [] }
                 throw HandoffError(HandoffError.Code(rawValue: code), "the source device refused: \(message)")
             case .data(let id, let offset, let bytes):
                 guard let header = state.header, id == header.transferID else { return [] }
                 return try accept(offset: Int(offset), bytes: bytes)
-            case .request, .fetch, .done, .pair, .rekey, .rekeyApplied:
+            case .request, .fetch, .done, .prove, .pair, .rekey, .rekeyApplied:
                 return []
             }
         }

@@ -30,7 +30,11 @@ struct TransferClient: Sendable {
         var events = inbox.events.makeAsyncIterator()
         var machine = StateMachine(keys: keys, configuration: configuration, remote: remote,
                                    requestNonce: Nonce.random(), link: Self.facts(of: link))
+        let request = machine.requestFrame   // the same bytes for the whole run (one nonce)
         var actions = machine.start()
+        // A frame of another version is dropped at the gate like any other it cannot read; if the transfer then
+        // times out, that is why, and it says so (it came from the source: a stranger cannot make it speak another).
+        var otherVersion: UInt8?
         while true {
             var index = 0
             while index < actions.count {
@@ -56,13 +60,30 @@ struct TransferClient: Sendable {
             }
             switch await events.next() {
             case .frame(let bytes):
-                actions = try machine.received(TransferFrame.decode(bytes))
+                // The gate: an undecodable frame or an ERROR not bound to this session touches nothing.
+                guard let frame = Gate.admitContinue(bytes, keys: keys, request: request) else {
+                    if let version = bytes.first, version != WireProtocol.version { otherVersion = version }
+                    actions = []
+                    continue
+                }
+                actions = try machine.received(frame)
             case .tick:
-                actions = try machine.tick()
+                let ticked = Swift.Result { () throws(HandoffError) in try machine.tick() }
+                switch ticked {
+                case .success(let next): actions = next
+                case .failure(let error): throw Self.explained(error, otherVersion: otherVersion)
+                }
             case .closed, nil:
                 actions = try machine.linkClosed()
             }
         }
+    }
+
+    /// A timeout after frames of another version arrived is a version mismatch, and says so.
+    private static func explained(_ error: HandoffError, otherVersion: UInt8?) -> HandoffError {
+        guard error.code == .remoteApplicationTimedOut, let otherVersion else { return error }
+        return HandoffError(.protocolVersionMismatch, "the source device speaks wire protocol version \(otherVersion); "
+                                + "this build speaks \(WireProtocol.version)")
     }
 
     private static func facts(of link: any RadioLink) -> StateMachine.Link {

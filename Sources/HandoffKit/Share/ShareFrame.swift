@@ -9,21 +9,29 @@ enum ShareFrame: Sendable, Equatable {
     case push(transferID: TransferID, sender: [UInt8], header: TransferHeader, mac: [UInt8])
     /// Sender → receiver: bytes of the sealed stream starting at `offset`.
     case data(transferID: TransferID, offset: UInt32, bytes: [UInt8])
+    /// Sender → receiver: the answer to the receiver's CHALLENGE, `ShareKeys.proofMAC`. Only a PROOF opens or moves
+    /// a push session: a PUSH alone changes nothing.
+    case proof(transferID: TransferID, mac: [UInt8])
+    /// Receiver → sender: the PUSH authenticated; prove it is fresh by answering this `challenge`.
+    case challenge(transferID: TransferID, challenge: [UInt8])
     /// Receiver → sender: send from `offset` on (0 for a new push; the last byte held when resuming or after a gap).
     case accept(transferID: TransferID, offset: UInt32)
     /// Receiver → sender: the item is stored in the inbox; `mac` proves the receiver opened the stream.
     case done(transferID: TransferID, mac: [UInt8])
-    /// Receiver → sender: the push was refused or failed (`HandoffError.Code`, a short UTF-8 reason).
-    case error(transferID: TransferID, code: Int, message: String)
+    /// Receiver → sender: the push was refused or failed (`HandoffError.Code`, a short UTF-8 reason). `tag` binds it
+    /// to the push (`Gate`): `ShareKeys.errorTag` once the sender is authenticated, else the refused frame's digest.
+    case error(transferID: TransferID, code: Int, tag: [UInt8], message: String)
 
     /// Bytes a DATA frame spends before its payload bytes.
     static let dataOverhead = 14
     /// Bytes an ERROR frame spends before its message.
-    static let errorOverhead = 12
+    static let errorOverhead = 28
+    /// Length of a CHALLENGE's random challenge.
+    static let challengeLength = 16
 
     enum Kind: UInt8 {
-        case push = 0x30, data = 0x31
-        case accept = 0xB0, done = 0xB1, error = 0xB2
+        case push = 0x30, data = 0x31, proof = 0x32
+        case accept = 0xB0, done = 0xB1, error = 0xB2, challenge = 0xB3
     }
 
     /// Whether `bytes` is a share frame of this version (so the transfer service routes it here).
@@ -44,8 +52,12 @@ enum ShareFrame: Sendable, Equatable {
             w.u8(Kind.accept.rawValue); w.raw(id.bytes); w.u32(offset)
         case .done(let id, let mac):
             w.u8(Kind.done.rawValue); w.raw(id.bytes); w.raw(mac)
-        case .error(let id, let code, let message):
-            w.u8(Kind.error.rawValue); w.raw(id.bytes); w.u16(UInt16(clamping: code)); w.raw(message.utf8)
+        case .error(let id, let code, let tag, let message):
+            w.u8(Kind.error.rawValue); w.raw(id.bytes); w.u16(UInt16(clamping: code)); w.raw(tag); w.raw(message.utf8)
+        case .proof(let id, let mac):
+            w.u8(Kind.proof.rawValue); w.raw(id.bytes); w.raw(mac)
+        case .challenge(let id, let challenge):
+            w.u8(Kind.challenge.rawValue); w.raw(id.bytes); w.raw(challenge)
         }
         return w.bytes
     }
@@ -88,8 +100,20 @@ enum ShareFrame: Sendable, Equatable {
             }
             return .done(transferID: id, mac: mac)
         case .error:
-            guard let id = r.transferID(), let code = r.u16() else { throw malformed("bad error frame") }
-            return .error(transferID: id, code: Int(code), message: String(decoding: r.rest(), as: UTF8.self))
+            guard let id = r.transferID(), let code = r.u16(), let tag = r.take(TransferFrame.macLength) else {
+                throw malformed("bad error frame")
+            }
+            return .error(transferID: id, code: Int(code), tag: tag, message: String(decoding: r.rest(), as: UTF8.self))
+        case .proof:
+            guard let id = r.transferID(), let mac = r.take(TransferFrame.macLength), r.remaining == 0 else {
+                throw malformed("bad proof frame")
+            }
+            return .proof(transferID: id, mac: mac)
+        case .challenge:
+            guard let id = r.transferID(), let challenge = r.take(challengeLength), r.remaining == 0 else {
+                throw malformed("bad challenge frame")
+            }
+            return .challenge(transferID: id, challenge: challenge)
         }
     }
 

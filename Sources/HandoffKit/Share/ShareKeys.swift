@@ -35,6 +35,21 @@ struct ShareKeys: Sendable {
                            key: pushKey, length: TransferFrame.macLength)
     }
 
+    /// The sender's answer to the receiver's `challenge` for push `transferID` (PUSH-PROOF): fresh, so a recorded
+    /// PUSH or proof replayed later proves nothing.
+    func proofMAC(transferID: TransferID, challenge: [UInt8]) -> [UInt8] {
+        Sodium.genericHash(Array("handoff.v2.push.proof".utf8) + [0] + transferID.bytes + challenge, key: pushKey,
+                           length: TransferFrame.macLength)
+    }
+
+    /// The tag of a PUSH-ERROR the receiver sends after it authenticated the sender.
+    func errorTag(transferID: TransferID, code: Int, message: String) -> [UInt8] {
+        var w = ByteWriter()
+        w.raw(Array("handoff.v2.share.error".utf8)); w.u8(0); w.raw(transferID.bytes); w.u16(UInt16(clamping: code))
+        w.raw(message.utf8)
+        return Sodium.genericHash(w.bytes, key: pushKey, length: TransferFrame.macLength)
+    }
+
     /// The MAC of the receiver's DONE: it shows the sender that the receiver could open the whole stream.
     func doneMAC(_ transferID: TransferID) -> [UInt8] {
         Sodium.genericHash(Array("handoff.v1.share.done".utf8) + transferID.bytes, key: transferKey(transferID),

@@ -44,19 +44,20 @@ struct ShareSender: Sendable {
         // for ever (behind the writer's DATA, in call order), and the loop must go on ticking to give up.
         var announcer = Self.announce(push, on: link)
         defer { announcer.cancel() }
+        var provers: [Task<Void, Never>] = []
+        defer { for prover in provers { prover.cancel() } }
         while true {
             for await event in inbox.events {
                 switch event {
                 case .frame(let bytes):
-                    guard ShareFrame.claims(bytes), let frame = try? ShareFrame.decode(bytes) else {
-                        if Self.isRefusalOfUnknownFrame(bytes) {
-                            await link.disconnect()
-                            throw HandoffError(.handoffFailed, "\(receiver.name) does not take shares (its handoff "
-                                                   + "is too old)")
-                        }
-                        continue
-                    }
+                    // The gate: an undecodable frame or a PUSH-ERROR not bound to this push touches nothing.
+                    guard let frame = Gate.admitPush(bytes, keys: keys, written: [push]) else { continue }
                     switch frame {
+                    case .challenge(id, let challenge):
+                        // Prove the push is fresh. Challenges to other centrals reach us too (notifications go to
+                        // every subscriber); the receiver drops a proof that answers another's.
+                        provers.append(Self.announce(ShareFrame.proof(transferID: id, mac: keys.proofMAC(
+                            transferID: id, challenge: challenge)).encoded(), on: link))
                     case .accept(id, let offset):
                         stalls = 0
                         if let writer { writer.cancel(); await writer.value }
@@ -69,7 +70,7 @@ struct ShareSender: Sendable {
                         await link.disconnect()
                         progress(total, total)
                         return
-                    case .error(id, let code, let message):
+                    case .error(id, let code, _, let message):
                         await link.disconnect()
                         throw HandoffError(HandoffError.Code(rawValue: code), "\(receiver.name) refused: \(message)")
                     default:
@@ -160,11 +161,5 @@ struct ShareSender: Sendable {
                                    + "\(WireProtocol.minimumMTU)")
         }
         return link
-    }
-
-    /// An ERROR of the activity protocol with no context: a receiver that does not know the share frames.
-    private static func isRefusalOfUnknownFrame(_ bytes: [UInt8]) -> Bool {
-        guard case .error(let context, _, let message)? = try? TransferFrame.decode(bytes) else { return false }
-        return context == .zero && message.contains("unknown frame kind")
     }
 }

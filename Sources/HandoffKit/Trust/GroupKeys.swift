@@ -32,6 +32,22 @@ struct GroupKeys: Sendable {
                            length: TransferFrame.macLength)
     }
 
+    /// The client's answer to the source's `challenge` for the request `nonce` (PROVE): fresh, so a recorded REQUEST
+    /// or proof replayed later makes the source do nothing.
+    func proofMAC(nonce: Nonce, challenge: [UInt8]) -> [UInt8] {
+        Sodium.genericHash(Array("handoff.v2.request.proof".utf8) + [0] + nonce.bytes + challenge, key: requestKey,
+                           length: TransferFrame.macLength)
+    }
+
+    /// The tag of an ERROR the source sends about something it authenticated (a REQUEST with a valid MAC, a
+    /// transfer it made): only a group member can make it, and it covers the context, the code and the message.
+    func errorTag(context: ErrorContext, code: Int, message: String) -> [UInt8] {
+        var w = ByteWriter()
+        w.raw(Array("handoff.v2.error".utf8)); w.u8(0); w.raw(context.bytes); w.u16(UInt16(clamping: code))
+        w.raw(message.utf8)
+        return Sodium.genericHash(w.bytes, key: requestKey, length: TransferFrame.macLength)
+    }
+
     /// Key that seals one transfer's records.
     func transferKey(source: UUID, transferID: TransferID) -> [UInt8] {
         derive("transfer", source.bytes + transferID.bytes)

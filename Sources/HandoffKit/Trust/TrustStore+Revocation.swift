@@ -8,8 +8,11 @@ extension TrustStore {
         guard device(deviceID) != nil else {
             throw HandoffError(.invalidTrustState, "device \(deviceID) is not in the trust list")
         }
+        guard group.epoch < UInt32.max else {
+            throw HandoffError(.invalidTrustState, "the group key's epoch is at its last value; pair the devices again")
+        }
         devices.removeAll { $0.id == deviceID }
-        let newGroup = try TrustGroup.generate(epoch: group.epoch &+ 1)
+        let newGroup = try TrustGroup.generate(epoch: group.epoch + 1)
         group = newGroup
         return try devices.map { peer throws(HandoffError) in
             guard let key = pairwiseKey(with: peer, sending: true) else {
@@ -25,7 +28,13 @@ extension TrustStore {
     }
 
     /// Applies a rekey sent by a trusted device: adopts the new group key and drops the revoked device.
-    /// Throws `untrustedPeer` for an unknown sender and `corruptPayload` when the message fails authentication.
+    ///
+    /// The rule (Docs/protocol.md §6, "Which rekey is taken"): the message is addressed to us and comes from a
+    /// trusted device; its epoch is exactly ours + 1 (never a jump, never a wrap past `UInt32.max`), so a device
+    /// cannot push us to an epoch no honest rekey can follow; it revokes neither its sender nor us; and it opens
+    /// under the pairwise key of its sender.
+    /// Throws `untrustedPeer` for an unknown sender, `invalidTrustState` for any other rule broken, and
+    /// `corruptPayload` when the message fails authentication.
     public mutating func applyRekey(_ message: RekeyMessage) throws(HandoffError) {
         guard message.to == identity.id else {
             throw HandoffError(.invalidTrustState, "the rekey message is addressed to another device")
@@ -33,8 +42,12 @@ extension TrustStore {
         guard let sender = device(message.from) else {
             throw HandoffError(.untrustedPeer, "the rekey message comes from a device that is not trusted")
         }
-        guard message.epoch > group.epoch else {
-            throw HandoffError(.invalidTrustState, "the rekey message is not newer than the current group key")
+        guard group.epoch < UInt32.max, message.epoch == group.epoch + 1 else {
+            throw HandoffError(.invalidTrustState, "the rekey message's epoch \(message.epoch) does not follow the "
+                                   + "current one (\(group.epoch))")
+        }
+        guard message.revoked != message.from, message.revoked != identity.id else {
+            throw HandoffError(.invalidTrustState, "the rekey message revokes its sender or its recipient")
         }
         guard let key = pairwiseKey(with: sender, sending: false),
               let newKey = Sodium.open(Array(message.sealedKey),

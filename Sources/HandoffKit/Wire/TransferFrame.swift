@@ -3,16 +3,23 @@
 enum TransferFrame: Sendable, Equatable {
     /// Client → source: send me the activity advertised at `sequence`. `mac` authenticates it with the group key.
     case request(sequence: UInt32, nonce: Nonce, mac: [UInt8])
+    /// Client → source: the answer to the source's CHALLENGE for the request `nonce`, `GroupKeys.proofMAC`. Only a
+    /// proof makes the source save and seal the activity: a REQUEST alone changes nothing but its challenge.
+    case prove(nonce: Nonce, mac: [UInt8])
     /// Client → source: stream bytes `from..<to` of transfer `transferID`'s sealed stream.
     case fetch(transferID: TransferID, from: UInt32, to: UInt32)
     /// Client → source: transfer complete and accepted; `mac` proves knowledge of the transfer key.
     case done(transferID: TransferID, mac: [UInt8])
+    /// Source → client: the request `nonce` authenticated; prove it is fresh by answering `challenge`.
+    case challenge(nonce: Nonce, challenge: [UInt8])
     /// Source → client: the transfer's header, answering the request with `requestNonce`.
     case open(TransferHeader, requestNonce: Nonce)
     /// Source → client: bytes of the sealed stream starting at `offset`.
     case data(transferID: TransferID, offset: UInt32, bytes: [UInt8])
-    /// Source → client: the request, transfer or session identified by `context` failed with `code`.
-    case error(context: ErrorContext, code: Int, message: String)
+    /// Source → client: the request, transfer or session identified by `context` failed with `code`. `tag` binds it
+    /// to one session (`Gate`): the MAC of the group's error key when the source authenticated what it answers, or
+    /// the digest of the refused frame when it could not; a client acts on no other ERROR.
+    case error(context: ErrorContext, code: Int, tag: [UInt8], message: String)
     /// Either way: fragment `index` of `count` of a pairing message of session `session`.
     case pair(session: Nonce, index: UInt8, count: UInt8, chunk: [UInt8], fromServer: Bool)
     /// Client → source: fragment `index` of `count` of a JSON `RekeyMessage` (delivery after a revocation).
@@ -25,10 +32,14 @@ enum TransferFrame: Sendable, Equatable {
     static let dataOverhead = 14
     /// Bytes a pairing frame spends before its chunk.
     static let pairOverhead = 12
+    /// Bytes an ERROR frame spends before its message.
+    static let errorOverhead = 28
+    /// Length of a CHALLENGE's random challenge.
+    static let challengeLength = 16
 
     enum Kind: UInt8 {
-        case request = 0x01, fetch = 0x02, done = 0x03, pairFromClient = 0x20, rekey = 0x21
-        case open = 0x81, data = 0x82, error = 0x83, pairFromServer = 0xA0, rekeyApplied = 0xA1
+        case request = 0x01, fetch = 0x02, done = 0x03, prove = 0x04, pairFromClient = 0x20, rekey = 0x21
+        case open = 0x81, data = 0x82, error = 0x83, challenge = 0x84, pairFromServer = 0xA0, rekeyApplied = 0xA1
     }
 
     /// The frame as bytes, with `version` (the current one unless a test says otherwise) first.
@@ -42,12 +53,17 @@ enum TransferFrame: Sendable, Equatable {
             w.u8(Kind.fetch.rawValue); w.raw(id.bytes); w.u32(from); w.u32(to)
         case .done(let id, let mac):
             w.u8(Kind.done.rawValue); w.raw(id.bytes); w.raw(mac)
+        case .prove(let nonce, let mac):
+            w.u8(Kind.prove.rawValue); w.raw(nonce.bytes); w.raw(mac)
+        case .challenge(let nonce, let challenge):
+            w.u8(Kind.challenge.rawValue); w.raw(nonce.bytes); w.raw(challenge)
         case .open(let header, let nonce):
             w.u8(Kind.open.rawValue); w.raw(nonce.bytes); w.raw(header.encoded)
         case .data(let id, let offset, let bytes):
             w.u8(Kind.data.rawValue); w.raw(id.bytes); w.u32(offset); w.raw(bytes)
-        case .error(let context, let code, let message):
-            w.u8(Kind.error.rawValue); w.raw(context.bytes); w.u16(UInt16(clamping: code)); w.raw(message.utf8)
+        case .error(let context, let code, let tag, let message):
+            w.u8(Kind.error.rawValue); w.raw(context.bytes); w.u16(UInt16(clamping: code)); w.raw(tag)
+            w.raw(message.utf8)
         case .pair(let session, let index, let count, let chunk, let fromServer):
             w.u8(fromServer ? Kind.pairFromServer.rawValue : Kind.pairFromClient.rawValue)
             w.raw(session.bytes); w.u8(index); w.u8(count); w.raw(chunk)
@@ -91,6 +107,14 @@ enum TransferFrame: Sendable, Equatable {
                 throw malformed("bad done frame")
             }
             return .done(transferID: id, mac: m)
+        case .prove:
+            guard let n = r.nonce(), let m = r.take(macLength), r.remaining == 0 else { throw malformed("bad prove frame") }
+            return .prove(nonce: n, mac: m)
+        case .challenge:
+            guard let n = r.nonce(), let c = r.take(challengeLength), r.remaining == 0 else {
+                throw malformed("bad challenge frame")
+            }
+            return .challenge(nonce: n, challenge: c)
         case .open:
             guard let n = r.nonce(), let header = TransferHeader(reading: &r), r.remaining == 0 else {
                 throw malformed("bad open frame")
@@ -100,8 +124,11 @@ enum TransferFrame: Sendable, Equatable {
             guard let id = r.transferID(), let offset = r.u32() else { throw malformed("bad data frame") }
             return .data(transferID: id, offset: offset, bytes: r.rest())
         case .error:
-            guard let context = r.errorContext(), let code = r.u16() else { throw malformed("bad error frame") }
-            return .error(context: context, code: Int(code), message: String(decoding: r.rest(), as: UTF8.self))
+            guard let context = r.errorContext(), let code = r.u16(), let tag = r.take(macLength) else {
+                throw malformed("bad error frame")
+            }
+            return .error(context: context, code: Int(code), tag: tag,
+                          message: String(decoding: r.rest(), as: UTF8.self))
         case .pairFromClient, .pairFromServer:
             guard let session = r.nonce(), let index = r.u8(), let count = r.u8(), index < count else {
                 throw malformed("bad pairing frame")

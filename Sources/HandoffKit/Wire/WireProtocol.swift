@@ -1,8 +1,9 @@
 /// Constants of the HandoffKit wire protocol (see Docs/protocol.md). Radios use these to place the beacon and
 /// to build the GATT service.
 public enum WireProtocol {
-    /// The wire-protocol version this build speaks; the first byte of every beacon and GATT frame.
-    public static let version: UInt8 = 1
+    /// The wire-protocol version this build speaks; the first byte of every beacon and GATT frame. Version 2 binds
+    /// every ERROR to its session and answers a PUSH with a challenge (Docs/protocol.md, "The gate").
+    public static let version: UInt8 = 2
     /// Length of the beacon body that goes into ManufacturerData (after the company id) or ServiceData.
     public static let beaconLength = 24
     /// Bluetooth SIG company identifier under which the beacon travels as ManufacturerData

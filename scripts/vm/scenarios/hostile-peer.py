@@ -49,9 +49,11 @@ HOSTILE_INDEX = 2
 REQUEST_UUID = "6c1a0001-6e6f-4c8f-9d5e-68616e646f66"
 DATA_UUID = "6c1a0002-6e6f-4c8f-9d5e-68616e646f66"
 PSM_UUID = "abdd3056-28fa-441d-a470-55a75a52553a"
+WIRE = 2  # WireProtocol.version: the first byte of every frame and beacon
 # Server frames that would mean the daemon gave an unpaired peer something: OPEN (the header of a transfer), DATA
 # (payload bytes), a pairing answer or rekey acknowledgement outside pairing, an accepted share.
-FORBIDDEN = {0x81: "OPEN", 0x82: "DATA", 0xA0: "PAIR answer", 0xA1: "REKEY applied", 0xB0: "SHARE accept"}
+FORBIDDEN = {0x81: "OPEN", 0x82: "DATA", 0xA0: "PAIR answer", 0xA1: "REKEY applied", 0xB0: "SHARE accept",
+             0xB3: "SHARE challenge", 0x84: "REQUEST challenge"}
 KINDS = {0x83: "ERROR", 0xB2: "SHARE error", **FORBIDDEN}
 rng = random.Random(int.from_bytes(os.urandom(8), "big"))
 
@@ -234,18 +236,18 @@ def garbage_frames(count):
     """Values to write: every kind byte, both versions, every length class, and crafted nonsense."""
     values = [b"", b"\x01", b"\x00", b"\xff" * 512]
     for kind in range(256):
-        values.append(bytes([1, kind]) + rng.randbytes(rng.choice([0, 1, 8, 16, 17, 28, 40, 100])))
+        values.append(bytes([WIRE, kind]) + rng.randbytes(rng.choice([0, 1, 8, 16, 17, 28, 40, 100])))
     values += [
-        bytes([2, 0x01]) + rng.randbytes(28),                                  # another version's REQUEST
-        bytes([1, 0x01]) + rng.randbytes(28),                                  # REQUEST with a forged MAC
-        bytes([1, 0x02]) + rng.randbytes(8) + (0).to_bytes(4, "big") + (0xFFFFFFFF).to_bytes(4, "big"),
-        bytes([1, 0x02]) + rng.randbytes(8) + (0xFFFFFFF0).to_bytes(4, "big") + (16).to_bytes(4, "big"),
-        bytes([1, 0x03]) + rng.randbytes(24),                                  # DONE for nothing
-        bytes([1, 0x20]) + rng.randbytes(8) + bytes([254, 255]) + rng.randbytes(400),  # fragment 254 of 255
-        bytes([1, 0x20]) + rng.randbytes(8) + bytes([0, 0]) + rng.randbytes(10),        # count 0
-        bytes([1, 0x21]) + rng.randbytes(8) + bytes([0, 1]) + b"{\"not\": \"a rekey\"}",
-        bytes([1, 0x30]) + rng.randbytes(200),                                 # a share push from a stranger
-        bytes([1, 0x31]) + rng.randbytes(500),
+        bytes([WIRE + 1, 0x01]) + rng.randbytes(28),                           # another version's REQUEST
+        bytes([WIRE, 0x01]) + rng.randbytes(28),                                  # REQUEST with a forged MAC
+        bytes([WIRE, 0x02]) + rng.randbytes(8) + (0).to_bytes(4, "big") + (0xFFFFFFFF).to_bytes(4, "big"),
+        bytes([WIRE, 0x02]) + rng.randbytes(8) + (0xFFFFFFF0).to_bytes(4, "big") + (16).to_bytes(4, "big"),
+        bytes([WIRE, 0x03]) + rng.randbytes(24),                                  # DONE for nothing
+        bytes([WIRE, 0x20]) + rng.randbytes(8) + bytes([254, 255]) + rng.randbytes(400),  # fragment 254 of 255
+        bytes([WIRE, 0x20]) + rng.randbytes(8) + bytes([0, 0]) + rng.randbytes(10),        # count 0
+        bytes([WIRE, 0x21]) + rng.randbytes(8) + bytes([0, 1]) + b"{\"not\": \"a rekey\"}",
+        bytes([WIRE, 0x30]) + rng.randbytes(200),                                 # a share push from a stranger
+        bytes([WIRE, 0x31]) + rng.randbytes(500),
     ]
     while len(values) < count:
         values.append(rng.randbytes(rng.randrange(0, 513)))
@@ -473,7 +475,7 @@ def cmd_hold(target, seconds, channels):
 
 
 def pair_fragment(session, message):
-    return bytes([1, 0x20]) + session + bytes([0, 1]) + message
+    return bytes([WIRE, 0x20]) + session + bytes([0, 1]) + message
 
 
 def wait_pair(notes, session, seconds):
@@ -505,7 +507,7 @@ def cmd_pair_guess(target, count):
         session = rng.randbytes(8)
         sessions.append(session)
         # HELLO: ver ‖ 0x10 ‖ an ephemeral public key (32 random bytes: a guess at nothing, as every try is).
-        _, error = call("write", request.WriteValue, dbus.Array(pair_fragment(session, bytes([1, 0x10]) + rng.randbytes(32)),
+        _, error = call("write", request.WriteValue, dbus.Array(pair_fragment(session, bytes([WIRE, 0x10]) + rng.randbytes(32)),
                                                                  signature="y"),
                         dbus.Dictionary({"type": "request"}, signature="sv"), timeout=10)
         if error:
@@ -554,7 +556,7 @@ def cmd_pair_session(target, seconds):
     while time.monotonic() < deadline:
         session = rng.randbytes(8)
         pk_i = rng.randbytes(32)
-        write(pair_fragment(session, bytes([1, 0x10]) + pk_i))
+        write(pair_fragment(session, bytes([WIRE, 0x10]) + pk_i))
         tries += 1
         state, body = wait_pair(notes, session, 3)
         if state != "answer":
@@ -563,7 +565,7 @@ def cmd_pair_session(target, seconds):
         say(f"pairing mode found after {tries} HELLOs; the responder committed")
         pk_r = body[2:34]
         n_i = rng.randbytes(16)
-        write(pair_fragment(session, bytes([1, 0x11]) + n_i))
+        write(pair_fragment(session, bytes([WIRE, 0x11]) + n_i))
         state, body = wait_pair(notes, session, 10)
         if state != "answer":
             say(f"no reveal: {state}")
@@ -576,8 +578,8 @@ def cmd_pair_session(target, seconds):
         # While the user looks at a code none of their devices shows: more sessions, and a forged confirm.
         others, refused_busy = [rng.randbytes(8) for _ in range(50)], 0
         for other in others:
-            write(pair_fragment(other, bytes([1, 0x10]) + rng.randbytes(32)))
-        write(pair_fragment(session, bytes([1, 0x12]) + rng.randbytes(24) + rng.randbytes(120)))
+            write(pair_fragment(other, bytes([WIRE, 0x10]) + rng.randbytes(32)))
+        write(pair_fragment(session, bytes([WIRE, 0x12]) + rng.randbytes(24) + rng.randbytes(120)))
         state, frame = wait_pair(notes, session, seconds)
         notes.drain(1)
         for f in notes.frames:
@@ -753,7 +755,7 @@ def recorded_frames(parser, capture_path):
     for ts, _index, direction, op, payload in capture.att:
         if direction == "tx" and op in (parser.ATT_WRITE_REQ, parser.ATT_WRITE_CMD):
             value = payload[2:]
-            if len(value) >= 2 and value[0] == 0x01 and value[1] in (0x01, 0x03):
+            if len(value) >= 2 and value[0] == WIRE and value[1] in (0x01, 0x03):
                 found.append((ts, "gatt", bytes(value)))
     for ts, _index, direction, frame in capture.direct:
         if direction == "tx" and frame[1] in (0x01, 0x03):
@@ -828,8 +830,9 @@ class ChannelPath:
 
 
 def take_stream(path, request, quiet=5.0, limit=60.0):
-    """Writes REQUEST, then FETCHes the whole stream the OPEN names; returns (every frame back, the OPEN header
-    (transfer id, stream length) or None, the bytes of the stream covered)."""
+    """Writes REQUEST, answers a CHALLENGE with a made-up PROVE (wire version 2: the stranger has no key), then
+    FETCHes the whole stream an OPEN names, if one comes; returns (every frame back, the OPEN header (transfer id,
+    stream length) or None, the bytes of the stream covered)."""
     frames, header, covered = [], None, 0
     path.send(request)
     deadline = time.monotonic() + limit
@@ -847,7 +850,10 @@ def take_stream(path, request, quiet=5.0, limit=60.0):
                 header = (tid, length)
                 say(f"{path.name}: OPEN transfer {tid.hex()}, stream {length} bytes (metadata {meta}, payload "
                     f"{payload}, records of {record}); FETCH 0..{length}")
-                path.send(bytes([1, 0x02]) + tid + (0).to_bytes(4, "big") + length.to_bytes(4, "big"))
+                path.send(bytes([WIRE, 0x02]) + tid + (0).to_bytes(4, "big") + length.to_bytes(4, "big"))
+            elif len(frame) >= 26 and frame[1] == 0x84:
+                say(f"{path.name}: CHALLENGE for request {frame[2:10].hex()}; answering with a made-up PROVE")
+                path.send(bytes([WIRE, 0x04]) + frame[2:10] + rng.randbytes(16))
             elif len(frame) >= 14 and frame[1] == 0x82 and header is not None and frame[2:10] == header[0]:
                 covered = max(covered, int.from_bytes(frame[10:14], "big") + len(frame) - 14)
             elif len(frame) >= 12 and frame[1] == 0x83:
@@ -889,14 +895,13 @@ def cmd_replay_frames(target, capture_path, note_path, secrets):
     started = time.monotonic()
     frames, header, covered = take_stream(path, request)
     took = time.monotonic() - started
-    if header is None:
-        raise SystemExit("hostile: the replayed REQUEST got no OPEN: nothing to look at")
+    challenged = any(len(f) >= 26 and f[1] == 0x84 for f in frames)
     # A DONE the stranger makes up (it has no transfer key), the recorded one (its transfer is the real, finished
     # one), then a FETCH of nothing as a probe: its ERROR shows both DONEs were handled before it.
-    made_up = bytes([1, 0x03]) + header[0] + rng.randbytes(16)
+    made_up = bytes([WIRE, 0x03]) + (header[0] if header else rng.randbytes(8)) + rng.randbytes(16)
     path.send(made_up)
     path.send(done)
-    path.send(bytes([1, 0x02]) + bytes(8) + (0).to_bytes(4, "big") + (1).to_bytes(4, "big"))
+    path.send(bytes([WIRE, 0x02]) + bytes(8) + (0).to_bytes(4, "big") + (1).to_bytes(4, "big"))
     after = path.receive(5.0)
     frames += after
     probe_answered = any(len(f) >= 12 and f[1] == 0x83 and f[2:10] == bytes(8) for f in after)
@@ -924,15 +929,20 @@ def cmd_replay_frames(target, capture_path, note_path, secrets):
         say(f"FORBIDDEN: {leak} is in what the stranger received")
     figure("replay_frames_back", len(frames))
     figure("replay_bytes_back", len(received))
-    figure("replay_stream_bytes", f"{covered}/{header[1]}")
+    figure("replay_challenged", "yes" if challenged else "no")
+    figure("replay_stream_bytes", f"{covered}/{header[1] if header else 0}")
     figure("replay_seconds", f"{took:.1f}")
     figure("replay_forbidden_plaintext", len(leaks))
     figure("replay_done_probe_answered", "yes" if probe_answered else "no")
     for p in {path, gatt}:
         p.close()
     call("disconnect", device.Disconnect, timeout=10)
-    if covered < header[1]:
-        say(f"only {covered} of {header[1]} stream bytes came back: the check would not cover the stream")
+    if not challenged:
+        say("the replayed REQUEST got no CHALLENGE: cannot tell it reached the source")
+        return 1
+    if header is not None or covered:
+        say(f"FORBIDDEN: the replayed REQUEST got an OPEN and {covered} stream bytes; version 2 answers it with a "
+            "challenge only")
         return 1
     if not probe_answered:
         say("the probe after the DONEs was not answered: cannot tell the DONEs were handled")

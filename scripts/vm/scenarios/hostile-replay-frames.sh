@@ -5,9 +5,10 @@
 # serve two links to one controller), a stranger on hci2 (hostile-peer.py replay-frames: python3-dbus and kernel
 # L2CAP sockets, never our code) takes the desktop's recorded REQUEST from the capture, writes it to the laptop on
 # the path the real continue used (an SDU on the L2CAP channel to the published PSM, or a write to the request
-# characteristic), FETCHes the whole stream the OPEN names, writes a made-up DONE and replays the recorded DONE.
+# characteristic), answers the CHALLENGE it gets (wire version 2) with a proof it makes up, writes a made-up DONE
+# and replays the recorded DONE.
 # Asserted (EngineRoundTripTests.testAReplayedRequestGetsOnlySealedBytesAndNoContinuation is the model): the
-# daemons stay up and answer; the stranger got the whole sealed stream and none of its bytes holds the note's
+# daemons stay up and answer; the stranger got a CHALLENGE and no OPEN or DATA, and none of its bytes holds the note's
 # text, title, name or activity type (UTF-8, UTF-16BE, UTF-16LE); the laptop's log says the note was continued
 # once for the real continue and never for the replay; offered again, the note is then continued byte-exact.
 here=$(cd "$(dirname "$0")" && pwd)

@@ -212,7 +212,7 @@ class Capture:
         if sdu and sdu[0] in {ATT_WRITE_REQ, ATT_WRITE_CMD, ATT_NOTIFY, ATT_INDICATE, ATT_MULTIPLE_NOTIFY} | set(
                 ATT_READ_RESPONSES):
             self.att.append((ts, index, direction, sdu[0], sdu[1:]))
-        elif len(sdu) >= 2 and sdu[0] == 0x01 and sdu[1] in FRAME_KINDS:
+        elif len(sdu) >= 2 and sdu[0] == 0x02 and sdu[1] in FRAME_KINDS:
             self.direct.append((ts, index, direction, sdu))
 
     def transfer_frames(self):
@@ -232,7 +232,7 @@ class Capture:
             else:
                 continue
             for value in values:
-                if len(value) >= 2 and value[0] == 0x01 and value[1] in FRAME_KINDS:
+                if len(value) >= 2 and value[0] == 0x02 and value[1] in FRAME_KINDS:
                     frames.append((ts, FRAME_KINDS[value[1]], value))
         frames += [(ts, FRAME_KINDS[f[1]], f) for ts, _index, direction, f in self.direct if direction == "tx"]
         return sorted(frames, key=lambda frame: frame[0])
@@ -272,7 +272,7 @@ def self_test():
         return acl(0x2A, 4, bytes([ATT_WRITE_REQ]) + struct.pack("<H", 0x19) + value)
     def att_notify(value):
         return acl(0x2A, 4, bytes([ATT_NOTIFY]) + struct.pack("<H", 0x19) + value)
-    beacon = bytes([0x01]) + PAIRING_MARKER + b"laptop".ljust(16, b"\0")
+    beacon = bytes([0x02]) + PAIRING_MARKER + b"laptop".ljust(16, b"\0")
     ad = bytes([27, 0xFF]) + struct.pack("<H", COMPANY_ID) + beacon
     report = bytes([0x3E, 0]) + bytes([0x02, 1, 0x00, 0x00]) + bytes.fromhex("000000 01AA00") + bytes([len(ad)]) + ad + b"\x7f"
     report = report[:1] + bytes([len(report) - 2]) + report[2:]
@@ -408,7 +408,7 @@ def main():
     for ts, index, what, addr, addr_type, data in capture.adverts:
         for ad_type, value in ad_structures(data):
             if (ad_type == 0xFF and len(value) == 26 and struct.unpack("<H", value[:2])[0] == COMPANY_ID
-                    and value[2] == 0x01 and value[3:10] == PAIRING_MARKER):
+                    and value[2] == 0x02 and value[3:10] == PAIRING_MARKER):
                 pairing_adverts.append((ts, index, what, value))
     first_request = min((ts for ts, kind, _ in frames if kind == "REQUEST"), default=None)
     for name in args.pairing_name:
