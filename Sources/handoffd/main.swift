@@ -72,7 +72,8 @@ ProgramExecutors.run { await serve() }
     do {
         radio = try await BlueZRadio.connect(adapter: options.adapter, options: radioOptions)
     } catch {
-        fail("cannot use Bluetooth adapter \(options.adapter ?? "(BlueZ's default)"): \(error)")
+        fail("cannot use " + (options.adapter.map { "Bluetooth adapter \($0)" } ?? "BlueZ's default Bluetooth adapter")
+            + ": \(error)")
     }
 
     let connection: Connection

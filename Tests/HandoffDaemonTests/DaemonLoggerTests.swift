@@ -81,10 +81,10 @@ struct DaemonLoggerTests {
         }
 
         let journal = try run(journal: true)
-        #expect(journal.hasPrefix("<3>cannot use Bluetooth adapter hci0"), "\(journal)")
+        #expect(journal.hasPrefix("<3>cannot use BlueZ's default Bluetooth adapter"), "\(journal)")
         #expect(!journal.contains("handoffd:"))
         let plain = try run(journal: false)
-        let pattern = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ handoffd: error: cannot use Bluetooth adapter hci0/
+        let pattern = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ handoffd: error: cannot use BlueZ's default Bluetooth adapter/
         #expect(plain.firstMatch(of: pattern) != nil, "\(plain)")
     }
 }
