@@ -142,6 +142,7 @@ if Context.environment["HANDOFF_FUZZ"] != nil {
         ("frame", ["HandoffKit"]),
         ("sealed-stream", ["HandoffKit"]),
         ("plist", ["HandoffKit"]),
+        ("plist-amplification", ["HandoffKit"]),
         ("dbus-arguments", ["HandoffDaemon", "HandoffDBusClient", "HandoffKit", "DBus", "CDBus"]),
         ("note-file", ["HandoffNotes"]),
         ("state-json", ["HandoffDaemon", "HandoffKit"]),

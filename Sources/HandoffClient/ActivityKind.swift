@@ -47,11 +47,9 @@ extension ActivitySummary {
 }
 
 extension ActivitySummary {
-    /// `text` with control characters (which another device could use to drive this terminal) shown as `\u{1B}`.
+    /// `text` on one line, with control and bidirectional characters (which another device could use to drive
+    /// this terminal or forge a line) shown as `\u{1B}`: ``TerminalText/escaped(_:keeping:)``.
     public static func printable(_ text: String) -> String {
-        String(text.unicodeScalars.map { scalar in
-            scalar.properties.generalCategory == .control ? "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
-                : String(scalar)
-        }.joined())
+        TerminalText.escaped(text)
     }
 }

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import HandoffClient
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -10,6 +11,11 @@ import Glibc
 /// error to it (`JOURNAL_STREAM` names that stream): each line starts with its syslog priority, `<4>`, and carries
 /// no timestamp of its own, so `journalctl -p warning -u handoffd` filters by level. Elsewhere (a terminal, a
 /// file) a line is `2026-11-29T21:04:05Z handoffd: warning: …`.
+///
+/// Every message is one line, whoever built it: `log` passes it through ``TerminalText/escaped(_:keeping:)``
+/// before any sink sees it, so a newline, an escape sequence or a bidirectional override in a peer's device name,
+/// a title or a file name is written as `\u{A}`, `\u{1B}`, `\u{202E}`, and can neither start a forged journal
+/// record (`\n<0>…`) nor drive the terminal that shows the log.
 public struct DaemonLogger: Sendable {
     /// How much a line matters, with syslog's numbers (sd-daemon(3)): lower is more important.
     public enum Level: Int, Comparable, Sendable, CustomStringConvertible {
@@ -52,10 +58,11 @@ public struct DaemonLogger: Sendable {
         self.init(threshold: threshold) { level, message in sink(Self.tagged(level, message)) }
     }
 
-    /// Logs `message` at `level`; the message is not built when the level is below the threshold.
+    /// Logs `message` at `level`, escaped to one line; the message is not built when the level is below the
+    /// threshold. The one way into every sink.
     public func log(_ level: Level, _ message: @autoclosure () -> String) {
         guard level <= threshold else { return }
-        sink(level, message())
+        sink(level, TerminalText.escaped(message()))
     }
 
     /// Logs `message` at `info`.
@@ -77,11 +84,16 @@ public struct DaemonLogger: Sendable {
         -> DaemonLogger {
         let journal = standardErrorIsJournal(environment["JOURNAL_STREAM"])
         return DaemonLogger(threshold: threshold) { level, message in
-            let line = journal
-                ? "<\(level.rawValue)>\(message)\n"
-                : "\(Date().formatted(.iso8601)) handoffd: \(tagged(level, message))\n"
+            let line = Self.line(level, message, journal: journal)
             _ = Array(line.utf8).withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
         }
+    }
+
+    /// The line standard error gets for `message` (already escaped by `log`): `<4>message` for the journal, else
+    /// with a UTC timestamp and the level's tag.
+    static func line(_ level: Level, _ message: String, journal: Bool) -> String {
+        journal ? "<\(level.rawValue)>\(message)\n"
+            : "\(Date().formatted(.iso8601)) handoffd: \(tagged(level, message))\n"
     }
 
     /// Lines on standard error with timestamps, `info` and above (the journal's format under systemd).

@@ -67,9 +67,26 @@ public struct DesktopClipboard: Sendable {
     }
 
     /// What is copied now: the PNG image if one is offered, else the text.
-    /// - Throws: ``DesktopError/Code/nothingToCopy`` when the clipboard is empty, holds neither, or is a secret.
+    ///
+    /// The types and the content come from separate runs of the tool, so a copy can land between them: a password
+    /// manager's secret copied after the types were read would be read as the content. So the types are read again
+    /// after the content, and a change between the two reads refuses the copy (a new one will be seen).
+    /// - Throws: ``DesktopError/Code/nothingToCopy`` when the clipboard is empty, holds neither, is a secret, or
+    ///   changed while it was read.
     public func read() async throws(DesktopError) -> ClipboardItem {
         let offered = try await types()
+        let item = try await content(offered: offered)
+        let after = try await types()
+        guard after == offered else {
+            throw DesktopError(.nothingToCopy, Self.isSensitive(after)
+                ? "a secret (\(Self.passwordManagerHint)) was copied while the clipboard was read; it is not offered"
+                : "the clipboard changed while it was read; it is not offered")
+        }
+        return item
+    }
+
+    /// The content of a clipboard that offered `offered`, checked as `read` describes.
+    private func content(offered: [String]) async throws(DesktopError) -> ClipboardItem {
         guard !offered.isEmpty else { throw DesktopError(.nothingToCopy, "the clipboard is empty") }
         guard !Self.isSensitive(offered) else {
             throw DesktopError(.nothingToCopy, "the clipboard holds a secret (\(Self.passwordManagerHint)); "

@@ -61,7 +61,10 @@ public enum ShellHook {
                 # handoff shell-init zsh: offers this shell's place (org.handoff.terminal) when it changes.
                 # Add to ~/.zshrc:  eval "$(handoff shell-init zsh)"
                 typeset -g __handoff_command=""
-                __handoff_preexec() { __handoff_command=$1 }
+                # A line HIST_IGNORE_SPACE keeps out of the history (it starts with a space) is not offered either.
+                __handoff_preexec() {
+                    if [[ -o histignorespace && $1 == ' '* ]]; then __handoff_command=""; else __handoff_command=$1; fi
+                }
                 __handoff_precmd() {
                     local __handoff_now="$PWD|$HISTCMD"
                     if [[ $__handoff_now != ${__handoff_seen-} ]]; then

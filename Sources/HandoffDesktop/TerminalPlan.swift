@@ -87,10 +87,20 @@ public struct TerminalPlan: Sendable, Equatable {
         }
     }
 
-    /// `git -C '/root' checkout 'branch'`, to show; run only when the user says yes.
+    /// `git -C '/root' switch -- 'branch'`, to show; run only when the user says yes, as `checkoutArguments`.
     public var checkoutCommand: String? {
         guard case .clone(let root, _, _) = place, let branch else { return nil }
-        return "git -C \(ShellWord.quoted(root)) checkout \(ShellWord.quoted(branch))"
+        return "git -C \(ShellWord.quoted(root)) switch -- \(ShellWord.quoted(branch))"
+    }
+
+    /// git's arguments that check out `branch` in the clone: `-C root switch -- branch`. `switch`, never
+    /// `checkout`: given a name that is not a branch here but names a path (`docs`, `src`), `git checkout NAME`
+    /// restores that path from the index, silently throwing away the user's edits, and exits 0. `git switch` only
+    /// ever takes a branch (a remote's branch of that name becomes a new local one that tracks it), and refuses
+    /// anything else, or local changes it would overwrite, without touching the working tree.
+    public var checkoutArguments: [String]? {
+        guard case .clone(let root, _, _) = place, let branch else { return nil }
+        return ["-C", root, "switch", "--", branch]
     }
 
     /// `git clone -- 'URL' && cd 'name'`, when there is no clone.
@@ -100,13 +110,14 @@ public struct TerminalPlan: Sendable, Equatable {
     }
 
     /// What a shell sources to be there: `cd` to the folder and the last command put in the history (bash
-    /// `history -s`, zsh `print -s`), so the up arrow brings it back; it is never run. Works in bash and zsh.
+    /// `history -s`, zsh `print -rs`: raw, so zsh does not read `\n` or `\c` in it as escapes), so the up arrow
+    /// brings it back exactly; it is never run. Works in bash and zsh.
     public var shellScript: String {
         var lines: [String] = []
         if let directory { lines.append("cd -- \(ShellWord.quoted(directory))") }
         if let command {
             let word = ShellWord.quoted(command)
-            lines.append("if [ -n \"${ZSH_VERSION-}\" ]; then print -s -- \(word); else history -s -- \(word); fi")
+            lines.append("if [ -n \"${ZSH_VERSION-}\" ]; then print -rs -- \(word); else history -s -- \(word); fi")
         }
         return lines.map { $0 + "\n" }.joined()
     }

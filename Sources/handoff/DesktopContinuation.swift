@@ -59,17 +59,19 @@ enum DesktopContinuation {
             terminal.out(describe(plan))
             return .success
         }
-        if let checkout = plan.checkoutCommand, let branch = plan.branch, case .clone(let root, _, _) = plan.place {
+        if let checkout = plan.checkoutCommand, let arguments = plan.checkoutArguments, let branch = plan.branch,
+           case .clone(let root, _, _) = plan.place {
             if terminal.inputIsTerminal, let git {
                 terminal.err("Check out branch '\(branch)' in \(ActivitySummary.printable(root))? [y/N] ")
                 if (terminal.readLine() ?? "").lowercased().hasPrefix("y") {
-                    // Arguments, never a shell line; the name passed ShellWord.isValidBranch, so not an option.
-                    let result = try await git.run(["-C", root, "checkout", branch], environment: context.environment)
+                    // Arguments, never a shell line; `switch --`, so the name is never an option or a path.
+                    let result = try await git.run(arguments, environment: context.environment)
                     if result.status == 0 {
                         terminal.note("checked out '\(branch)'")
                         plan.branch = nil
                     } else {
-                        terminal.warning("git checkout failed: \(ActivitySummary.printable(result.errorText))")
+                        terminal.warning("git switch failed, nothing changed: "
+                            + ActivitySummary.printable(result.errorText))
                     }
                 }
             } else {

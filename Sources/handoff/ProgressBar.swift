@@ -28,7 +28,7 @@ final class ProgressBar: @unchecked Sendable {
         let bar = String(repeating: "#", count: filled) + String(repeating: " ", count: 20 - filled)
         let total = Double(progress.totalBytes ?? 0) / 1024
         let received = Double(progress.receivedBytes) / 1024
-        terminal.err("\r[\(bar)] \(percent)%  " + String(format: "%.1f/%.1f KB", received, total))
+        terminal.rewriteLine("[\(bar)] \(percent)%  " + String(format: "%.1f/%.1f KB", received, total))
     }
 
     func finish() {

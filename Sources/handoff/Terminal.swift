@@ -1,15 +1,22 @@
 import Foundation
+import HandoffClient
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// Where a command's output goes and its input comes from: the process's standard streams, or captures in tests.
+///
+/// The CLI's one output layer for text: `out`, `err` and the lines built on them pass everything through
+/// ``TerminalText/escaped(_:keeping:)``, keeping only newlines and tabs, so no string a peer or another user chose
+/// (a device name, a title, a file name) can move the cursor, erase a line or reorder what is shown, whichever
+/// command prints it. Data the user asked for as it is (a note's text, a received file, JSON) goes through
+/// `outRaw` and `outData`, byte for byte, as `cat` would.
 struct Terminal: Sendable {
-    /// Writes to standard output.
-    let out: @Sendable (String) -> Void
-    /// Writes to standard error.
-    let err: @Sendable (String) -> Void
+    /// Writes to standard output, unescaped.
+    private let writeOut: @Sendable (String) -> Void
+    /// Writes to standard error, unescaped.
+    private let writeErr: @Sendable (String) -> Void
     /// Reads all of standard input.
     let readInput: @Sendable () throws -> Data
     /// Reads one line of standard input (for interactive questions), nil at end of input.
@@ -20,6 +27,46 @@ struct Terminal: Sendable {
     let errorIsTerminal: Bool
     /// Writes bytes to standard output (a pasted image).
     var outData: @Sendable (Data) -> Void = { FileHandle.standardOutput.write($0) }
+
+    init(out: @escaping @Sendable (String) -> Void, err: @escaping @Sendable (String) -> Void,
+         readInput: @escaping @Sendable () throws -> Data, readLine: @escaping @Sendable () -> String?,
+         inputIsTerminal: Bool, errorIsTerminal: Bool,
+         outData: @escaping @Sendable (Data) -> Void = { FileHandle.standardOutput.write($0) }) {
+        self.writeOut = out
+        self.writeErr = err
+        self.readInput = readInput
+        self.readLine = readLine
+        self.inputIsTerminal = inputIsTerminal
+        self.errorIsTerminal = errorIsTerminal
+        self.outData = outData
+    }
+
+    /// Writes `text` to standard output, control and bidirectional characters other than `\n` and `\t` shown as
+    /// `\u{…}`.
+    func out(_ text: String) {
+        writeOut(Self.shown(text))
+    }
+
+    /// Writes `text` to standard error, escaped as `out` does.
+    func err(_ text: String) {
+        writeErr(Self.shown(text))
+    }
+
+    /// Writes `text` to standard output as it is: data the user asked for (a note's text, a received file) or
+    /// JSON (which escapes what it must itself).
+    func outRaw(_ text: String) {
+        writeOut(text)
+    }
+
+    /// Rewrites the current line of standard error (a progress bar): a carriage return, then `text` escaped.
+    func rewriteLine(_ text: String) {
+        writeErr("\r" + Self.shown(text))
+    }
+
+    /// What `out` and `err` write for `text`.
+    static func shown(_ text: String) -> String {
+        TerminalText.escaped(text, keeping: ["\n", "\t"])
+    }
 
     /// The process's standard streams.
     static let standard = Terminal(

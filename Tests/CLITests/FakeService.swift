@@ -11,6 +11,8 @@ actor FakeService: HandoffService {
     private(set) var offered: [ActivityContent] = []
     private(set) var resigned: [(ActivityID, Duration)] = []
     private(set) var unpaired: [String] = []
+    /// The name the pairing beacon carries: the other device's choice, up to its last byte.
+    var pairingName = "laptop"
 
     func offer(_ content: ActivityContent, from device: String, age: Double, id: String) {
         let summary = ActivitySummary(
@@ -22,6 +24,10 @@ actor FakeService: HandoffService {
 
     func failContinue(with error: ServiceError) {
         continueError = error
+    }
+
+    func setPairingName(_ name: String) {
+        pairingName = name
     }
 
     func setDevices(_ devices: [DeviceInfo]) {
@@ -72,7 +78,7 @@ actor FakeService: HandoffService {
     }
 
     func pair(confirm: @escaping @Sendable (PairingCode) async -> Bool) async throws -> DeviceInfo {
-        let code = PairingCode(deviceName: "laptop", code: "123456")
+        let code = PairingCode(deviceName: pairingName, code: "123456")
         guard await confirm(code) else { throw ServiceError(.pairingFailed, "pairing was declined") }
         return DeviceInfo(id: "fp-laptop", name: "laptop", inRange: true, lastSeenSecondsAgo: 0)
     }

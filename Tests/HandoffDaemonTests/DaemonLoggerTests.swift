@@ -39,6 +39,29 @@ struct DaemonLoggerTests {
                                 "error: cannot save state", "debug: radio: connect"])
     }
 
+    /// Issue 25 §6: a peer's device name, as a pairing beacon or a title carries it, reaches the log escaped.
+    static let hostileName = "\u{1B}[2K\r654321\u{1B}[8m"
+
+    @Test("a hostile device name is logged escaped: no escape sequence, no carriage return")
+    func hostileNameIsEscaped() {
+        let lines = Locked<[String]>([])
+        let logger = DaemonLogger(threshold: .debug, lines: { line in lines.withLock { $0.append(line) } })
+        logger.log("pairing: beacon from '\(Self.hostileName)'")
+        #expect(lines.value == ["pairing: beacon from '\\u{1B}[2K\\u{D}654321\\u{1B}[8m'"])
+    }
+
+    @Test("a name holding \\n<0> makes exactly one journal line, at the level it was logged at")
+    func forgedJournalRecord() {
+        let written = Locked("")
+        let logger = DaemonLogger(threshold: .debug) { level, message in
+            written.withLock { $0 += DaemonLogger.line(level, message, journal: true) }
+        }
+        logger.warning("share from 'laptop\n<0>handoffd: owner changed to mallory' refused\u{202E}")
+        #expect(written.value.split(separator: "\n", omittingEmptySubsequences: false).count == 2)
+        #expect(written.value == "<4>share from 'laptop\\u{A}<0>handoffd: owner changed to mallory' refused"
+            + "\\u{202E}\n")
+    }
+
     @Test("JOURNAL_STREAM counts only when it names this process's standard error")
     func journalStream() throws {
         var status = stat()

@@ -90,7 +90,7 @@ import Testing
         }
         #expect(continued.status == 0, "\(continued.error)")
         #expect(continued.error.contains("terminal from laptop: handoff on feature/login, in Sources/Kit"))
-        #expect(continued.output == "cd -- '\(clone)/Sources/Kit'\ngit -C '\(clone)' checkout 'feature/login'\n"
+        #expect(continued.output == "cd -- '\(clone)/Sources/Kit'\ngit -C '\(clone)' switch -- 'feature/login'\n"
             + "# last command, not run: make test\n")
     }
 }

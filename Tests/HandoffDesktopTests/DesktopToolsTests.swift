@@ -51,6 +51,38 @@ import Testing
         }
     }
 
+    /// Issue 25 §9: a password manager copies a secret between the read of the types and the read of the text.
+    /// The real xclip on Xvfb, behind a wrapper that, on the first read of the text, lets the password manager
+    /// copy first (the secret, marked with its hint) and gives what the clipboard then held as text. Armed once
+    /// the ordinary copy is on the clipboard.
+    @Test func aSecretCopiedWhileTheClipboardIsReadIsNotOffered() async throws {
+        let desktop = try await HeadlessDesktop.xvfb()
+        let scratch = try Scratch()
+        try scratch.write("bin/xclip", """
+            #!/bin/sh
+            case "$*" in *"-o -t UTF8_STRING"*)
+                if [ -e '\(scratch.path)/armed' ] && [ ! -e '\(scratch.path)/copied' ]; then
+                    : > '\(scratch.path)/copied'
+                    printf hunter2 | /usr/bin/xclip -selection clipboard -i -t \(DesktopClipboard.passwordManagerHint) \\
+                        >/dev/null 2>&1
+                    i=0; until /usr/bin/xclip -selection clipboard -o -t TARGETS 2>/dev/null \\
+                        | grep -q \(DesktopClipboard.passwordManagerHint) || [ $i -gt 200 ]; do i=$((i + 1)); done
+                    printf hunter2; exit 0
+                fi;;
+            esac
+            exec /usr/bin/xclip "$@"
+            """, executable: true)
+        var environment = desktop.environment
+        environment["PATH"] = scratch.path + "/bin:" + (environment["PATH"] ?? "/usr/bin:/bin")
+        let clipboard = try DesktopClipboard(environment: environment)
+        try await clipboard.write(.text("an ordinary copy"))
+        try scratch.write("armed", "")
+        let refusal = await #expect(throws: DesktopError.self) { try await clipboard.read() }
+        #expect(refusal?.code == .nothingToCopy)
+        #expect(refusal?.message.contains("secret") == true)
+        #expect(FileManager.default.fileExists(atPath: scratch.path + "/copied"))
+    }
+
     @Test func waylandThroughWlClipboard() async throws {
         let desktop = try await HeadlessDesktop.sway()
         let clipboard = try DesktopClipboard(environment: desktop.environment)

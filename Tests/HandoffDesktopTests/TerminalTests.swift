@@ -61,9 +61,42 @@ import Testing
         let plan = TerminalPlan(for: state(), finder: CloneFinder(roots: [scratch.path + "/src"])) { _ in "main" }
         #expect(plan.directory == scratch.path + "/src/handoff/Sources/Kit")
         #expect(plan.branch == "feature/login")
-        #expect(plan.checkoutCommand == "git -C '\(scratch.path)/src/handoff' checkout 'feature/login'")
+        #expect(plan.checkoutCommand == "git -C '\(scratch.path)/src/handoff' switch -- 'feature/login'")
         #expect(plan.command == "make test")
         #expect(plan.refusals.isEmpty)
+    }
+
+    /// Issue 25 §3, with the real git: the other machine is on a branch named `docs`; here `docs` is no branch
+    /// but a folder with uncommitted edits. Checking out the branch, as shown or as run, must not touch them.
+    @Test func aBranchThatNamesAFolderHereNeverRestoresThatFolder() async throws {
+        let scratch = try Scratch()
+        let repo = scratch.path + "/handoff"
+        let (_, status) = try await shell("""
+            set -e; git init -q -b main '\(repo)'; cd '\(repo)'
+            git remote add origin https://github.com/acme/handoff.git
+            mkdir docs; echo committed > docs/guide.md; git add docs
+            git -c user.name=t -c user.email=t@t commit -q -m docs; git branch feature
+            echo 'my unsaved work' > docs/guide.md
+            """)
+        try #require(status == 0)
+        let plan = TerminalPlan(for: state(branch: "docs", path: ""), finder: CloneFinder(roots: [scratch.path])) {
+            _ in "main"
+        }
+        let shown = try #require(plan.checkoutCommand)
+        let (_, pasted) = try await shell(shown + " 2>/dev/null")
+        #expect(pasted != 0)
+        #expect(try String(contentsOfFile: repo + "/docs/guide.md", encoding: .utf8) == "my unsaved work\n")
+        let git = try #require(Tool.find("git", in: ProcessInfo.processInfo.environment))
+        let run = try await git.run(try #require(plan.checkoutArguments), environment: [:])
+        #expect(run.status != 0)
+        #expect(try String(contentsOfFile: repo + "/docs/guide.md", encoding: .utf8) == "my unsaved work\n")
+        // A real branch still switches, and the edits come along.
+        let feature = TerminalPlan(for: state(branch: "feature", path: ""), finder: CloneFinder(roots: [scratch.path])) {
+            _ in "main"
+        }
+        #expect(try await git.run(try #require(feature.checkoutArguments), environment: [:]).status == 0)
+        #expect(try String(contentsOfFile: repo + "/.git/HEAD", encoding: .utf8) == "ref: refs/heads/feature\n")
+        #expect(try String(contentsOfFile: repo + "/docs/guide.md", encoding: .utf8) == "my unsaved work\n")
     }
 
     @Test func noCheckoutIsOfferedWhenTheBranchIsAlreadyOutAndAMissingPathFallsBackToTheTop() throws {
@@ -98,7 +131,7 @@ import Testing
         let scratch = try Scratch()
         try scratch.clone("handoff", remotes: ["origin": "git@github.com:acme/handoff.git"])
         let plan = TerminalPlan(for: state(branch: "`id`$x'y"), finder: CloneFinder(roots: [scratch.path]))
-        #expect(plan.checkoutCommand == "git -C '\(scratch.path)/handoff' checkout '`id`$x'\\''y'")
+        #expect(plan.checkoutCommand == "git -C '\(scratch.path)/handoff' switch -- '`id`$x'\\''y'")
     }
 
     @Test func aPathOutOfTheRepositoryIsRefused() throws {
@@ -122,7 +155,8 @@ import Testing
         let scratch = try Scratch()
         let folder = "it's $(touch pwned-dir) `id`"
         try scratch.clone(folder, remotes: ["origin": "git@github.com:acme/handoff.git"])
-        let hostile = "echo '$(touch pwned)'; touch \"pwned2\" `touch pwned3` $HOME 'it''s'"
+        // Backslashes too: zsh's `print -s` without -r made `\n` a newline and stopped at `\c` (issue 25 §9).
+        let hostile = "echo '$(touch pwned)'; touch \"pwned2\" `touch pwned3` $HOME 'it''s' printf 'a\\nb\\tc\\\\' \\c d"
         let plan = TerminalPlan(for: state(path: "", command: hostile), finder: CloneFinder(roots: [scratch.path]))
         let script = try scratch.write("continue.sh", plan.shellScript)
         let setup = shellPath.hasSuffix("zsh") ? "" : "set -o history; "
@@ -208,5 +242,29 @@ import Testing
         let lines = try String(contentsOfFile: calls, encoding: .utf8).split(separator: "\n")
         #expect(lines.count == 1)
         #expect(lines.first?.hasPrefix("terminal|offer|--cwd|\(scratch.path)/next|--command|") == true)
+    }
+
+    /// Issue 25 §9: with HIST_IGNORE_SPACE, a line typed with a leading space stays out of zsh's history; the hook
+    /// must not send it to the other machines either. A real interactive zsh, its input piped.
+    @Test func zshDoesNotOfferALineItsHistoryIgnores() async throws {
+        let scratch = try Scratch()
+        let recorder = try scratch.write("bin/handoff", """
+            #!/bin/sh
+            printf '%s|' "$@" >> '\(scratch.path)/calls'; echo >> '\(scratch.path)/calls'
+            """, executable: true)
+        let hook = try scratch.write("hook.sh", ShellHook.script(for: .zsh, program: recorder))
+        try FileManager.default.createDirectory(atPath: scratch.path + "/zdot", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: scratch.path + "/next", withIntermediateDirectories: true)
+        let script = """
+            printf 'setopt histignorespace\\n. %s\\ncd %s\\n export TOKEN=hunter2\\ncd next\\necho shown\\n' \\
+                '\(hook)' '\(scratch.path)' | ZDOTDIR='\(scratch.path)/zdot' HISTFILE='\(scratch.path)/h' zsh -is
+            """
+        _ = try await shell(script)
+        let calls = scratch.path + "/calls"
+        #expect(await eventually { (try? String(contentsOfFile: calls, encoding: .utf8))?.contains("echo shown") == true })
+        try await Task.sleep(for: .milliseconds(300))   // any later offer would be in by now
+        let text = try String(contentsOfFile: calls, encoding: .utf8)
+        #expect(!text.contains("hunter2"))
+        #expect(text.contains("--command|cd next|"))
     }
 }

@@ -8,6 +8,12 @@ import HandoffKit
 /// Usage: codec-bench [--seconds S] [--reps N] [--only PAYLOAD] [--iterations N]; prints one JSON object per payload
 /// on stdout. `--iterations N` runs exactly N round trips of each payload and times nothing: for `perf stat`, whose
 /// instruction counts do not depend on the machine's load as CPU times do.
+///
+/// `codec-bench --userinfo FILE` instead reads FILE as a caller's userInfo and does what handoffd does with one
+/// (issue 25 §2): decodes it with the strict reader (`decodeDictionary`, as `HandoffDaemon.decodeUserInfo`), then
+/// encodes the payload the engine would size. It prints the outcome, the best of five wall times for the decode,
+/// and the process's peak RSS (VmHWM) before and after: bench/codec/amplification.sh runs it once per input, each
+/// in a fresh process, to size the unit's MemoryMax.
 @main
 struct CodecBench {
     static func main() throws {
@@ -22,6 +28,9 @@ struct CodecBench {
             case "--reps": reps = Int(arguments.popFirst() ?? "") ?? reps
             case "--only": only = arguments.popFirst()
             case "--iterations": iterations = Int(arguments.popFirst() ?? "")
+            case "--userinfo":
+                try userInfo(at: arguments.popFirst() ?? "")
+                return
             default:
                 FileHandle.standardError.write(Data("codec-bench: unknown argument \(argument)\n".utf8))
                 exit(64)
@@ -67,6 +76,36 @@ struct CodecBench {
         var now = timespec()
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
         return Double(now.tv_sec) * 1e6 + Double(now.tv_nsec) / 1e3
+    }
+
+    /// The `--userinfo` measurement (above).
+    static func userInfo(at path: String) throws {
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        let before = peakResidentKiB()
+        var best = Double.infinity
+        var outcome = "accepted"
+        for _ in 0..<5 {
+            let start = DispatchTime.now().uptimeNanoseconds
+            do {
+                let info = try BinaryPropertyList.decodeDictionary(bytes)
+                best = min(best, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+                let payload = try BinaryPropertyList.encode(.dictionary(info))
+                outcome = "accepted, payload \(payload.count) bytes"
+            } catch {
+                best = min(best, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+                outcome = "refused: \(error)"
+            }
+        }
+        print("{\"input\":\"\((path as NSString).lastPathComponent)\",\"bytes\":\(bytes.count),"
+            + "\"decode_ms\":\(format(best)),\"peak_rss_kib_before\":\(before),"
+            + "\"peak_rss_kib_after\":\(peakResidentKiB()),\"outcome\":\"\(outcome)\"}")
+    }
+
+    /// VmHWM from /proc/self/status: the most resident memory this process has had.
+    static func peakResidentKiB() -> Int {
+        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
+        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? -1
     }
 
     static func format(_ value: Double) -> String { String(format: "%.2f", value) }

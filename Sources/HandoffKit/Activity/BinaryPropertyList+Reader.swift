@@ -17,6 +17,10 @@ extension BinaryPropertyList {
         /// Values left to decode. Each reference costs at least one byte, so a tree decodes to fewer values than
         /// the input has bytes; only shared containers (a "billion laughs") can exceed that.
         private var budget: Int
+        /// Decoded bytes left (`Limits.maximumDecodedSize`), charged before each value and each copy is made: a
+        /// shared string or data costs its full size every time a reference reaches it.
+        private var decodedBudget: Int
+        private let maximumDecodedSize: Int
 
         init(_ bytes: [UInt8], limits: Limits) throws(BinaryPropertyListError) {
             guard bytes.count <= limits.maximumSize else {
@@ -50,6 +54,8 @@ extension BinaryPropertyList {
             self.objectEnd = Int(table)
             self.onPath = [Bool](repeating: false, count: Int(count))
             self.budget = bytes.count
+            self.decodedBudget = limits.maximumDecodedSize
+            self.maximumDecodedSize = limits.maximumDecodedSize
         }
 
         /// Decodes the root object and everything it reaches.
@@ -62,6 +68,7 @@ extension BinaryPropertyList {
         private mutating func value(_ object: Int, depth: Int) throws(BinaryPropertyListError) -> PlistValue {
             budget -= 1
             guard budget >= 0 else { throw .tooManyValues(limit: bytes.count) }
+            try charge(Limits.decodedValueCost)
             let start = try offset(of: object)
             let marker = bytes[start]
             switch marker >> 4 {
@@ -89,6 +96,7 @@ extension BinaryPropertyList {
             case 0x4:
                 let (count, body) = try length(object, at: start)
                 try need(object, body, count)
+                try charge(count)
                 return .data(Data(bytes[body..<(body + count)]))
             case 0x5, 0x6:
                 return .string(try string(object, at: start))
@@ -97,7 +105,7 @@ extension BinaryPropertyList {
                 guard count <= (objectEnd - body) / refSize else { throw .truncatedObject(object: object) }
                 try enter(object, depth: depth)
                 var items: [PlistValue] = []
-                items.reserveCapacity(count)
+                items.reserveCapacity(capacity(count))
                 for index in 0..<count {
                     items.append(try value(try reference(at: body + index * refSize), depth: depth + 1))
                 }
@@ -108,7 +116,7 @@ extension BinaryPropertyList {
                 guard count <= (objectEnd - body) / (2 * refSize) else { throw .truncatedObject(object: object) }
                 try enter(object, depth: depth)
                 // Not `reserveCapacity`, which is not specialized and looks the dictionary's type up at run time.
-                var entries = [String: PlistValue](minimumCapacity: count)
+                var entries = [String: PlistValue](minimumCapacity: capacity(count))
                 for index in 0..<count {
                     let (key, item) = try entry(index, of: count, at: body, depth: depth)
                     guard entries.updateValue(item, forKey: key) == nil else {
@@ -132,6 +140,7 @@ extension BinaryPropertyList {
             let keyObject = try reference(at: body + index * refSize)
             budget -= 1
             guard budget >= 0 else { throw .tooManyValues(limit: bytes.count) }
+            try charge(Limits.decodedValueCost)
             let keyStart = try offset(of: keyObject)
             guard (0x5...0x6).contains(bytes[keyStart] >> 4) else { throw .nonStringKey(object: keyObject) }
             let key = try string(keyObject, at: keyStart)
@@ -149,11 +158,12 @@ extension BinaryPropertyList {
                 throw .rootNotDictionary
             }
             budget -= 1
+            try charge(Limits.decodedValueCost)
             let (count, body) = try length(topObject, at: start)
             guard count <= (objectEnd - body) / (2 * refSize) else { throw .truncatedObject(object: topObject) }
             try enter(topObject, depth: 0)
             var entries: [(key: String, value: PlistValue)] = []
-            entries.reserveCapacity(count)
+            entries.reserveCapacity(capacity(count))
             var seen = Set<String>()
             for index in 0..<count {
                 let (key, item) = try entry(index, of: count, at: body, depth: 0)
@@ -186,12 +196,14 @@ extension BinaryPropertyList {
         }
 
         /// An ASCII (`0x5n`, every byte below 0x80) or UTF-16 big-endian (`0x6n`, no unpaired surrogate) string.
-        private func string(_ object: Int, at start: Int) throws(BinaryPropertyListError) -> String {
+        /// Charged against the decoded budget before it is copied: its bytes, or three per UTF-16 unit.
+        private mutating func string(_ object: Int, at start: Int) throws(BinaryPropertyListError) -> String {
             let (count, body) = try length(object, at: start)
             let ascii = bytes[start] >> 4 == 0x5
             if ascii { try need(object, body, count) } else {
                 guard count <= (objectEnd - body) / 2 else { throw .truncatedObject(object: object) }
             }
+            try charge(ascii ? count : 3 * count)
             let text: String? = bytes.withUnsafeBufferPointer { all in
                 if ascii {
                     let slice = UnsafeBufferPointer(rebasing: all[body..<(body + count)])
@@ -222,6 +234,18 @@ extension BinaryPropertyList {
         }
 
         // MARK: bounds
+
+        /// Room for `count` elements, but never more than the decoded budget could still pay for: the storage is
+        /// allocated before its elements are charged.
+        private func capacity(_ count: Int) -> Int {
+            min(count, max(decodedBudget, 0) / Limits.decodedValueCost)
+        }
+
+        /// Takes `size` decoded bytes from the budget, refusing the input once it is spent.
+        private mutating func charge(_ size: Int) throws(BinaryPropertyListError) {
+            decodedBudget -= size
+            guard decodedBudget >= 0 else { throw .decodesTooLarge(limit: maximumDecodedSize) }
+        }
 
         /// Marks a container as being decoded, refusing a cycle and too deep a nesting.
         private mutating func enter(_ object: Int, depth: Int) throws(BinaryPropertyListError) {

@@ -4,7 +4,11 @@
 /// payload over the air. So the reader owns its bounds instead of trusting a general-purpose parser: offsets,
 /// reference and offset widths, object counts, nesting depth, reference cycles, duplicate keys, bytes past the
 /// offset table and the total size are all checked, and every refusal is a ``BinaryPropertyListError``. It never
-/// traps, never allocates more than a small multiple of its input, and never falls back to another format.
+/// traps and never falls back to another format. It is bounded whatever the input's shape: in depth
+/// (`Limits.maximumDepth`), in values (no more than the input has bytes), and in bytes: the decoded value, each
+/// shared reference counted at its full size every time it is used, may not exceed `Limits.maximumDecodedSize`,
+/// and that is checked before each string or data is copied. So the time it takes and the memory it allocates
+/// grow with the input and that budget, never with the number of references to one object.
 ///
 /// The subset is the one `PlistValue` can represent and Python's `plistlib` writes: dictionaries with string
 /// keys, arrays, ASCII and UTF-16 strings, data, integers of up to 64 bits (plistlib's 128-bit form is read when
@@ -16,14 +20,24 @@ public enum BinaryPropertyList {
         public var maximumSize: Int
         /// The deepest nesting of arrays and dictionaries (the root is level 0).
         public var maximumDepth: Int
+        /// The most bytes the decoded value may hold: every value costs ``decodedValueCost``, every string its
+        /// UTF-8 bytes (three per UTF-16 unit, the most it can take, counted before it is decoded), every data
+        /// its bytes, and a shared object as much again each time another reference reaches it.
+        public var maximumDecodedSize: Int
 
-        public init(maximumSize: Int = 16 << 20, maximumDepth: Int = 64) {
+        public init(maximumSize: Int = 16 << 20, maximumDepth: Int = 64, maximumDecodedSize: Int = 32 << 20) {
             self.maximumSize = maximumSize
             self.maximumDepth = maximumDepth
+            self.maximumDecodedSize = maximumDecodedSize
         }
 
-        /// 16 MiB, 64 levels: above the payload limit, below anything that could exhaust the stack.
+        /// 16 MiB in, 64 levels, 32 MiB decoded: above the 1 MiB payload limit (whose decoded tree is about its
+        /// size), below anything that could exhaust the stack or a small machine's memory.
         public static let standard = Limits()
+
+        /// What each decoded value costs against `maximumDecodedSize` besides its content: about its slot in
+        /// the array or dictionary that holds it.
+        public static let decodedValueCost = 16
     }
 
     /// The eight bytes every binary property list starts with.
@@ -108,6 +122,8 @@ public enum BinaryPropertyListError: Error, Sendable, Equatable, CustomStringCon
     case tooDeep(limit: Int)
     /// Shared references that would decode to more values than the input has bytes.
     case tooManyValues(limit: Int)
+    /// Shared references that would decode to more than `Limits.maximumDecodedSize` bytes.
+    case decodesTooLarge(limit: Int)
     /// A `{"$handoff.url": …}` marker whose string is not a URL.
     case invalidURL(object: Int)
     /// The root is not a dictionary, where one is required.
@@ -133,6 +149,8 @@ public enum BinaryPropertyListError: Error, Sendable, Equatable, CustomStringCon
         case .cycle(let object): "object \(object) contains itself"
         case .tooDeep(let limit): "nests deeper than \(limit) levels"
         case .tooManyValues(let limit): "shared references expand to more than \(limit) values"
+        case .decodesTooLarge(let limit):
+            "decodes to more than \(limit) bytes (each reference to a shared object counts its full size)"
         case .invalidURL(let object): "object \(object) is a URL marker whose string is not a URL"
         case .rootNotDictionary: "the root is not a dictionary"
         }

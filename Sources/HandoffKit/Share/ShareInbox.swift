@@ -7,7 +7,8 @@ import HandoffShared
 /// The receiving side's queue of shared items, on disk, like an App Group container that a share extension appends
 /// to and the app drains:
 ///
-///     partial/<transferID>/   a push on its way: state.json, data (whole records only), meta.json once complete
+///     partial/<transferID>/   a push on its way: state.json, data (whole records only), sums (a digest of each
+///                             record in data), meta.json once complete
 ///     items/<id>/             an item that arrived: data, meta.json (an `InboxItem`)
 ///     claimed/<id>/           an item being taken out: the same, plus claim.json
 ///     trash/                  what was taken or dropped, removed at once (and at the next start)
@@ -211,11 +212,14 @@ public final class ShareInbox: Sendable {
             let folder = partialFolder.appendingPathComponent(key)
             if let state = partialState(folder), state.senderID == sender.id, state.header == PartialState.Header(header) {
                 guard let metadata = state.metadata else { return .resume(record: 0, metadata: nil) }
-                let held = min(ShareFiles.size(of: folder.appendingPathComponent("data")) ?? 0, Int(header.payloadLength))
-                let whole = Int(header.recordSize) * (held / Int(header.recordSize))
-                if whole < held { try truncate(folder.appendingPathComponent("data"), to: whole) }
-                let record = held == Int(header.payloadLength) ? header.recordCount + 1 : whole / Int(header.recordSize) + 1
-                return .resume(record: record, metadata: metadata)
+                // Not the file's length, which a power loss can keep without the bytes (no record is flushed on
+                // its own): the records whose bytes still match the digest written beside them.
+                let (records, held) = verifiedRecords(in: folder, header: header)
+                for (name, length) in [("data", held), ("sums", records * Self.digestLength)] {
+                    let file = folder.appendingPathComponent(name)
+                    if let size = ShareFiles.size(of: file), size > length { try truncate(file, to: length) }
+                }
+                return .resume(record: records + 1, metadata: metadata)
             }
             ShareFiles.remove(folder)   // another sender's or another header's leftovers never mix in
             let size = Int(header.payloadLength)
@@ -247,16 +251,50 @@ public final class ShareInbox: Sendable {
         try savePartial(state, in: folder)
     }
 
-    /// Appends one opened payload record.
+    /// The length of a record's digest in `sums`.
+    static let digestLength = 16
+
+    /// Appends one opened payload record to `data`, then its digest to `sums`: a resumption keeps a record only
+    /// when both made it to the disk and agree (`verifiedRecords`).
     func append(_ plaintext: [UInt8], transferID: TransferID) throws(HandoffError) {
-        try ShareFiles.append(plaintext, to: partialFolder.appendingPathComponent(transferID.description)
-            .appendingPathComponent("data"))
+        let folder = partialFolder.appendingPathComponent(transferID.description)
+        try ShareFiles.append(plaintext, to: folder.appendingPathComponent("data"))
+        try ShareFiles.append(Sodium.genericHash(plaintext, length: Self.digestLength),
+                              to: folder.appendingPathComponent("sums"))
     }
 
-    /// Flushes what a push stored so far (when its link drops), so a resumption starts from bytes on disk.
+    /// Flushes what a push stored so far.
     func flush(transferID: TransferID) {
-        try? ShareFiles.sync(partialFolder.appendingPathComponent(transferID.description)
-            .appendingPathComponent("data"))
+        let folder = partialFolder.appendingPathComponent(transferID.description)
+        try? ShareFiles.sync(folder.appendingPathComponent("data"))
+        try? ShareFiles.sync(folder.appendingPathComponent("sums"))
+    }
+
+    /// How many records of a partial, from the first, are whole in `data` and match their digests in `sums`, and
+    /// their length in bytes: what a resumption may acknowledge.
+    private func verifiedRecords(in folder: URL, header: TransferHeader) -> (records: Int, bytes: Int) {
+        let data = open(folder.appendingPathComponent("data").path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        let sums = open(folder.appendingPathComponent("sums").path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        defer {
+            if data >= 0 { close(data) }
+            if sums >= 0 { close(sums) }
+        }
+        guard data >= 0, sums >= 0 else { return (0, 0) }
+        var records = 0, bytes = 0
+        while records < header.recordCount {
+            let length = min(Int(header.recordSize), Int(header.payloadLength) - bytes)
+            var record = [UInt8](repeating: 0, count: length)
+            var digest = [UInt8](repeating: 0, count: Self.digestLength)
+            let readRecord = record.withUnsafeMutableBytes { pread(data, $0.baseAddress, length, off_t(bytes)) }
+            let readDigest = digest.withUnsafeMutableBytes {
+                pread(sums, $0.baseAddress, Self.digestLength, off_t(records * Self.digestLength))
+            }
+            guard readRecord == length, readDigest == Self.digestLength,
+                  Sodium.genericHash(record, length: Self.digestLength) == digest else { break }
+            records += 1
+            bytes += length
+        }
+        return (records, bytes)
     }
 
     /// Makes a complete push an inbox item: data flushed, `meta.json` written and flushed, then one rename.

@@ -19,12 +19,19 @@ public enum ShareName {
         // Separators split the name; the empty, `.` and `..` components are dropped, the rest joined with `_`.
         let components = name.split(whereSeparator: { $0 == "/" || $0 == "\\" }).map(String.init)
             .map(clean).filter { !$0.isEmpty && $0 != "." && $0 != ".." }
-        var joined = components.joined(separator: "_")
-        // Not hidden, no leading or trailing dots or spaces (Windows and shells trip on those too).
-        while let first = joined.first, first == "." || first == " " || first == "-" { joined.removeFirst() }
-        while let last = joined.last, last == "." || last == " " { joined.removeLast() }
-        if joined.isEmpty { return fallback }
-        return shorten(joined)
+        // Trimmed before it is cut (so the cut keeps as much as it can) and after (a cut can end on a dot or
+        // leave only an extension such as `.bashrc`).
+        return finished(shorten(finished(components.joined(separator: "_"))))
+    }
+
+    /// `name` not hidden, not an option, with no leading or trailing dots or spaces (Windows and shells trip on
+    /// those too), or `fallback` when nothing is left. Scalar by scalar: a dot with a combining mark on it is one
+    /// `Character` but still starts a hidden name.
+    private static func finished(_ name: String) -> String {
+        var scalars = Substring(name).unicodeScalars
+        while let first = scalars.first, first == "." || first == " " || first == "-" { scalars.removeFirst() }
+        while let last = scalars.last, last == "." || last == " " { scalars.removeLast() }
+        return scalars.isEmpty ? fallback : String(scalars)
     }
 
     /// `name` with ` (n)` inserted before its extension: `report (2).pdf`.
@@ -52,6 +59,18 @@ public enum ShareName {
         for character in stem {
             if cut.utf8.count + character.utf8.count + ext.utf8.count > maximumLength { break }
             cut.append(character)
+        }
+        if cut.isEmpty {
+            // The first character alone is over the limit (a base with hundreds of combining marks): keep as many
+            // of its scalars as fit, rather than nothing, or the bare extension.
+            var scalars = String.UnicodeScalarView()
+            var length = ext.utf8.count
+            for scalar in stem.unicodeScalars {
+                length += scalar.utf8.count
+                if length > maximumLength { break }
+                scalars.append(scalar)
+            }
+            cut = String(scalars)
         }
         return cut + ext
     }

@@ -70,10 +70,10 @@ enum ContinueCommand: HandoffCommand {
 
         if invocation[\.print] {
             if invocation[\.json] {
-                context.terminal.out(try JSONOutput.document(continued))
+                context.terminal.outRaw(try JSONOutput.document(continued))
             } else {
                 let text = continued.content.userInfo[ActivityContent.NoteKey.content]
-                context.terminal.out(try text ?? JSONOutput.document(continued.content.userInfo))
+                context.terminal.outRaw(try text ?? JSONOutput.document(continued.content.userInfo))
             }
             return .success
         }
@@ -83,7 +83,7 @@ enum ContinueCommand: HandoffCommand {
         }
         let outcome = try restore(continued, context: context)
         if invocation[\.json] {
-            context.terminal.out(try JSONOutput.document(RestoreReport(outcome, path: continued)))
+            context.terminal.outRaw(try JSONOutput.document(RestoreReport(outcome, path: continued)))
         } else {
             context.terminal.note(outcome.summary)
             if context.terminal.inputIsTerminal {

@@ -1,3 +1,4 @@
+import HandoffClient
 import HandoffCommandLine
 
 /// `handoff devices`: paired devices.
@@ -13,13 +14,13 @@ enum DevicesCommand: HandoffCommand {
     static func run(_ invocation: Parsed<Parameters>, context: CommandContext) async throws -> ExitCode {
         let devices = try await context.service().devices()
         if invocation[\.json] {
-            context.terminal.out(try JSONOutput.document(devices))
+            context.terminal.outRaw(try JSONOutput.document(devices))
             return .success
         }
         if devices.isEmpty { context.terminal.note("no paired devices; pair one with 'handoff pair'") }
         for device in devices {
             let range = device.inRange ? "in range" : "out of range"
-            context.terminal.out("\(device.name)  \(range)  \(device.id)\n")
+            context.terminal.out("\(ActivitySummary.printable(device.name))  \(range)  \(device.id)\n")
         }
         return .success
     }

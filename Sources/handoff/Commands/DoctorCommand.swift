@@ -49,7 +49,7 @@ enum DoctorCommand: HandoffCommand {
         let unsafe = findings.filter { $0.severity == .unsafe }.count
         if invocation[\.json] {
             let warnings = findings.filter { $0.severity == .warning }.count
-            context.terminal.out(try JSONOutput.document(Report(findings: findings, unsafe: unsafe, warnings: warnings)))
+            context.terminal.outRaw(try JSONOutput.document(Report(findings: findings, unsafe: unsafe, warnings: warnings)))
         } else {
             context.terminal.out(text(findings))
         }

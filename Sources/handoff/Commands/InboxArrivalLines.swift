@@ -11,9 +11,9 @@ enum InboxArrivalLines {
         guard let sharing = service as? any SharingService else { return }
         for await item in try await sharing.inboxArrivals() {
             if json {
-                context.terminal.out(try JSONOutput.line(Event(item: item)))
+                context.terminal.outRaw(try JSONOutput.line(Event(item: item)))
             } else {
-                context.terminal.out("received: \(item.sender) sent \(item.name) "
+                context.terminal.out("received: \(ActivitySummary.printable(item.sender)) sent \(ActivitySummary.printable(item.name)) "
                     + "(\(ShareCommand.byteString(item.sizeBytes)))\n")
             }
         }

@@ -45,13 +45,13 @@ enum InboxListCommand: HandoffCommand {
         if invocation[\.partial] { return try await listPartials(invocation, service: service, context: context) }
         let items = try await service.inbox()
         if invocation[\.json] {
-            context.terminal.out(try JSONOutput.document(items))
+            context.terminal.outRaw(try JSONOutput.document(items))
         } else if invocation[\.ids] {
             for item in items { context.terminal.out(item.id + "\n") }
         } else {
             if items.isEmpty { context.terminal.note("the inbox is empty") }
             for item in items {
-                context.terminal.out("\(item.id)  \(item.sender)  \(item.name)  "
+                context.terminal.out("\(item.id)  \(ActivitySummary.printable(item.sender))  \(ActivitySummary.printable(item.name))  "
                     + "\(ShareCommand.byteString(item.sizeBytes))  \(Int(item.ageSeconds)) s ago\n")
             }
             let partials = try await service.inboxPartials()
@@ -135,7 +135,7 @@ enum InboxTakeCommand: HandoffCommand {
             do {
                 if invocation[\.print], let entry, entry.kind != "file" {
                     let bytes = try await printOnce(id, service: service)
-                    context.terminal.out(String(decoding: bytes, as: UTF8.self) + (bytes.last == 10 ? "" : "\n"))
+                    context.terminal.outRaw(String(decoding: bytes, as: UTF8.self) + (bytes.last == 10 ? "" : "\n"))
                     taken.append(Taken(id: id, name: entry.name, path: nil, printed: true))
                     if invocation[\.open], entry.kind == "url" { openLink(bytes, context: context) }
                     continue
@@ -157,7 +157,7 @@ enum InboxTakeCommand: HandoffCommand {
                 context.terminal.error("\(id): \(Handoff.describe(error).1)")
             }
         }
-        if invocation[\.json] { context.terminal.out(try JSONOutput.document(taken)) }
+        if invocation[\.json] { context.terminal.outRaw(try JSONOutput.document(taken)) }
         return failures == 0 ? .success : .failure
     }
 

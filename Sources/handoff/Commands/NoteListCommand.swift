@@ -20,7 +20,7 @@ enum NoteListCommand: HandoffCommand {
         let store = try context.store()
         let notes = try store.list()
         if invocation[\.json] {
-            context.terminal.out(try JSONOutput.document(notes))
+            context.terminal.outRaw(try JSONOutput.document(notes))
         } else if invocation[\.names] {
             context.terminal.out(notes.map { $0.name.rawValue + "\n" }.joined())
         } else if notes.isEmpty {

@@ -14,7 +14,7 @@ enum NoteShowCommand: HandoffCommand {
 
     static func run(_ invocation: Parsed<Parameters>, context: CommandContext) async throws -> ExitCode {
         let note = try context.store().read(NoteName(invocation[\.name] ?? ""))
-        context.terminal.out(note.content)
+        context.terminal.outRaw(note.content)
         return .success
     }
 }

@@ -33,12 +33,12 @@ enum OutboxListCommand: HandoffCommand {
     static func run(_ invocation: Parsed<Parameters>, context: CommandContext) async throws -> ExitCode {
         let entries = try await ShareCommand.sharing(context).outbox()
         if invocation[\.json] {
-            context.terminal.out(try JSONOutput.document(entries))
+            context.terminal.outRaw(try JSONOutput.document(entries))
             return .success
         }
         if entries.isEmpty { context.terminal.note("the outbox is empty") }
         for entry in entries {
-            var line = "\(entry.id)  \(entry.state)  \(entry.device)  \(entry.name)  "
+            var line = "\(entry.id)  \(entry.state)  \(ActivitySummary.printable(entry.device))  \(ActivitySummary.printable(entry.name))  "
                 + "\(ShareCommand.byteString(entry.sentBytes))/\(ShareCommand.byteString(entry.totalBytes))"
             if !entry.reason.isEmpty { line += "  (\(entry.reason))" }
             context.terminal.out(line + "\n")

@@ -16,13 +16,16 @@ enum PairCommand: HandoffCommand {
         context.terminal.note("waiting for a nearby device running 'handoff pair'…")
         let terminal = context.terminal
         let device = try await service.pair { code in
-            terminal.err("Pair with '\(code.deviceName)'? Both screens must show \(code.code). [y/N] ")
+            // The name is the stranger's choice, up to its last byte: shown escaped and on one line, so it cannot
+            // erase this line or draw a code of its own over the real one.
+            terminal.err("Pair with '\(ActivitySummary.printable(code.deviceName))'? Both screens must show "
+                + "\(ActivitySummary.printable(code.code)). [y/N] ")
             let answer = terminal.readLine() ?? ""
             // A terminal echoes the answer; from a pipe, show it, so the transcript reads right.
             if !terminal.inputIsTerminal { terminal.err(answer + "\n") }
             return answer.lowercased().hasPrefix("y")
         }
-        context.terminal.note("paired with '\(device.name)' (\(device.id))")
+        context.terminal.note("paired with '\(ActivitySummary.printable(device.name))' (\(device.id))")
         return .success
     }
 }

@@ -49,11 +49,11 @@ enum ShareCommand: HandoffCommand {
             }
         }
         guard invocation[\.wait] else {
-            if invocation[\.json] { context.terminal.out(try JSONOutput.document(entries)) }
+            if invocation[\.json] { context.terminal.outRaw(try JSONOutput.document(entries)) }
             return .success
         }
         let final = try await waitForDelivery(of: entries.map(\.id), service: service, context: context)
-        if invocation[\.json] { context.terminal.out(try JSONOutput.document(final)) }
+        if invocation[\.json] { context.terminal.outRaw(try JSONOutput.document(final)) }
         var failed = false
         for entry in final where entry.state != "delivered" {
             failed = true

@@ -13,7 +13,7 @@ enum StatusCommand: HandoffCommand {
     static func run(_ invocation: Parsed<Parameters>, context: CommandContext) async throws -> ExitCode {
         let status = try await context.service().status()
         if invocation[\.json] {
-            context.terminal.out(try JSONOutput.document(status))
+            context.terminal.outRaw(try JSONOutput.document(status))
             return .success
         }
         var lines = ["daemon: handoffd \(status.version)"]

@@ -37,14 +37,16 @@ enum WatchCommand: HandoffCommand {
     /// One line: `available: …` or `gone: …`, or with `--json` the event as one JSON object.
     private static func print(_ event: ActivityEvent, json: Bool, context: CommandContext) throws {
         if json {
-            context.terminal.out(try JSONOutput.line(event))
+            context.terminal.outRaw(try JSONOutput.line(event))
             return
         }
         let verb = event.event == .appeared ? "available" : "gone"
         let activity = event.activity
         // A beacon carries no title (it is private), so an activity not yet continued has none.
-        let what = activity.title.isEmpty ? activity.type : "\(activity.title) (\(activity.type))"
+        let what = ActivitySummary.printable(
+            activity.title.isEmpty ? activity.type : "\(activity.title) (\(activity.type))")
         // Clipboard, web page and terminal read as the kind: "available: clipboard from laptop".
-        context.terminal.out("\(verb): " + (activity.kindLine ?? "\(what) from \(activity.device)") + "\n")
+        context.terminal.out("\(verb): "
+            + (activity.kindLine ?? "\(what) from \(ActivitySummary.printable(activity.device))") + "\n")
     }
 }
