@@ -88,7 +88,8 @@ extension HandoffEngine {
         await refreshPresence()
     }
 
-    /// Pushes `item` to the trusted device `deviceID`, at the address its last beacon came from. Returns when the
+    /// Pushes `item` to the trusted device `deviceID`, at the address its last beacon came from (or, when that
+    /// fails, where its current beacon was also heard and it proves itself: an address rotation). Returns when the
     /// receiver confirmed the item is stored in its inbox. `progress(sent, total)` counts sealed-stream bytes.
     /// Push the same item (same transfer id) again after a failure: it resumes, and is never stored twice.
     /// - Throws: `connectionUnavailable` when the device was not seen or cannot be reached, the receiver's
