@@ -3,7 +3,8 @@ import HandoffKit
 
 /// The shared medium of simulated devices: adverts reach every scanner, connections reach open services.
 /// Create radios with `makeRadio(address:)`; inject faults with `setConditions(_:)`, `disconnectAll()`,
-/// `setReachable(_:_:)` and `setNotificationTamper(_:)`; watch writes with `setWriteTap(_:)`. Deterministic for a given seed.
+/// `setReachable(_:_:)` and `setNotificationTamper(_:)`; watch writes with `setWriteTap(_:)`; move a device to a new
+/// address with `rotateAddress(of:to:)`, as LE privacy does. Deterministic for a given seed.
 public actor InMemoryEther {
     /// Current fault and limit settings.
     public private(set) var conditions = LinkConditions()
@@ -15,6 +16,10 @@ public actor InMemoryEther {
     private var scanners: [UUID: (owner: PeerAddress, continuation: AsyncStream<ScanEvent>.Continuation)] = [:]
     private var services: [PeerAddress: AsyncStream<IncomingWrite>.Continuation] = [:]
     private var unreachable: Set<PeerAddress> = []
+    /// The address each rotated radio shows now, by the radio's own (`InMemoryRadio.address`).
+    private var shown: [PeerAddress: PeerAddress] = [:]
+    /// Every address a radio asked to connect to, in order, whether or not it was reached.
+    public private(set) var dialed: [PeerAddress] = []
     private var links: [UUID: Link] = [:]
     /// Every link made and not yet disconnected by its owner, dropped or not: (central, peripheral).
     private var owned: [UUID: (central: PeerAddress, peripheral: PeerAddress)] = [:]
@@ -66,6 +71,17 @@ public actor InMemoryEther {
         }
     }
 
+    /// Moves the device whose radio is `radio` (its `InMemoryRadio.address`) to `address`, as the kernel does with
+    /// a new resolvable private address under LE privacy. From now on the device is seen and reached at `address`
+    /// only: its current advertisement (the same bytes, as a source re-sealing the same sequence would send) is
+    /// heard from there at once, a connection to its radio's address is refused, and its links drop. Its own
+    /// writes and notifications go on as before. Rotate again to move it on; `address` must be no other device's.
+    public func rotateAddress(of radio: PeerAddress, to address: PeerAddress) {
+        shown[radio] = address
+        dropLinks { $0.peripheral == radio || $0.central == radio }
+        if let beacon = adverts[radio] { broadcast(ScanEvent(peer: address, beacon: beacon, rssi: -50), from: radio) }
+    }
+
     /// Drops every link now (each central's notification stream ends).
     public func disconnectAll() {
         dropLinks { _ in true }
@@ -84,7 +100,7 @@ public actor InMemoryEther {
 
     /// Delivers `beacon` to every scanner as if `address` advertised it (a fixture, an attacker, a replay).
     public func inject(beacon: [UInt8], from address: PeerAddress, rssi: Int? = -60) {
-        broadcast(ScanEvent(peer: address, beacon: beacon, rssi: rssi))
+        broadcast(ScanEvent(peer: address, beacon: beacon, rssi: rssi), from: address)
     }
 
     /// Every advertisement broadcast from now on, as a sniffer would see it.
@@ -107,7 +123,7 @@ public actor InMemoryEther {
         }
         adverts[address] = beacon
         statistics.advertisements += 1
-        broadcast(ScanEvent(peer: address, beacon: beacon, rssi: -50))
+        broadcast(ScanEvent(peer: shown[address] ?? address, beacon: beacon, rssi: -50), from: address)
     }
 
     func stopAdvertising(from address: PeerAddress) {
@@ -119,7 +135,7 @@ public actor InMemoryEther {
         let id = UUID()
         scanners[id] = (owner, continuation)
         for (address, beacon) in adverts where address != owner {
-            continuation.yield(ScanEvent(peer: address, beacon: beacon, rssi: -50))
+            continuation.yield(ScanEvent(peer: shown[address] ?? address, beacon: beacon, rssi: -50))
         }
         continuation.onTermination = { [weak self] _ in Task { await self?.removeScanner(id) } }
         return stream
@@ -143,9 +159,14 @@ public actor InMemoryEther {
         dropLinks { $0.peripheral == address }
     }
 
-    func connect(from central: PeerAddress, to peripheral: PeerAddress) throws -> InMemoryLink {
-        guard !unreachable.contains(peripheral), !unreachable.contains(central), services[peripheral] != nil else {
-            throw RadioError(.unreachable, "\(peripheral) is out of range or serves nothing")
+    func connect(from central: PeerAddress, to address: PeerAddress) throws -> InMemoryLink {
+        dialed.append(address)
+        // The radio behind `address`: the one that shows it now, or the one whose own address it is, unless that
+        // radio rotated away from it.
+        let peripheral = shown.first { $0.value == address }?.key ?? (shown[address] == nil ? address : nil)
+        guard let peripheral, !unreachable.contains(peripheral), !unreachable.contains(central),
+              services[peripheral] != nil else {
+            throw RadioError(.unreachable, "\(address) is out of range or serves nothing")
         }
         if conditions.linksHeldUntilDisconnected,
            owned.values.contains(where: { $0.central == central && $0.peripheral == peripheral }) {
@@ -177,7 +198,7 @@ public actor InMemoryEther {
         conditions.deafLinks = max(conditions.deafLinks - 1, 0)
         owned[id] = (central, peripheral)
         statistics.connections += 1
-        return InMemoryLink(ether: self, id: id, peer: peripheral, mtu: mtu, maximumFrameLength: frameLimit,
+        return InMemoryLink(ether: self, id: id, peer: address, mtu: mtu, maximumFrameLength: frameLimit,
                             transport: transport, notifications: stream)
     }
 
@@ -261,8 +282,9 @@ public actor InMemoryEther {
         }
     }
 
-    private func broadcast(_ event: ScanEvent) {
-        for scanner in scanners.values where scanner.owner != event.peer {
+    /// Delivers `event`, sent by the radio whose own address is `radio`, to every other radio's scanner.
+    private func broadcast(_ event: ScanEvent, from radio: PeerAddress) {
+        for scanner in scanners.values where scanner.owner != radio {
             scanner.continuation.yield(event)
         }
         for tap in advertTap.values { tap.yield(event) }

@@ -27,6 +27,46 @@ import Testing
         #expect(ledger.listed.map(\.sequence) == [6])
     }
 
+    /// The current sequence from other addresses (a rotation or a replay) is only remembered: the 4 newest distinct
+    /// addresses, newest first, for that sequence only; an older one is not; a new sequence forgets them all.
+    @Test func theCurrentBeaconFromElsewhereIsOnlyACandidate() {
+        var ledger = ActivityLedger()
+        guard let remote = ledger.heard(beacon(6), of: device, activityType: nil, in: event("a"), at: start) else {
+            Issue.record("the first beacon listed nothing")
+            return
+        }
+        _ = ledger.heard(beacon(5), of: device, activityType: nil, in: event("old"), at: start)
+        for peer in ["b", "c", "d", "b", "e", "f"] {
+            #expect(ledger.heard(beacon(6), of: device, activityType: nil, in: event(peer), at: start) == nil)
+        }
+        #expect(ledger.candidates(for: remote) == ["f", "e", "b", "d"].map { PeerAddress($0) })
+        #expect(ledger.listed.map(\.peer) == [PeerAddress("a")])
+        #expect(ledger.address(of: remote) == PeerAddress("a"))
+        _ = ledger.heard(beacon(7), of: device, activityType: nil, in: event("a"), at: start)
+        #expect(ledger.candidates(for: remote).isEmpty)
+        #expect(ledger.candidates(for: ledger.listed[0]).isEmpty)
+    }
+
+    /// Only a proof (an authenticated transfer, `HandoffEngine.followingRotation`) moves the device to a candidate,
+    /// and only for the version it proved itself with: its re-seals from there then count as repeats.
+    @Test func aProvenCandidateBecomesTheDevicesAddress() {
+        var ledger = ActivityLedger()
+        guard let remote = ledger.heard(beacon(6), of: device, activityType: nil, in: event("a"), at: start) else {
+            Issue.record("the first beacon listed nothing")
+            return
+        }
+        _ = ledger.heard(beacon(6), of: device, activityType: nil, in: event("b"), at: start)
+        ledger.proved(device.id, at: PeerAddress("b"), sequence: 5)
+        #expect(ledger.address(of: remote) == PeerAddress("a"), "a proof for another version moved the device")
+        ledger.proved(device.id, at: PeerAddress("b"), sequence: 6)
+        #expect(ledger.address(of: remote) == PeerAddress("b"))
+        #expect(ledger.listed.map(\.peer) == [PeerAddress("b")])
+        #expect(ledger.candidates(for: remote).isEmpty)
+        _ = ledger.heard(beacon(6), of: device, activityType: nil, in: event("a"), at: start)
+        #expect(ledger.candidates(for: remote) == [PeerAddress("a")])
+        #expect(ledger.listed.map(\.peer) == [PeerAddress("b")])
+    }
+
     @Test func aReplayedOlderOrRepeatedBeaconMovesNothing() {
         var ledger = ActivityLedger()
         _ = ledger.heard(beacon(5), of: device, activityType: nil, in: event("a"), at: start)

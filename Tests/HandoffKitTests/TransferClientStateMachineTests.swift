@@ -230,6 +230,20 @@ import Testing
         #expect(try feed(source.data(0..<source.header.streamLength), to: &machine) == [])
     }
 
+    /// The OPEN carries no MAC: a recorded transfer of an older version, its OPEN rewritten to echo our nonce (a
+    /// stranger at an address tried after a rotation), is dropped, and so is its DATA.
+    @Test func anOpenOfAnOlderVersionThanAskedIsIgnored() throws {
+        let source = try Source(payloadLength: 500)
+        var asked = source.remote
+        asked.sequence = 8
+        var configuration = HandoffConfiguration(declaredTypes: try DeclaredActivityTypes(["org.handoff.note"]))
+        configuration.fetchWindow = 1_000
+        var machine = Machine(keys: source.keys, configuration: configuration, remote: asked, requestNonce: nonce,
+                              link: Source.link)
+        #expect(try machine.received(source.open(nonce)) == [])
+        #expect(try feed(source.data(0..<source.header.streamLength), to: &machine) == [])
+    }
+
     @Test func aForgedRecordFailsAuthentication() throws {
         let source = try Source(payloadLength: 500)
         var machine = try machine(for: source)

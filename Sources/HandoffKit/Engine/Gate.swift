@@ -10,8 +10,12 @@ import FoundationEssentials
 /// * `provesRequest(_:nonce:challenge:keys:)` and `provesPush(_:transferID:challenge:keys:)`: a source saves and
 ///   seals an activity, and a push session opens or moves, only on a proof that answers a fresh challenge; a
 ///   recorded REQUEST, PUSH or proof replayed later proves nothing.
-/// * `beaconMoves(sequence:from:after:)`: only a higher sequence moves a device to another address; the current
-///   beacon re-sent from elsewhere is a replay.
+/// * `beaconMoves(sequence:from:after:)`: only a higher sequence moves a device to another address. The current
+///   beacon from elsewhere is a replay or the device after an address rotation (LE privacy changes the address, not
+///   the sequence), which a beacon cannot tell apart: that address is only a candidate (`AddressCandidates`), tried
+///   when the device's own address fails. A rotation is followed at that connection, once the peer there proves it
+///   holds the keys (`HandoffEngine.followingRotation`); a replayer can cost a failed attempt and its time, and
+///   neither receives anything it can open nor moves anything.
 /// * Rekeys: `TrustStore.applyRekey(_:)` (next epoch only, never wrapping, revoking neither end).
 enum Gate {
     // MARK: - Binding an ERROR to a session
@@ -61,9 +65,9 @@ enum Gate {
 
     /// Whether a trusted device's beacon of `sequence`, heard from `peer`, may move what we know of it (its address,
     /// its listing) after `last` (the highest sequence heard and where it was first heard). A higher sequence is
-    /// news; the same one from the same address is a repeat or a rotation; anything else is a replay. A real
-    /// device's address change under privacy comes with a new sequence (an update, a presence re-seal); the current
-    /// sequence from another address does not.
+    /// news; the same one from the same address is a repeat or a re-seal; anything else is a replay. A real device
+    /// also changes its address under LE privacy with its sequence unchanged: the current sequence from another
+    /// address is a `.replay` all the same, and its address only a candidate (`AddressCandidates`).
     static func beaconMoves(sequence: UInt32, from peer: PeerAddress,
                             after last: (sequence: UInt32, peer: PeerAddress)?) -> BeaconVerdict {
         guard let last else { return .news }

@@ -10,23 +10,36 @@ extension HandoffEngine {
         if let type = remote.activityType, !(delegate?.willContinue(activityType: type) ?? true) {
             return .declined(activityType: type)
         }
-        let client = TransferClient(radio: radio, keys: keys, configuration: configuration, remote: remote)
+        let (radio, keys, configuration) = (radio, keys, configuration)
         let askedAlready = remote.activityType != nil
-        do {
-            let result = try await client.run { type, header in
-                try declared.require(type)
-                if !askedAlready, !(delegate?.willContinue(activityType: type) ?? true) {
-                    throw TransferClient.Declined(activityType: type)
-                }
-                guard header.recordSize >= 256 || header.recordCount <= 1 else {
-                    throw HandoffError(.corruptPayload, "the source chose records of \(header.recordSize) bytes; "
-                                           + "at least 256 are required", activityType: type)
-                }
-                guard Int(header.payloadLength) <= limit else {
-                    throw HandoffError(.userInfoTooLarge, "the payload is \(header.payloadLength) bytes; this device "
-                                           + "accepts at most \(limit) bytes", activityType: type)
-                }
+        let approve: @Sendable (String, TransferHeader) throws -> Void = { type, header in
+            try declared.require(type)
+            if !askedAlready, !(delegate?.willContinue(activityType: type) ?? true) {
+                throw TransferClient.Declined(activityType: type)
             }
+            guard header.recordSize >= 256 || header.recordCount <= 1 else {
+                throw HandoffError(.corruptPayload, "the source chose records of \(header.recordSize) bytes; "
+                                       + "at least 256 are required", activityType: type)
+            }
+            guard Int(header.payloadLength) <= limit else {
+                throw HandoffError(.userInfoTooLarge, "the payload is \(header.payloadLength) bytes; this device "
+                                       + "accepts at most \(limit) bytes", activityType: type)
+            }
+        }
+        do {
+            // The device's address, then, if it cannot be reached there, where its current beacon was also heard:
+            // it may have rotated its address (`followingRotation`).
+            let (outcome, moved) = await followingRotation(
+                from: ledger.address(of: remote), candidates: { ledger.candidates(for: remote) },
+                isFollowable: { ($0 as? HandoffError).map(AddressCandidates.worthFollowing) ?? false }
+            ) { peer in
+                var target = remote
+                target.peer = peer
+                let client = TransferClient(radio: radio, keys: keys, configuration: configuration, remote: target)
+                return await client.attempt(approve: approve)
+            }
+            if let moved { deviceProved(remote.device.id, at: moved, sequence: remote.sequence) }
+            let result = try outcome.get()
             let snapshot: ActivitySnapshot
             do throws(HandoffError) {
                 snapshot = try ActivitySnapshot(payload: result.payload)

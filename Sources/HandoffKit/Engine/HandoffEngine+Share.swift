@@ -28,6 +28,8 @@ extension HandoffEngine {
         var peer: PeerAddress
         var seenAt: Date
         var sequence: UInt32
+        /// Other addresses that sequence was heard from, tried when `peer` fails (`AddressCandidates`).
+        var candidates: AddressCandidates
     }
 
     /// A PUSH that authenticated, waiting for the PROOF that shows it is fresh. Nothing else is kept of it.
@@ -86,7 +88,8 @@ extension HandoffEngine {
         await refreshPresence()
     }
 
-    /// Pushes `item` to the trusted device `deviceID`, at the address its last beacon came from. Returns when the
+    /// Pushes `item` to the trusted device `deviceID`, at the address its last beacon came from (or, when that
+    /// fails, where its current beacon was also heard and it proves itself: an address rotation). Returns when the
     /// receiver confirmed the item is stored in its inbox. `progress(sent, total)` counts sealed-stream bytes.
     /// Push the same item (same transfer id) again after a failure: it resumes, and is never stored twice.
     /// - Throws: `connectionUnavailable` when the device was not seen or cannot be reached, the receiver's
@@ -103,9 +106,20 @@ extension HandoffEngine {
             throw HandoffError(.invalidTrustState, "\(device.name) has an unusable public key")
         }
         let stream = try ShareStream(item, keys: keys)
-        let sender = ShareSender(radio: radio, peer: sighting.peer, receiver: device, senderID: trust.identity.id,
-                                 keys: keys, configuration: configuration)
-        try await sender.run(stream, progress: progress)
+        let (radio, senderID, configuration) = (radio, trust.identity.id, configuration)
+        // Where the receiver was last seen, then, if it cannot be reached there, where its current beacon was also
+        // heard: it may have rotated its address (`followingRotation`).
+        let (result, moved) = await followingRotation(
+            from: sighting.peer,
+            candidates: { share.sightings[deviceID]?.candidates.addresses(for: sighting.sequence) ?? [] },
+            isFollowable: AddressCandidates.worthFollowing
+        ) { peer in
+            let sender = ShareSender(radio: radio, peer: peer, receiver: device, senderID: senderID, keys: keys,
+                                     configuration: configuration)
+            return await sender.attempt(stream, progress: progress)
+        }
+        if let moved { deviceProved(deviceID, at: moved, sequence: sighting.sequence) }
+        try result.get()
     }
 
     /// When each trusted device's beacon (an activity or presence) was last received.
@@ -152,11 +166,21 @@ extension HandoffEngine {
         let previous = share.sightings[beacon.device]
         let isPresence = beacon.typeTag == keys.typeTag(for: Self.presenceType)
         // Only a new sequence moves a device (Docs/protocol.md, "The gate"): an older one, or the current one from
-        // another address, is a replay, and must not send the next push to the replayer.
+        // another address, is a replay, and must not send the next push to the replayer. The current one from
+        // another address may also be the device after an address rotation: it is kept as a candidate, which a
+        // push tries only when the device's address fails, and which becomes its address only if it proves itself.
         let last = previous.map { (sequence: $0.sequence, peer: $0.peer) }
-        if Gate.beaconMoves(sequence: beacon.sequence, from: event.peer, after: last) == .replay { return isPresence }
+        let verdict = Gate.beaconMoves(sequence: beacon.sequence, from: event.peer, after: last)
+        if verdict == .replay, var sighting = previous {
+            sighting.candidates.heard(sequence: beacon.sequence, from: event.peer, current: sighting.peer)
+            share.sightings[beacon.device] = sighting
+            return isPresence
+        }
         let now = clock.date
-        share.sightings[beacon.device] = Sighting(peer: event.peer, seenAt: now, sequence: beacon.sequence)
+        let kept = verdict == .repeat ? previous?.candidates : nil
+        let candidates = kept ?? AddressCandidates(sequence: beacon.sequence)
+        share.sightings[beacon.device] = Sighting(peer: event.peer, seenAt: now, sequence: beacon.sequence,
+                                                  candidates: candidates)
         if previous == nil || previous?.peer != event.peer || now.timeIntervalSince(previous?.seenAt ?? now) > 60 {
             share.sightingBroadcast.publish(beacon.device)
         }

@@ -8,7 +8,8 @@ public struct RemoteActivity: Sendable, Equatable, Identifiable {
     public var activityType: String?
     /// The beacon's sequence number.
     public var sequence: UInt32
-    /// Where to connect to fetch it (the address the beacon came from).
+    /// Where to connect to fetch it (the address the beacon came from). `continueActivity` connects where the
+    /// device has since proved itself, if it moved (an address rotation, Docs/protocol.md "The gate").
     public var peer: PeerAddress
     /// Signal strength of the last beacon, if known.
     public var rssi: Int?

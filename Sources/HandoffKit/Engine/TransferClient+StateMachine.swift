@@ -81,7 +81,10 @@ extension TransferClient {
                 guard nonce == requestNonce, state.header == nil else { return [] }
                 return [.write(.prove(nonce: nonce, mac: keys.proofMAC(nonce: nonce, challenge: challenge)))]
             case .open(let header, let nonce):
-                guard nonce == requestNonce, state.header == nil else { return [] }
+                // The OPEN carries no MAC: its nonce only ties it to our REQUEST. A source seals every transfer
+                // for the newest sequence it serves, never an older one than was asked; an older header is a
+                // recorded transfer replayed (by a stranger at an address tried after a rotation), and is dropped.
+                guard nonce == requestNonce, state.header == nil, header.sequence >= remote.sequence else { return [] }
                 guard header.streamLength >= Int(header.metadataLength) else {
                     throw HandoffError(.corruptPayload, "the transfer header is inconsistent")
                 }

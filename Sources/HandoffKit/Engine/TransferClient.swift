@@ -1,4 +1,5 @@
 import FoundationEssentials
+import HandoffShared
 
 /// Fetches one remote activity over the radio: request, header, metadata, approval, payload, with resumption
 /// after loss or disconnection. A value type run once per continuation; it never touches engine state.
@@ -17,6 +18,23 @@ struct TransferClient: Sendable {
     struct Result: Sendable, Equatable {
         let activityType: String
         let payload: Data
+    }
+
+    /// Runs the transfer as one attempt at `remote.peer`, and says whether the peer proved to be the source: it did
+    /// once the transfer's metadata record opened (sealed under a key derived from the group key, for a header of
+    /// at least the version asked for), which is when `approve` is called, whatever happens next.
+    func attempt(approve: @escaping @Sendable (String, TransferHeader) throws -> Void) async
+        -> HandoffEngine.Attempt<Result, any Error> {
+        let proven = Locked(false)
+        do {
+            let result = try await run { type, header in
+                proven.withLock { $0 = true }
+                try approve(type, header)
+            }
+            return HandoffEngine.Attempt(result: .success(result), proven: true)
+        } catch {
+            return HandoffEngine.Attempt(result: .failure(error), proven: proven.withLock { $0 })
+        }
     }
 
     /// Runs the transfer. `approve` is called once the activity type and payload length are known, before any

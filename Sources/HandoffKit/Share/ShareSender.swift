@@ -25,6 +25,19 @@ struct ShareSender: Sendable {
         link.maximumFrameLength
     }
 
+    /// Runs the push of `stream` as one attempt at `peer`. The peer proved to be the receiver only when the push
+    /// succeeded: the receiver's DONE is the one frame of a push that carries the pairwise key's MAC for this
+    /// transfer (a CHALLENGE or an ACCEPT carries none, and an ERROR may be a stranger's echo of what we wrote).
+    func attempt(_ stream: ShareStream, progress: @escaping @Sendable (Int, Int) -> Void) async
+        -> HandoffEngine.Attempt<Void, HandoffError> {
+        do throws(HandoffError) {
+            try await run(stream, progress: progress)
+            return HandoffEngine.Attempt(result: .success(()), proven: true)
+        } catch {
+            return HandoffEngine.Attempt(result: .failure(error), proven: false)
+        }
+    }
+
     /// Runs the push of `stream`. `progress(sent, total)` reports sealed-stream bytes written.
     func run(_ stream: ShareStream, progress: @escaping @Sendable (Int, Int) -> Void) async throws(HandoffError) {
         let header = stream.header
