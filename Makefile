@@ -5,16 +5,17 @@ SWIFT ?= swift
 CONFIG ?= debug
 export PATH := $(CURDIR)/.venv/bin:$(PATH)
 
-.PHONY: deb lint-deb all build test test-unit test-vm test-tsan test-fuzz fuzz bench bench-ble bench-cost bench-e2e demo deps clean help install uninstall soak
+.PHONY: deb lint-deb test-deb all build test test-unit test-vm test-tsan test-fuzz fuzz bench bench-ble bench-cost bench-e2e demo deps clean help install uninstall soak
 
 all: build
 
 help:
 	@echo "make demo      two machines in a VM: note edit on one, continue on the other"
-	@echo "make test      every test tier: unit and integration (private dbus-daemon, bluezoo), TSan, then the VM"
+	@echo "make test      every test tier: unit and integration (private dbus-daemon, bluezoo), TSan, the VM, the package"
 	@echo "make test-unit the Swift test suites, then the demo's flow on bluezoo (no VM)"
 	@echo "make test-vm   the real-BlueZ tier only: bluetoothd and two virtual controllers in qemu"
 	@echo "make test-tsan the D-Bus, BlueZ, radio, HandoffKit and daemon suites under ThreadSanitizer"
+	@echo "make test-deb  the Debian package built and checked with lintian (part of make test)"
 	@echo "make test-fuzz every libFuzzer target for a few seconds (ASan, LeakSanitizer), part of make test"
 	@echo "make fuzz      every libFuzzer target for 10M runs (FUZZ_RUNS, FUZZ_SECONDS, FUZZ_JOBS; Fuzz/README.md)"
 	@echo "make soak      500 continues in a row between two daemons, 0 B to 64 KiB: intact, memory and fds flat"
@@ -50,7 +51,11 @@ test-vm:
 	@scripts/deps.sh test
 	scripts/vm-test.sh
 
-test: test-unit test-fuzz test-tsan test-vm
+test: test-unit test-fuzz test-tsan test-vm test-deb
+
+# The package as a user gets it: built (static Swift runtime, release), then lintian, which fails on any tag not
+# accepted with its reason in scripts/deb/lintian-accepted.
+test-deb: lint-deb
 
 # The suites where our own concurrency lives (the D-Bus layer's dispatch, the BlueZ mirror and radio on bluezoo,
 # the engine's actors, the daemon, handoffd's executor, the L2CAP sockets' poll threads) again under
