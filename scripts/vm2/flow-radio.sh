@@ -6,7 +6,8 @@
 set -uo pipefail
 fail() { echo "flow-radio: FAIL: $*" >&2; exit 1; }
 step() { printf '\n== [%s] %s\n' "$(date +%T)" "$*"; }
-# btmgmt (5.66 and 5.82) prints nothing and never exits without a terminal: give it one (script, util-linux).
+# btmgmt (5.66 and 5.82) prints nothing and never exits without a terminal, and bluetoothctl 5.66 quits at once
+# when its stdin is not one: give them a terminal (script, util-linux).
 tty() { echo "timeout $1 script -qec '${*:2}' /dev/null"; }
 addr() { vm2 "$1" "busctl get-property org.bluez /org/bluez/hci0 org.bluez.Adapter1 Address | cut -d'\"' -f2"; }
 A_addr=$(addr A) B_addr=$(addr B)
@@ -21,11 +22,12 @@ grep -qi "$B_addr" "$HANDOFF_VM2_RUN/find.out" || fail "A did not see B's advert
 grep -q 'handoff-vm2' "$HANDOFF_VM2_RUN/find.out" && echo "(A decoded B's advertising data: name handoff-vm2)"
 
 step "GATT: A connects to B through bluetoothd (Device1.Connect) and resolves B's services"
-vm2 A "bluetoothctl --timeout 15 scan le >/dev/null 2>&1; bluetoothctl --timeout 30 connect $B_addr" || fail "A: connect to B"
+# Discovery stays on while connecting (bluetoothctl 5.66 forgets a device found by a scan that has ended).
+vm2 A "$(tty 60 bluetoothctl --timeout 60 scan on) >/dev/null 2>&1 & for i in \$(seq 40); do busctl introspect org.bluez /org/bluez/hci0/dev_${B_addr//:/_} >/dev/null 2>&1 && break; sleep 0.5; done; $(tty 40 bluetoothctl --timeout 30 connect $B_addr)" || fail "A: connect to B"
 vm2 A "for i in \$(seq 60); do [ \"\$(busctl get-property org.bluez /org/bluez/hci0/dev_${B_addr//:/_} org.bluez.Device1 ServicesResolved)\" = 'b true' ] && break; sleep 0.5; done; busctl tree org.bluez | grep -E 'service|char' | head -20; busctl get-property org.bluez /org/bluez/hci0/dev_${B_addr//:/_} org.bluez.Device1 ServicesResolved" \
     | tee "$HANDOFF_VM2_RUN/gatt.out"
 grep -q 'b true' "$HANDOFF_VM2_RUN/gatt.out" || fail "A did not resolve B's GATT services"
-grep -q 'char' "$HANDOFF_VM2_RUN/gatt.out" || fail "no GATT characteristic of B on A"
+grep -q 'char' "$HANDOFF_VM2_RUN/gatt.out" || fail "no GATT characteristic of B on A (bluetoothd exports B's GAP/GATT/DIS)"
 vm2 A "bluetoothctl disconnect $B_addr" >/dev/null 2>&1
 
 step "LE L2CAP credit-based channel: B listens (l2test -r, PSM 0x0081), A sends 200 x 1000 bytes (l2test -s)"

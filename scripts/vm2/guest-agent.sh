@@ -8,6 +8,8 @@
 #   the agent writes ../agent-up         guest uptime when it started (the host waits for it)
 #   host writes ../poweroff              the agent saves the journal to ../journal.txt and powers the VM off
 set -uo pipefail
+# A unit's environment has no HOME; the commands run as root would in a login shell.
+export HOME=/root USER=root LOGNAME=root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 share=/run/handoff-host
 mkdir -p "$share"
 mountpoint -q "$share" || mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 run "$share" \

@@ -17,9 +17,31 @@ import os
 import signal
 import sys
 
+from bumble import core
 from bumble.controller import Controller
 from bumble.link import LocalLink
 from bumble.transport import open_transport
+
+
+class Link(LocalLink):
+    """LocalLink whose LE ACL data names the sender by the address of the connection it belongs to.
+
+    Bumble 0.0.236's LocalLink.send_acl_data gives every LE ACL packet the sender controller's *random*
+    address as source. BlueZ connects with its public address (Privacy off), so the receiving controller, which
+    keys its connections by the peer's address, finds no connection for 00:00:00:00:00:00 and drops the packet
+    ("!!! no connection for 00:00:00:00:00:00"): the link comes up but no ATT, SMP or L2CAP byte crosses it.
+    """
+
+    def send_acl_data(self, sender_controller, destination_address, transport, data):
+        if transport != core.PhysicalTransport.LE:
+            return super().send_acl_data(sender_controller, destination_address, transport, data)
+        connection = sender_controller.le_connections.get(destination_address)
+        destination = self.find_le_controller(destination_address)
+        if connection is None or destination is None:
+            logging.getLogger("radio").warning("LE ACL to %s dropped: no connection/controller", destination_address)
+            return
+        source = connection.self_address
+        asyncio.get_running_loop().call_soon(lambda: destination.on_link_acl_data(source, transport, data))
 
 
 async def main() -> int:
@@ -29,7 +51,7 @@ async def main() -> int:
     ap.add_argument("sockets", nargs="+")
     args = ap.parse_args()
 
-    link = LocalLink()
+    link = Link()
     transports = []
     for i, path in enumerate(args.sockets):
         if os.path.exists(path):

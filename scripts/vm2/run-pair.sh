@@ -163,7 +163,7 @@ done
 if ((!nodeb)); then
     for m in A B; do
         cp "$deb" "$run/$m/share/"
-        vm2 "$m" "apt-get install -y --no-download /run/handoff-host/$(basename "$deb")" \
+        vm2 "$m" "apt-get install -y /run/handoff-host/$(basename "$deb")" \
             >"$run/$m/install.out" 2>&1 || { cat "$run/$m/install.out" >&2; fail "VM $m: apt-get install of the .deb failed"; }
     done
     echo "installed_ms=$(ms)" >>"$run/timings"
