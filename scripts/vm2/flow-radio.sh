@@ -15,7 +15,7 @@ echo "A (laptop) hci0 $A_addr, B (desktop) hci0 $B_addr"
 [[ -n $A_addr && -n $B_addr && $A_addr != "$B_addr" ]] || fail "adapter addresses: '$A_addr' '$B_addr'"
 
 step "advertising and scanning: B advertises (btmgmt add-adv), A scans (btmgmt find -l)"
-vm2 B "$(tty 20 btmgmt --index 0 add-adv -c -d 0c0968616e646f66662d766d32 1)" || fail "B: add-adv"
+vm2 B "$(tty 20 btmgmt --index 0 add-adv -c -g -d 0c0968616e646f66662d766d32 1)" || fail "B: add-adv"
 vm2 A "$(tty 30 btmgmt --index 0 find -l)" >"$HANDOFF_VM2_RUN/find.out" 2>&1
 cat "$HANDOFF_VM2_RUN/find.out"
 grep -qi "$B_addr" "$HANDOFF_VM2_RUN/find.out" || fail "A did not see B's advertisement"
@@ -31,7 +31,7 @@ grep -q 'char' "$HANDOFF_VM2_RUN/gatt.out" || fail "no GATT characteristic of B 
 vm2 A "bluetoothctl disconnect $B_addr" >/dev/null 2>&1
 
 step "LE L2CAP credit-based channel: B listens (l2test -r, PSM 0x0081), A sends 200 x 1000 bytes (l2test -s)"
-vm2 B "$(tty 20 btmgmt --index 0 add-adv -c 1)" >/dev/null
+vm2 B "$(tty 20 btmgmt --index 0 add-adv -c -g 1)" >/dev/null
 vm2 --bg B l2r 'exec timeout 180 l2test -r -V le_public -P 0x0081 -b 1000' >/dev/null
 sleep 2
 start=$(date +%s.%N)
