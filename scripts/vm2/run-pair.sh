@@ -124,7 +124,7 @@ boot() {   # boot A|B RELEASE
     cp "$here/scripts/vm2/guest-agent.sh" "$run/$m/share/agent.sh"
     qemu-img create -q -f qcow2 -F qcow2 -b "$img/root.qcow2" "$run/$m/overlay.qcow2" || fail "qemu-img create failed"
     cp "$img/manifest" "$run/$m/manifest"
-    qemu-system-x86_64 -name "handoff-$m" -machine pc,accel=tcg -cpu max -smp 1 -m "$mem" \
+    qemu-system-x86_64 -name "handoff-$m" -machine pc -accel tcg,tb-size=160 -cpu max -smp 1 -m "$mem" \
         -nodefaults -no-user-config -display none -no-reboot \
         -kernel "$img/vmlinuz" -initrd "$img/initrd.img" \
         -append "root=/dev/vda rw console=ttyS0 panic=-1 quiet systemd.show_status=1 systemd.hostname=$([[ $m == A ]] && echo laptop || echo desktop) net.ifnames=0" \
@@ -161,10 +161,13 @@ for m in A B; do
     echo "${m}_powered_ms=$(ms)" >>"$run/timings"
 done
 if ((!nodeb)); then
-    for m in A B; do
+    for m in A B; do   # both at once
         cp "$deb" "$run/$m/share/"
-        vm2 "$m" "apt-get install -y /run/handoff-host/$(basename "$deb")" \
-            >"$run/$m/install.out" 2>&1 || { cat "$run/$m/install.out" >&2; fail "VM $m: apt-get install of the .deb failed"; }
+        vm2 --bg "$m" install "apt-get install -y /run/handoff-host/$(basename "$deb")" >/dev/null
+    done
+    for m in A B; do
+        vm2 --wait "$m" install 300 >"$run/$m/install.out" 2>&1 \
+            || { cat "$run/$m/install.out" >&2; fail "VM $m: apt-get install of the .deb failed"; }
     done
     echo "installed_ms=$(ms)" >>"$run/timings"
 fi
