@@ -23,7 +23,7 @@ grep -q 'handoff-vm2' "$HANDOFF_VM2_RUN/find.out" && echo "(A decoded B's advert
 
 step "GATT: A connects to B and discovers B's services and characteristics"
 if vm2 A 'command -v gatttool' >/dev/null; then
-    # Debian 12: gatttool (BlueZ's deprecated tool, still shipped) speaks ATT over its own LE socket. bluetoothd 5.66
+    # gatttool (BlueZ's deprecated tool, still shipped by Debian 12 and 13) speaks ATT over its own LE socket. bluetoothd 5.66
     # listed B from bluetoothctl's unfiltered discovery only after more than 20 s here (Device Found events reached
     # it from the first second; not understood yet), while handoffd's filtered discovery finds it (flow-note.sh).
     vm2 A "timeout 40 gatttool -t public -b $B_addr --primary; timeout 40 gatttool -t public -b $B_addr --characteristics" \
@@ -31,7 +31,8 @@ if vm2 A 'command -v gatttool' >/dev/null; then
     grep -q 'uuid: 00001800' "$HANDOFF_VM2_RUN/gatt.out" || fail "A did not discover B's GAP service over ATT"
     grep -q 'char properties' "$HANDOFF_VM2_RUN/gatt.out" || fail "A did not discover B's characteristics over ATT"
 else
-    # Debian 13 has no gatttool: bluetoothd's own GATT client (Device1.Connect, then the peer's services on D-Bus).
+    # A release without gatttool: bluetoothd's own GATT client (Device1.Connect, then the peer's services on D-Bus;
+    # passed on trixie, run 20261206-204942).
     # Discovery stays on while connecting.
     vm2 A "$(tty 60 bluetoothctl --timeout 60 scan on) >/dev/null 2>&1 & for i in \$(seq 40); do busctl introspect org.bluez /org/bluez/hci0/dev_${B_addr//:/_} >/dev/null 2>&1 && break; sleep 0.5; done; $(tty 40 bluetoothctl --timeout 30 connect $B_addr)" || fail "A: connect to B"
     vm2 A "for i in \$(seq 60); do [ \"\$(busctl get-property org.bluez /org/bluez/hci0/dev_${B_addr//:/_} org.bluez.Device1 ServicesResolved)\" = 'b true' ] && break; sleep 0.5; done; busctl tree org.bluez | grep -E 'service|char' | head -20; busctl get-property org.bluez /org/bluez/hci0/dev_${B_addr//:/_} org.bluez.Device1 ServicesResolved" \
