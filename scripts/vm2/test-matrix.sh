@@ -17,7 +17,9 @@ summary=() failed=0
 for r in "${releases[@]}"; do
     for flow in flow-radio flow-note; do
         start=$(date +%s)
-        if "$here/scripts/vm2/run-pair.sh" --release "$r" "${deb[@]}" --timeout 1200 -- "$here/scripts/vm2/$flow.sh"; then
+        pkg=("${deb[@]}")
+        [[ $flow == flow-radio ]] && pkg=(--no-deb)   # BlueZ's own tools only
+        if "$here/scripts/vm2/run-pair.sh" --release "$r" "${pkg[@]}" --timeout 1200 -- "$here/scripts/vm2/$flow.sh"; then
             summary+=("PASS $r $flow $(($(date +%s) - start)) s")
         else
             summary+=("FAIL $r $flow $(($(date +%s) - start)) s")
