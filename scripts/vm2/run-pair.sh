@@ -16,6 +16,8 @@
 #   --mem MIB      memory per VM (default 768)
 #   --timeout S    hard limit for everything, boot included (default 900); the VMs are killed after it
 #   --run-dir DIR  where the logs go (default .vm/runs2/<timestamp>); kept
+#   --names A,B    the VMs' host names, which handoffd takes as device names (default laptop,desktop; the name that
+#                  sorts first initiates the pairing, so laptop,studio makes the laptop the initiator)
 #
 # TESTSCRIPT runs on the host with scripts/vm2 on PATH and HANDOFF_VM2_RUN set; it reaches the VMs with
 #   vm2 A|B COMMAND...          runs the shell command line as root in that VM, prints its output, returns its status
@@ -31,7 +33,7 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 cache=${HANDOFF_VM_CACHE:-$(dirname "$(git -C "$here" rev-parse --path-format=absolute --git-common-dir 2>/dev/null \
     || echo "$here/.git")")/.vm}
-release=bookworm deb="" nodeb=0 mem=768 limit=900 run=""
+release=bookworm deb="" nodeb=0 mem=768 limit=900 run="" names=laptop,desktop
 usage() { sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 fail() { echo "run-pair: $*" >&2; exit 125; }
 while (($#)); do
@@ -42,6 +44,7 @@ while (($#)); do
         --mem) mem=${2:-}; shift 2 || usage ;;
         --timeout) limit=${2:-}; shift 2 || usage ;;
         --run-dir) run=${2:-}; shift 2 || usage ;;
+        --names) names=${2:-}; shift 2 || usage ;;
         -h | --help) usage ;;
         --) shift; break ;;
         *) echo "run-pair: unknown option '$1'" >&2; usage ;;
@@ -54,6 +57,8 @@ case $release in
     *) echo "run-pair: --release must be bookworm, trixie or mixed" >&2; exit 2 ;;
 esac
 [[ $mem =~ ^[0-9]+$ && $limit =~ ^[0-9]+$ ]] || usage
+[[ $names =~ ^[a-z][a-z0-9-]{0,15},[a-z][a-z0-9-]{0,15}$ ]] || { echo "run-pair: --names takes two host names, NAME_A,NAME_B" >&2; exit 2; }
+name_A=${names%,*} name_B=${names#*,}
 deadline=$(($(date +%s) + limit))
 t0=$(date +%s%N)
 ms() { echo $((($(date +%s%N) - t0) / 1000000)); }
@@ -127,7 +132,7 @@ boot() {   # boot A|B RELEASE
     qemu-system-x86_64 -name "handoff-$m" -machine pc -accel tcg,tb-size=160 -cpu max -smp 1 -m "$mem" \
         -nodefaults -no-user-config -display none -no-reboot \
         -kernel "$img/vmlinuz" -initrd "$img/initrd.img" \
-        -append "root=/dev/vda rw console=ttyS0 panic=-1 quiet systemd.show_status=1 systemd.hostname=$([[ $m == A ]] && echo laptop || echo desktop) net.ifnames=0" \
+        -append "root=/dev/vda rw console=ttyS0 panic=-1 quiet systemd.show_status=1 systemd.hostname=$([[ $m == A ]] && echo "$name_A" || echo "$name_B") net.ifnames=0" \
         -drive "file=$run/$m/overlay.qcow2,if=virtio,format=qcow2,cache=unsafe" \
         -serial "file:$run/$m/console.log" \
         -chardev "socket,id=hci,path=$run/radio/$m.sock" -device isa-serial,chardev=hci \
