@@ -5,7 +5,7 @@ SWIFT ?= swift
 CONFIG ?= debug
 export PATH := $(CURDIR)/.venv/bin:$(PATH)
 
-.PHONY: deb lint-deb test-deb all build test test-unit test-vm test-tsan test-fuzz fuzz bench bench-ble bench-cost bench-e2e demo deps clean help install uninstall soak
+.PHONY: deb lint-deb test-deb test-installed all build test test-unit test-vm test-matrix vm2-images test-tsan test-fuzz fuzz bench bench-ble bench-cost bench-e2e demo deps clean help install uninstall soak
 
 all: build
 
@@ -14,6 +14,8 @@ help:
 	@echo "make test      every test tier: unit and integration (private dbus-daemon, bluezoo), TSan, the VM, the package"
 	@echo "make test-unit the Swift test suites, then the demo's flow on bluezoo (no VM)"
 	@echo "make test-vm   the real-BlueZ tier only: bluetoothd and two virtual controllers in qemu"
+	@echo "make test-matrix two Debian VMs (12, 13, mixed) on one emulated radio, the .deb installed (DEB=path)"
+	@echo "make vm2-images  build the Debian 12 and 13 images of test-matrix (mmdebstrap, cached in .vm/images)"
 	@echo "make test-tsan the D-Bus, BlueZ, radio, HandoffKit and daemon suites under ThreadSanitizer"
 	@echo "make test-deb  the Debian package built and checked with lintian (part of make test)"
 	@echo "make test-fuzz every libFuzzer target for a few seconds (ASan, LeakSanitizer), part of make test"
@@ -56,6 +58,16 @@ test: test-unit test-fuzz test-tsan test-vm test-deb
 # The package as a user gets it: built (static Swift runtime, release), then lintian, which fails on any tag not
 # accepted with its reason in scripts/deb/lintian-accepted.
 test-deb: lint-deb
+
+# Two machines that are really two (scripts/vm2/, Docs/bluez.md "Tier 3"): each its own qemu VM with systemd, a
+# stock Debian root and the .deb installed with apt-get, on one emulated LE radio (Bumble). DEB= the package (default:
+# the newest handoff_*_amd64.deb at the root or in .build/deb; none is an error).
+vm2-images:
+	scripts/vm2/build-image.sh bookworm
+	scripts/vm2/build-image.sh trixie
+
+test-matrix: vm2-images
+	scripts/vm2/test-matrix.sh $(if $(DEB),--deb $(DEB))
 
 # The suites where our own concurrency lives (the D-Bus layer's dispatch, the BlueZ mirror and radio on bluezoo,
 # the engine's actors, the daemon, handoffd's executor, the L2CAP sockets' poll threads) again under

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# The first two-machine flow, as a user runs it (TESTSCRIPT for scripts/vm2/run-pair.sh): the installed daemon
+# started through its systemd unit on both machines, under the stock system bus policy; both `handoff pair` at
+# the same moment (answer y); the laptop (A) `handoff note edit groceries --stdin`; the desktop (B) `handoff watch`
+# lists it, then `handoff continue --print` gets it byte-exact, over L2CAP (its daemon logs "continued … over
+# l2cap"); then a second Unix user (mallory) on the desktop is refused (exit 77). Nothing is restarted between
+# pairing and the note. Exit 0 when all of that held.
+set -uo pipefail
+fail() { echo "flow-note: FAIL: $*" >&2; for m in A B; do echo "--- $m handoffd journal (tail)" >&2; vm2 "$m" 'journalctl -u handoffd --no-pager | tail -n 25' >&2; done; exit 1; }
+step() { printf '\n== [%s] %s\n' "$(date +%T)" "$*"; }
+t0=$(date +%s.%N)
+mark() { awk -v a="$(date +%s.%N)" -v b="$t0" -v n="$1" 'BEGIN { printf "%-28s %7.1f s\n", n, a - b }' | tee -a "$HANDOFF_VM2_RUN/flow-timings"; }
+
+step "versions"
+for m in A B; do
+    vm2 "$m" 'echo "$(hostname): $(. /etc/os-release; echo $PRETTY_NAME), Linux $(uname -r), $(bluetoothd --version | sed "s/^/BlueZ /"), $(dpkg-query -W -f "handoff \${Version}" handoff)"' || fail "$m: no answer"
+done
+
+step "systemctl start handoffd (the installed unit, stock bus policy)"
+for m in A B; do
+    vm2 "$m" 'systemctl start handoffd && systemctl is-active handoffd && handoff status' || fail "$m: handoffd did not start through its unit"
+done
+mark "daemons started"
+
+step "both: echo y | handoff pair (at the same moment)"
+vm2 --bg A pairA 'echo y | handoff pair' >/dev/null
+vm2 --bg B pairB 'echo y | handoff pair' >/dev/null
+ra=0 rb=0
+vm2 --wait A pairA 300 | sed 's/^/laptop: /'; ra=${PIPESTATUS[0]}
+vm2 --wait B pairB 300 | sed 's/^/desktop: /'; rb=${PIPESTATUS[0]}
+((ra == 0 && rb == 0)) || fail "pairing: laptop exit $ra, desktop exit $rb"
+vm2 B 'handoff devices'
+initiator=$(for m in A B; do vm2 "$m" 'journalctl -u handoffd --no-pager | grep -q "as the initiator" && hostname'; done)
+echo "(pairing initiator: ${initiator:-not logged})"
+mark "paired"
+
+step "desktop: handoff watch; laptop: handoff note edit groceries --stdin (nothing restarted since pairing)"
+vm2 --bg B watch 'exec handoff watch' >/dev/null
+sleep 1
+note=$'# Groceries\nmilk\neggs\nbread\n'
+printf '%s' "$note" >"$HANDOFF_VM2_RUN/note.txt"
+vm2 --put A "$HANDOFF_VM2_RUN/note.txt"
+vm2 A 'handoff note edit groceries --stdin --grace 120 </run/handoff-host/note.txt' || fail "note edit on the laptop"
+mark "note saved"
+watch_out=$HANDOFF_VM2_RUN/B/share/cmd/watch.out
+for ((i = 0; i < 1800; i++)); do grep -q '^available:' "$watch_out" 2>/dev/null && break; sleep 0.1; done
+cat "$watch_out"
+grep -q '^available:' "$watch_out" || fail "the desktop's watch listed nothing within 180 s"
+mark "desktop notified"
+
+step "desktop: handoff continue --print"
+vm2 B 'handoff continue --print >/run/handoff-host/continued.txt' || fail "continue --print failed"
+cat "$HANDOFF_VM2_RUN/B/share/continued.txt"
+cmp "$HANDOFF_VM2_RUN/note.txt" "$HANDOFF_VM2_RUN/B/share/continued.txt" || fail "the continued note differs from the laptop's"
+echo "(byte-exact)"
+path=$(vm2 B 'journalctl -u handoffd --no-pager | grep -o "continued .* over .*" | tail -n 1')
+echo "desktop handoffd: $path"
+[[ $path == *" over l2cap"* ]] || fail "the note did not come over L2CAP (${path:-no log line})"
+mark "continued"
+
+step "a second Unix user (mallory) on the desktop is refused"
+for cmd in 'handoff continue --print' 'handoff devices'; do
+    vm2 B "runuser -u mallory -- $cmd"
+    rc=$?
+    [[ $rc == 77 ]] || fail "mallory: '$cmd' exited $rc, expected 77 (refused)"
+    echo "(mallory: '$cmd' refused, exit 77)"
+done
+vm2 A 'echo mine | runuser -u mallory -- handoff note edit theirs --stdin'
+rc=$?
+[[ $rc == 77 ]] || fail "mallory: note edit on the laptop exited $rc, expected 77"
+vm2 B 'runuser -u mallory -- busctl --system call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus RequestName su org.handoff.Handoff1 4' \
+    && fail "mallory could own org.handoff.Handoff1 on the system bus"
+echo "(mallory cannot own the daemon's name under the stock bus policy)"
+mark "second user refused"
+echo "flow-note: PASS"

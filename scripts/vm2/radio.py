@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""The shared emulated LE radio of the two-machine VM tier (scripts/vm2/run-pair.sh).
+
+    radio.py [--acl-length N] [--log FILE] SOCKET...
+
+One Bumble controller (bumble.controller.Controller) per SOCKET, all on one bumble.link.LocalLink, so that what one
+controller advertises the others scan, and LE connections (ACL: L2CAP signalling, ATT/GATT, SMP, LE credit-based
+channels) go from one to another. Each SOCKET is a Unix socket this process listens on; a VM's serial line
+(qemu -chardev socket,path=SOCKET) connects to it and the guest attaches it with `btattach -P h4`. H4 framing.
+Controller i gets the public address F0:F0:F0:F0:F0:<i+1>. Prints "radio: ready" once every socket listens.
+Nothing leaves this machine: Unix sockets only.
+"""
+import argparse
+import asyncio
+import logging
+import os
+import signal
+import sys
+
+from bumble import core
+from bumble.controller import Controller
+from bumble.link import LocalLink
+from bumble.transport import open_transport
+
+
+class Link(LocalLink):
+    """LocalLink whose LE ACL data names the sender by the address of the connection it belongs to.
+
+    Bumble 0.0.236's LocalLink.send_acl_data gives every LE ACL packet the sender controller's *random*
+    address as source. BlueZ connects with its public address (Privacy off), so the receiving controller, which
+    keys its connections by the peer's address, finds no connection for 00:00:00:00:00:00 and drops the packet
+    ("!!! no connection for 00:00:00:00:00:00"): the link comes up but no ATT, SMP or L2CAP byte crosses it.
+    """
+
+    def send_acl_data(self, sender_controller, destination_address, transport, data):
+        if transport != core.PhysicalTransport.LE:
+            return super().send_acl_data(sender_controller, destination_address, transport, data)
+        connection = sender_controller.le_connections.get(destination_address)
+        destination = self.find_le_controller(destination_address)
+        if connection is None or destination is None:
+            logging.getLogger("radio").warning("LE ACL to %s dropped: no connection/controller", destination_address)
+            return
+        source = connection.self_address
+        asyncio.get_running_loop().call_soon(lambda: destination.on_link_acl_data(source, transport, data))
+
+
+async def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--acl-length", type=int, default=251,
+                    help="LE ACL data packet length the controllers announce (Bumble's default is 27)")
+    ap.add_argument("sockets", nargs="+")
+    args = ap.parse_args()
+
+    link = Link()
+    transports = []
+    for i, path in enumerate(args.sockets):
+        if os.path.exists(path):
+            os.unlink(path)
+        transport = await open_transport(f"unix-server:{path}")
+        transports.append(transport)
+        c = Controller(f"C{i}", host_source=transport.source, host_sink=transport.sink, link=link,
+                       public_address=f"F0:F0:F0:F0:F0:{i + 1:02X}")
+        c.le_acl_data_packet_length = args.acl_length
+        c.supported_max_tx_octets = c.supported_max_rx_octets = min(args.acl_length, 251)
+        c.suggested_max_tx_octets = min(args.acl_length, 251)
+    print(f"radio: ready, {len(args.sockets)} controllers, LE ACL length {args.acl_length}", flush=True)
+
+    stop = asyncio.get_running_loop().create_future()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        asyncio.get_running_loop().add_signal_handler(sig, lambda: stop.done() or stop.set_result(None))
+    await stop
+    for t in transports:
+        await t.close()
+    return 0
+
+
+if __name__ == "__main__":
+    logging.basicConfig(level=os.environ.get("BUMBLE_LOGLEVEL", "WARNING").upper(),
+                        format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    sys.exit(asyncio.run(main()))

@@ -1,0 +1,190 @@
+#!/usr/bin/env bash
+# Two machines that are really two: boots the shared emulated LE radio (scripts/vm2/radio.py, Bumble) and two
+# qemu VMs, A = "laptop" and B = "desktop", each with its own kernel, systemd as PID 1, its own bluetoothd, on a
+# stock Debian root (scripts/vm2/build-image.sh), installs the handoff .deb in both with apt-get, waits until
+# both adapters are powered, runs TESTSCRIPT on the host, collects the logs and tears everything down.
+#
+#   scripts/vm2/run-pair.sh [options] -- TESTSCRIPT [ARGS...]
+#
+# Options:
+#   --release R    bookworm (Debian 12, BlueZ 5.66, Linux 6.1), trixie (Debian 13, BlueZ 5.82, Linux 6.12), or
+#                  mixed (A bookworm, B trixie); default bookworm
+#   --deb PATH     the handoff .deb both VMs install (default: the newest handoff_*_amd64.deb at the repo root or
+#                  under .build/deb/; none there is an error: run `make deb`, or pass
+#                  --deb "$(scripts/vm2/stopgap-deb.sh)")
+#   --no-deb       install nothing (radio and BlueZ checks only)
+#   --mem MIB      memory per VM (default 768)
+#   --timeout S    hard limit for everything, boot included (default 900); the VMs are killed after it
+#   --run-dir DIR  where the logs go (default .vm/runs2/<timestamp>); kept
+#   --names A,B    the VMs' host names, which handoffd takes as device names (default laptop,desktop; the name that
+#                  sorts first initiates the pairing, so laptop,studio makes the laptop the initiator)
+#
+# TESTSCRIPT runs on the host with scripts/vm2 on PATH and HANDOFF_VM2_RUN set; it reaches the VMs with
+#   vm2 A|B COMMAND...          runs the shell command line as root in that VM, prints its output, returns its status
+#   vm2 --bg A|B NAME COMMAND   starts it in the background (output in $HANDOFF_VM2_RUN/A/share/cmd/NAME.out)
+#   vm2 --wait A|B NAME [S]     waits for a background command (S seconds at most, default 120), returns its status
+#   vm2 --put A|B FILE          copies a host file into the VM's /run/handoff-host/ (the VM's 9p share)
+# The run folder gets, per VM: console.log (kernel + systemd on ttyS0), journal.txt (journalctl -b), hci.btsnoop
+# (btmon -w, open with `btmon -r`), and the commands' outputs (share/cmd/); radio.log; timings.
+# Exit status: TESTSCRIPT's; 124 at the time limit; 125 when the radio, a VM, BlueZ or the install did not come up.
+# Nothing leaves this machine: the radio is Unix sockets, the command channel a 9p share, the VMs have no network.
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")/../.." && pwd)
+cache=${HANDOFF_VM_CACHE:-$(dirname "$(git -C "$here" rev-parse --path-format=absolute --git-common-dir 2>/dev/null \
+    || echo "$here/.git")")/.vm}
+release=bookworm deb="" nodeb=0 mem=768 limit=900 run="" names=laptop,desktop
+usage() { sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+fail() { echo "run-pair: $*" >&2; exit 125; }
+while (($#)); do
+    case "$1" in
+        --release) release=${2:-}; shift 2 || usage ;;
+        --deb) deb=${2:-}; shift 2 || usage ;;
+        --no-deb) nodeb=1; shift ;;
+        --mem) mem=${2:-}; shift 2 || usage ;;
+        --timeout) limit=${2:-}; shift 2 || usage ;;
+        --run-dir) run=${2:-}; shift 2 || usage ;;
+        --names) names=${2:-}; shift 2 || usage ;;
+        -h | --help) usage ;;
+        --) shift; break ;;
+        *) echo "run-pair: unknown option '$1'" >&2; usage ;;
+    esac
+done
+(($#)) || { echo "run-pair: no TESTSCRIPT given" >&2; usage; }
+case $release in
+    bookworm | trixie) rel_a=$release rel_b=$release ;;
+    mixed) rel_a=bookworm rel_b=trixie ;;
+    *) echo "run-pair: --release must be bookworm, trixie or mixed" >&2; exit 2 ;;
+esac
+[[ $mem =~ ^[0-9]+$ && $limit =~ ^[0-9]+$ ]] || usage
+[[ $names =~ ^[a-z][a-z0-9-]{0,15},[a-z][a-z0-9-]{0,15}$ ]] || { echo "run-pair: --names takes two host names, NAME_A,NAME_B" >&2; exit 2; }
+name_A=${names%,*} name_B=${names#*,}
+deadline=$(($(date +%s) + limit))
+t0=$(date +%s%N)
+ms() { echo $((($(date +%s%N) - t0) / 1000000)); }
+
+# What the run needs, installed if missing (the images build themselves; Bumble goes into the repo's venv).
+command -v qemu-system-x86_64 >/dev/null && command -v qemu-img >/dev/null \
+    || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq qemu-system-x86 qemu-utils >/dev/null; } \
+    || fail "qemu-system-x86_64/qemu-img are missing and could not be installed"
+venv=$here/.venv
+[[ -x $venv/bin/python ]] || python3 -m venv "$venv" || fail "cannot create $venv"
+"$venv/bin/python" -c 'import bumble' 2>/dev/null || "$venv/bin/pip" install -q -r "$here/scripts/vm2/requirements.txt" \
+    || fail "pip install bumble failed"
+for r in $rel_a $rel_b; do
+    "$here/scripts/vm2/build-image.sh" "$r" || fail "the $r image could not be built"
+done
+if ((!nodeb)); then
+    if [[ -z $deb ]]; then
+        deb=$(ls -t "$here"/handoff_*_amd64.deb "$here"/.build/deb/handoff_*_amd64.deb 2>/dev/null | head -n1)
+        [[ -n $deb ]] || fail "no handoff_*_amd64.deb at the repo root or in .build/deb: run 'make deb', or pass --deb \"\$(scripts/vm2/stopgap-deb.sh)\""
+    fi
+    [[ -f $deb ]] || fail "--deb $deb: no such file"
+    deb=$(cd "$(dirname "$deb")" && pwd)/$(basename "$deb")
+fi
+
+[[ -n $run ]] || run=$cache/runs2/$(date +%Y%m%d-%H%M%S)-$$
+mkdir -p "$run" || fail "cannot create $run"
+run=$(cd "$run" && pwd)
+export HANDOFF_VM2_RUN=$run
+echo "run-pair: A=laptop $rel_a, B=desktop $rel_b, ${mem} MiB each, limit ${limit}s, deb ${deb:-none}, logs $run" >&2
+
+pids=()
+radio_pid=""
+cleanup() {
+    local m i
+    for m in A B; do [[ -d $run/$m/share ]] && touch "$run/$m/share/poweroff"; done
+    # The agents save the journal and power off; whoever has not within 40 s is killed.
+    for ((i = 0; i < 200; i++)); do
+        local alive=0
+        for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && alive=1; done
+        ((alive)) || break
+        sleep 0.2
+    done
+    for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+    [[ -n $radio_pid ]] && kill "$radio_pid" 2>/dev/null
+    wait 2>/dev/null
+    for m in A B; do
+        [[ -f $run/$m/share/journal.txt ]] && mv "$run/$m/share/journal.txt" "$run/$m/"
+        [[ -f $run/$m/share/hci.btsnoop ]] && mv "$run/$m/share/hci.btsnoop" "$run/$m/"
+        rm -f "$run/$m/overlay.qcow2" "$run/$m/share/"*.deb
+    done
+    echo "total_ms=$(ms)" >>"$run/timings"
+}
+trap 'cleanup' EXIT
+test_pid=""
+trap 'echo "run-pair: interrupted" >&2; [[ -n $test_pid ]] && kill -TERM "$test_pid" 2>/dev/null; exit 130' INT TERM HUP
+
+# The radio: one Bumble controller per VM, on one local link, each behind a Unix socket.
+mkdir -p "$run/radio"
+"$venv/bin/python" "$here/scripts/vm2/radio.py" "$run/radio/A.sock" "$run/radio/B.sock" >"$run/radio.log" 2>&1 &
+radio_pid=$!
+for ((i = 0; i < 100; i++)); do grep -q '^radio: ready' "$run/radio.log" 2>/dev/null && break; sleep 0.1; done
+grep -q '^radio: ready' "$run/radio.log" || { cat "$run/radio.log" >&2; fail "the radio did not start"; }
+echo "radio_ready_ms=$(ms)" >>"$run/timings"
+
+boot() {   # boot A|B RELEASE
+    local m=$1 rel=$2 img=$cache/images/$2
+    mkdir -p "$run/$m/share/cmd"
+    cp "$here/scripts/vm2/guest-agent.sh" "$run/$m/share/agent.sh"
+    qemu-img create -q -f qcow2 -F qcow2 -b "$img/root.qcow2" "$run/$m/overlay.qcow2" || fail "qemu-img create failed"
+    cp "$img/manifest" "$run/$m/manifest"
+    qemu-system-x86_64 -name "handoff-$m" -machine pc -accel tcg,tb-size=160 -cpu max -smp 1 -m "$mem" \
+        -nodefaults -no-user-config -display none -no-reboot \
+        -kernel "$img/vmlinuz" -initrd "$img/initrd.img" \
+        -append "root=/dev/vda rw console=ttyS0 panic=-1 quiet systemd.show_status=1 systemd.hostname=$([[ $m == A ]] && echo "$name_A" || echo "$name_B") net.ifnames=0" \
+        -drive "file=$run/$m/overlay.qcow2,if=virtio,format=qcow2,cache=unsafe" \
+        -serial "file:$run/$m/console.log" \
+        -chardev "socket,id=hci,path=$run/radio/$m.sock" -device isa-serial,chardev=hci \
+        -virtfs "local,path=$run/$m/share,mount_tag=run,security_model=none,id=run" \
+        -device virtio-rng-pci \
+        >"$run/$m/qemu.log" 2>&1 &
+    pids+=($!)
+    echo $! >"$run/$m/qemu.pid"
+}
+boot A "$rel_a"
+boot B "$rel_b"
+
+export PATH="$here/scripts/vm2:$PATH"
+left() { echo $((deadline - $(date +%s))); }
+for m in A B; do
+    while [[ ! -e $run/$m/share/agent-up ]]; do
+        (($(left) > 0)) || fail "VM $m did not boot within ${limit}s; see $run/$m/console.log"
+        kill -0 "${pids[$([[ $m == A ]] && echo 0 || echo 1)]}" 2>/dev/null \
+            || { cat "$run/$m/qemu.log" >&2; fail "qemu for VM $m exited; see $run/$m/console.log"; }
+        sleep 0.5
+    done
+    echo "${m}_agent_up_ms=$(ms) guest_uptime_s=$(cat "$run/$m/share/agent-up")" >>"$run/timings"
+done
+for m in A B; do
+    vm2 --bg "$m" btmon 'exec btmon -w /run/handoff-host/hci.btsnoop >/dev/null' >/dev/null
+done
+# Ready: bluetoothd (systemd's bluetooth.service) has hci0 powered on the radio's controller.
+for m in A B; do
+    vm2 "$m" 'for i in $(seq 240); do busctl get-property org.bluez /org/bluez/hci0 org.bluez.Adapter1 Powered 2>/dev/null | grep -q true && exit 0; sleep 0.5; done; systemctl status --no-pager handoff-hci bluetooth; exit 1' \
+        >"$run/$m/ready.out" 2>&1 || { cat "$run/$m/ready.out" >&2; fail "VM $m: hci0 was not powered within 120 s"; }
+    echo "${m}_powered_ms=$(ms)" >>"$run/timings"
+done
+if ((!nodeb)); then
+    for m in A B; do   # both at once
+        cp "$deb" "$run/$m/share/"
+        vm2 --bg "$m" install "apt-get install -y /run/handoff-host/$(basename "$deb")" >/dev/null
+    done
+    for m in A B; do
+        vm2 --wait "$m" install 300 >"$run/$m/install.out" 2>&1 \
+            || { cat "$run/$m/install.out" >&2; fail "VM $m: apt-get install of the .deb failed"; }
+    done
+    echo "installed_ms=$(ms)" >>"$run/timings"
+fi
+echo "run-pair: both machines up (A $rel_a, B $rel_b) after $(($(ms) / 1000)) s; running $*" >&2
+(($(left) > 0)) || fail "no time left for the test"
+# In the background, so that a signal to run-pair.sh is handled at once (the trap stops the test's group).
+timeout --kill-after=10 "$(left)" "$@" &
+test_pid=$!
+wait "$test_pid"
+rc=$?
+test_pid=""
+[[ $rc == 124 ]] && echo "run-pair: TESTSCRIPT hit the time limit (${limit}s in all)" >&2
+echo "test_done_ms=$(ms) rc=$rc" >>"$run/timings"
+echo "run-pair: exit $rc; logs in $run" >&2
+exit "$rc"

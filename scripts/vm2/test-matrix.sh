@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The two-machine tier on every release pair (issue 24 §3): for bookworm, trixie and mixed (A bookworm, B trixie),
+# boots the pair with scripts/vm2/run-pair.sh and runs the radio check (flow-radio.sh) and the installed flow
+# (flow-note.sh). Any failure fails the whole; nothing is skipped.
+#
+#   scripts/vm2/test-matrix.sh [--deb PATH] [RELEASE...]      RELEASE: bookworm trixie mixed (default: all three)
+#
+# The .deb: --deb, else the newest handoff_*_amd64.deb at the repo root or under .build/deb/ (run-pair.sh's rule).
+# A summary with each run's folder and timings is printed at the end.
+set -uo pipefail
+here=$(cd "$(dirname "$0")/../.." && pwd)
+deb=()
+[[ ${1:-} == --deb ]] && { deb=(--deb "${2:?--deb needs a path}"); shift 2; }
+releases=("$@")
+((${#releases[@]})) || releases=(bookworm trixie mixed)
+summary=() failed=0
+for r in "${releases[@]}"; do
+    for flow in flow-radio flow-note; do
+        start=$(date +%s)
+        pkg=("${deb[@]}")
+        [[ $flow == flow-radio ]] && pkg=(--no-deb)   # BlueZ's own tools only
+        if "$here/scripts/vm2/run-pair.sh" --release "$r" "${pkg[@]}" --timeout 1200 -- "$here/scripts/vm2/$flow.sh"; then
+            summary+=("PASS $r $flow $(($(date +%s) - start)) s")
+        else
+            summary+=("FAIL $r $flow $(($(date +%s) - start)) s")
+            failed=1
+        fi
+    done
+done
+printf '%s\n' "test-matrix:" "${summary[@]/#/  }"
+exit "$failed"
