@@ -18,6 +18,7 @@ help:
 	@echo "make vm2-images  build the Debian 12 and 13 images of test-matrix (mmdebstrap, cached in .vm/images)"
 	@echo "make test-tsan the D-Bus, BlueZ, radio, HandoffKit and daemon suites under ThreadSanitizer"
 	@echo "make test-deb  the Debian package built and checked with lintian (part of make test)"
+	@echo "make test-installed the .deb on two Debian 12 VMs, then two Debian 13 VMs: the installed flow (part of make test)"
 	@echo "make test-fuzz every libFuzzer target for a few seconds (ASan, LeakSanitizer), part of make test"
 	@echo "make fuzz      every libFuzzer target for 10M runs (FUZZ_RUNS, FUZZ_SECONDS, FUZZ_JOBS; Fuzz/README.md)"
 	@echo "make soak      500 continues in a row between two daemons, 0 B to 64 KiB: intact, memory and fds flat"
@@ -53,7 +54,7 @@ test-vm:
 	@scripts/deps.sh test
 	scripts/vm-test.sh
 
-test: test-unit test-fuzz test-tsan test-vm test-deb
+test: test-unit test-fuzz test-tsan test-vm test-deb test-installed
 
 # The package as a user gets it: built (static Swift runtime, release), then lintian, which fails on any tag not
 # accepted with its reason in scripts/deb/lintian-accepted.
@@ -68,6 +69,13 @@ vm2-images:
 
 test-matrix: vm2-images
 	scripts/vm2/test-matrix.sh $(if $(DEB),--deb $(DEB))
+
+# The installed flow on two machines that are really two (scripts/vm2/flow-note.sh), on Debian 12 and on Debian 13:
+# the package from `make deb` installed with apt-get in each VM, the daemon started by its unit, pair, note edit,
+# watch, continue over L2CAP, a second user refused. Part of make test; test-matrix adds the mixed pair and the
+# radio checks.
+test-installed: deb vm2-images
+	HANDOFF_MATRIX_FLOWS=flow-note scripts/vm2/test-matrix.sh bookworm trixie
 
 # The suites where our own concurrency lives (the D-Bus layer's dispatch, the BlueZ mirror and radio on bluezoo,
 # the engine's actors, the daemon, handoffd's executor, the L2CAP sockets' poll threads) again under

@@ -5,6 +5,9 @@
 #
 #   scripts/vm2/test-matrix.sh [--deb PATH] [RELEASE...]      RELEASE: bookworm trixie mixed (default: all three)
 #
+# HANDOFF_MATRIX_FLOWS names the flows to run (default "flow-radio flow-note"); `make test-installed` runs only
+# flow-note, on bookworm and trixie.
+#
 # The .deb: --deb, else the newest handoff_*_amd64.deb at the repo root or under .build/deb/ (run-pair.sh's rule).
 # A summary with each run's folder and timings is printed at the end.
 set -uo pipefail
@@ -15,7 +18,7 @@ releases=("$@")
 ((${#releases[@]})) || releases=(bookworm trixie mixed)
 summary=() failed=0
 for r in "${releases[@]}"; do
-    for flow in flow-radio flow-note; do
+    for flow in ${HANDOFF_MATRIX_FLOWS:-flow-radio flow-note}; do
         start=$(date +%s)
         pkg=("${deb[@]}")
         [[ $flow == flow-radio ]] && pkg=(--no-deb)   # BlueZ's own tools only
