@@ -280,13 +280,13 @@ def self_test():
     stream = leaked.ljust(600, b"\0")
     records = [
         (1, EVENT, report),
-        (0, ACL_TX, att_write(b"\x01\x20" + bytes(10))), (1, ACL_TX, att_notify(b"\x01\xa0" + bytes(10))),
-        (1, ACL_TX, att_write(b"\x01\x01" + struct.pack(">I", 7) + bytes(24))),
-        (0, ACL_TX, att_notify(b"\x01\x81" + bytes(8) + struct.pack(">QIHIH", 1, 7, 0, len(stream), 4096))),
-        (1, ACL_TX, att_write(b"\x01\x02" + struct.pack(">QII", 1, 0, len(stream)))),
-        (0, ACL_TX, att_notify(b"\x01\x82" + struct.pack(">QI", 1, 0) + stream[:500])),
-        (0, ACL_TX, att_notify(b"\x01\x82" + struct.pack(">QI", 1, 500) + stream[500:])),
-        (1, ACL_TX, att_write(b"\x01\x03" + bytes(24))),
+        (0, ACL_TX, att_write(b"\x02\x20" + bytes(10))), (1, ACL_TX, att_notify(b"\x02\xa0" + bytes(10))),
+        (1, ACL_TX, att_write(b"\x02\x01" + struct.pack(">I", 7) + bytes(24))),
+        (0, ACL_TX, att_notify(b"\x02\x81" + bytes(8) + struct.pack(">QIHIH", 1, 7, 0, len(stream), 4096))),
+        (1, ACL_TX, att_write(b"\x02\x02" + struct.pack(">QII", 1, 0, len(stream)))),
+        (0, ACL_TX, att_notify(b"\x02\x82" + struct.pack(">QI", 1, 0) + stream[:500])),
+        (0, ACL_TX, att_notify(b"\x02\x82" + struct.pack(">QI", 1, 500) + stream[500:])),
+        (1, ACL_TX, att_write(b"\x02\x03" + bytes(24))),
     ]
     with tempfile.TemporaryDirectory() as folder:
         capture, decoded, note_file = (os.path.join(folder, n) for n in ("c.btsnoop", "c.txt", "note.md"))
