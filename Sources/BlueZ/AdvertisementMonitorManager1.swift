@@ -36,7 +36,8 @@ extension BlueZ {
     func monitorSupport(on adapter: ObjectPath) -> String? {
         guard let manager = tree.properties(adapter, BlueZNames.advertisementMonitorManager1) else {
             return "bluetoothd offers no \(BlueZNames.advertisementMonitorManager1) on \(adapter) "
-                + "(bluetoothd 5.66 does only when started with -E)"
+                + "(bluetoothd offers it only with its experimental interfaces on: -E, or Experimental = true in "
+                + "main.conf; seen so on BlueZ 5.66 and 5.82)"
         }
         let types = (try? manager["SupportedMonitorTypes"]?.get([String].self)) ?? []
         guard types.contains(AdvertisementMonitor.orPatterns) else {
