@@ -116,7 +116,7 @@ extension BlueZRadio {
             running = try await adapter.scan(filter: Self.discoveryFilter)
         }
         if state != scanningState {
-            (options.notice ?? options.log)?("radio \(adapterName): scanning with \(state)")
+            notice("scanning with \(state)")
         }
         scanningState = state
         discovery = running
@@ -168,7 +168,7 @@ extension BlueZRadio {
         }.value
         renewals -= 1
         guard let failure, generation == scanGeneration, self.discovery != nil else { return }
-        (options.notice ?? options.log)?("radio \(adapterName): discovery stopped (its restart for \(reason) failed: "
+        notice("discovery stopped (its restart for \(reason) failed: "
             + "\(failure.message)); starting it again")
         discoveryLost()
     }
@@ -183,7 +183,7 @@ extension BlueZRadio {
         guard discovery != nil, case .discovery = scanningState, renewals == 0, !restartingDiscovery,
               await isPowered, await bluez.adapters().first(where: { $0.path == adapter.path })?.discovering == false
         else { return }
-        (options.notice ?? options.log)?("radio \(adapterName): discovery was stopped outside handoffd; starting it "
+        notice("discovery was stopped outside handoffd; starting it "
             + "again")
         discoveryLost()
     }
@@ -313,16 +313,17 @@ extension BlueZRadio {
                 do {
                     try await startScanningOnce()
                     if failures > 0 {
-                        (options.notice ?? options.log)?("radio \(adapterName): discovery runs again")
+                        notice("discovery runs again")
                     }
                     debug("discovery restarted")
                     return
                 } catch {
                     failures += 1
                     if failures == 1 || failures.isMultiple(of: 10) {
-                        (options.notice ?? options.log)?("radio \(adapterName): cannot start discovery "
+                        notice("cannot start discovery "
                             + "(\(error.message)); trying again")
                     }
+                    try? await clock.sleep(for: pause)
                     pause = min(pause * 2, options.discoveryRetryLimit)
                 }
             } else {
@@ -333,8 +334,8 @@ extension BlueZRadio {
                     return
                 }
                 pause = .milliseconds(500)
+                try? await clock.sleep(for: pause)
             }
-            try? await clock.sleep(for: pause)
         }
     }
 }

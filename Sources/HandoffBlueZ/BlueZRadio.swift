@@ -124,6 +124,11 @@ public actor BlueZRadio: Radio {
         adapterWatch = nil
     }
 
+    /// A line worth a user's notice (`options.notice`, else the diagnostics), prefixed with the adapter.
+    nonisolated func notice(_ text: String) {
+        (options.notice ?? options.log)?("radio \(adapterName): \(text)")
+    }
+
     nonisolated func debug(_ text: @autoclosure () -> String) {
         options.log?("radio \(adapterName): \(text())")
     }
