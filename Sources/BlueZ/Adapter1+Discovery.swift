@@ -11,14 +11,6 @@ extension Adapter1 {
         try await bluez.scan(on: self, filter: filter)
     }
 
-    /// Stops and starts discovery again with `filter`. bluetoothd forgets a client's filter when it stops
-    /// discovering, so the filter is set again before starting. Useful with virtual controllers (btvirt) that
-    /// send an advertiser's report only once when scanning starts, and under load can lose it.
-    public func restartDiscovery(filter: DiscoveryFilter = DiscoveryFilter()) async throws(BlueZError) {
-        _ = try? await bluez.call(path, BlueZNames.adapter1, "StopDiscovery")
-        try await bluez.startDiscovery(on: path, filter: filter)
-    }
-
     /// Removes a device from bluetoothd (forgetting its bond), so the next advertisement makes a fresh object.
     public func removeDevice(_ device: Device1) async throws(BlueZError) {
         _ = try await bluez.call(path, BlueZNames.adapter1, "RemoveDevice", [.objectPath(device.path)])
@@ -40,6 +32,9 @@ extension BlueZ {
     /// SetDiscoveryFilter then StartDiscovery. A refusal other than "powered off" or "gone" is tried again, up
     /// to five times 300 ms apart: when the kernel is still busy (stopping the previous discovery, say) bluetoothd
     /// answers `Failed: Busy` and drops the client, and discovery would otherwise stay off until the next attempt.
+    /// `InProgress` says bluetoothd holds a discovery for this connection that the layer does not know of (a start
+    /// whose reply was lost, say): it is stopped before the next attempt, since no scan would hear it.
+    /// Only the discovery steps (BlueZ+DiscoverySessions.swift) call this.
     func startDiscovery(on adapter: ObjectPath, filter: DiscoveryFilter) async throws(BlueZError) {
         var options: [String: Variant] = [
             "Transport": Variant(filter.transport), "DuplicateData": Variant(filter.duplicateData),
@@ -58,6 +53,10 @@ extension BlueZ {
                     || error.code == .unavailable(.noBlueZ) || error.code == .unavailable(.poweredOff)
                 guard !final, attempt < 5 else { throw error }
                 attempt += 1
+                if error.code == .inProgress {
+                    debug("StartDiscovery on \(adapter.rawValue): bluetoothd holds a discovery no scan knows of; stopping it")
+                    _ = try? await call(adapter, BlueZNames.adapter1, "StopDiscovery")
+                }
                 try? await clock.sleep(for: .milliseconds(300))
             }
         }
@@ -65,7 +64,7 @@ extension BlueZ {
 
     func scan(on adapter: Adapter1, filter: DiscoveryFilter) async throws(BlueZError) -> DeviceScan {
         let stream = changes()
-        try await startDiscovery(on: adapter.path, filter: filter)
+        let user = try await joinDiscovery(on: adapter.path, filter: filter)
         let initial = devices(under: adapter.path).filter(filter.matches)
         let adapterPath = adapter.path
         let (events, continuation) = AsyncStream<DeviceEvent>.makeStream(bufferingPolicy: .unbounded)
@@ -95,10 +94,8 @@ extension BlueZ {
             }
             continuation.finish()
         }
-        let stopped = Locked(false)
         let stopDiscovery: @Sendable () async -> Void = { [weak self] in
-            guard stopped.withLock({ old in defer { old = true }; return !old }) else { return }
-            _ = try? await self?.call(adapterPath, BlueZNames.adapter1, "StopDiscovery")
+            await self?.leaveDiscovery(on: adapterPath, user: user)
         }
         continuation.onTermination = { _ in
             pump.cancel()
@@ -111,9 +108,7 @@ extension BlueZ {
                 await stopDiscovery()
             },
             restart: { [weak self] () async throws(BlueZError) -> Void in
-                guard let self else { return }
-                _ = try? await self.call(adapterPath, BlueZNames.adapter1, "StopDiscovery")
-                try await self.startDiscovery(on: adapterPath, filter: filter)
+                try await self?.renewDiscovery(on: adapterPath, user: user)
             })
     }
 

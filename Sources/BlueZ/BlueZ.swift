@@ -36,6 +36,11 @@ public actor BlueZ {
     var pumps: [Task<Void, Never>] = []
     var resynchronising = false
     var restorePending = false
+    /// The one discovery this connection holds per adapter, and its users (BlueZ+DiscoverySessions.swift).
+    var discoveries: [ObjectPath: DiscoverySession] = [:]
+    /// Adapters on which a discovery step runs, and the steps waiting for it, in order.
+    var discoveryBusy: Set<ObjectPath> = []
+    var discoveryWaiters: [ObjectPath: [CheckedContinuation<Void, Never>]] = [:]
 
     init(connection: Connection, log: BlueZLog?, clock: any MonotonicClock) {
         self.connection = connection

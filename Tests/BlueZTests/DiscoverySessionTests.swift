@@ -1,0 +1,67 @@
+import Testing
+
+@testable import BlueZ
+import BlueZTestSupport
+
+/// bluetoothd keeps one discovery per connection and adapter, so the layer shares it between the scans on an
+/// adapter (BlueZ+DiscoverySessions.swift). On bluezoo, what a user would notice: whether the adapter still
+/// discovers (`Discovering`) after one of two scans stops, and after a stopped scan is asked to restart.
+@Suite("One discovery per adapter, shared by its scans", .serialized, .timeLimit(.minutes(2)))
+struct DiscoverySessionTests {
+    @Test("stopping one of two scans leaves the other discovering; the last one stops it")
+    func sharedUntilTheLastScanStops() async throws {
+        try await BluezooFixture.withBlueZ { bluez in
+            let hci1 = try await bluez.adapter(named: "hci1")
+            try await hci1.setPowered(true)
+            let first = try await hci1.scan(filter: DiscoveryFilter(transport: "le"))
+            let second = try await hci1.scan(filter: DiscoveryFilter(transport: "le"))
+            #expect(try await hci1.properties().discovering)
+            await first.stopAndWait()
+            #expect(try await hci1.properties().discovering,
+                    "one scan's StopDiscovery ended the discovery the other scan still needs")
+            await second.stopAndWait()
+            #expect(try await !hci1.properties().discovering)
+        }
+    }
+
+    @Test("a stopped scan's restart starts nothing, and a later scan starts and stops normally")
+    func aStoppedScanCannotRestart() async throws {
+        try await BluezooFixture.withBlueZ { bluez in
+            let hci1 = try await bluez.adapter(named: "hci1")
+            try await hci1.setPowered(true)
+            let stale = try await hci1.scan(filter: DiscoveryFilter(transport: "le"))
+            await stale.stopAndWait()
+            try await stale.restartDiscovery()
+            #expect(try await !hci1.properties().discovering,
+                    "a scan nobody listens to any more started a discovery")
+            let next = try await hci1.scan(filter: DiscoveryFilter(transport: "le"))
+            try await next.restartDiscovery()
+            #expect(try await hci1.properties().discovering)
+            try await stale.restartDiscovery()   // and the stale one cannot take it over or stop it
+            await stale.stopAndWait()
+            #expect(try await hci1.properties().discovering)
+            await next.stopAndWait()
+            #expect(try await !hci1.properties().discovering)
+        }
+    }
+
+    @Test("steps on one adapter never interleave: many scans started, restarted and stopped at once end stopped")
+    func concurrentStepsSettle() async throws {
+        try await BluezooFixture.withBlueZ { bluez in
+            let hci1 = try await bluez.adapter(named: "hci1")
+            try await hci1.setPowered(true)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<8 {
+                    group.addTask {
+                        let scan = try await hci1.scan(filter: DiscoveryFilter(transport: "le"))
+                        try await scan.restartDiscovery()
+                        await scan.stopAndWait()
+                    }
+                }
+                try await group.waitForAll()
+            }
+            #expect(await bluez.discoveries.isEmpty)
+            #expect(try await !hci1.properties().discovering)
+        }
+    }
+}
