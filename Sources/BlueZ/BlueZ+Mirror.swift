@@ -32,6 +32,8 @@ extension BlueZ {
         owner = newOwner
         if newOwner == nil {
             debug("org.bluez left the bus; forgetting its objects")
+            if heldSignals == nil { heldSignals = [] }   // until the next bluetoothd is read
+
             publish(tree.clear())
             markRegistrationsLost()
         } else {
@@ -41,33 +43,56 @@ extension BlueZ {
         }
     }
 
-    /// Reads GetManagedObjects into the mirror (clearing it first) and re-registers what was lost.
+    /// Reads GetManagedObjects into the mirror (clearing it first) and re-registers what was lost. Signals are held
+    /// meanwhile and applied after the snapshot (``heldSignals``).
     ///
     /// A service that has just taken the name may not export its ObjectManager yet (bluezoo does this), so a
-    /// failed read is retried a few times; signals keep the mirror current meanwhile.
+    /// failed read is retried a few times.
     func resynchronise() async {
+        mirrorReads += 1
+        let read = mirrorReads
+        if heldSignals == nil { heldSignals = [] }
         for attempt in 1...5 {
             do {
                 let reply = try await connection.call(
                     destination: BlueZNames.service, path: .root, interface: BlueZNames.objectManager,
                     member: "GetManagedObjects", timeout: .seconds(10))
-                guard let first = reply.first else { return }
+                guard read == mirrorReads else { return }   // a newer read took over, and holds the signals
+                guard let first = reply.first else { break }
                 let snapshot = try [ObjectPath: [String: [String: Variant]]](dbusValue: first)
                 generation += 1
                 publish(tree.clear())
                 publish(tree.reset(to: snapshot))
+                applyHeldSignals()
                 await restoreRegistrations()
                 return
             } catch {
+                guard read == mirrorReads else { return }
                 debug("GetManagedObjects failed (attempt \(attempt)): \(error)")
-                guard owner != nil else { return }
+                guard owner != nil else { break }
                 try? await clock.sleep(for: .milliseconds(200 * attempt))
             }
         }
+        if read == mirrorReads { applyHeldSignals() }
     }
 
-    /// One signal from bluetoothd.
+    /// Applies the signals held while the mirror was read, in the order they came, and stops holding.
+    func applyHeldSignals() {
+        guard let held = heldSignals else { return }
+        heldSignals = nil
+        for message in held { apply(message) }
+    }
+
+    /// One signal from bluetoothd: held while the mirror is being read, else applied.
     func received(_ message: Message) {
+        if heldSignals != nil {
+            heldSignals?.append(message)
+            return
+        }
+        apply(message)
+    }
+
+    func apply(_ message: Message) {
         if let owner, let sender = message.sender, sender != owner { return }
         guard let member = message.member?.rawValue, let path = message.path,
               let arguments = try? message.arguments() else { return }

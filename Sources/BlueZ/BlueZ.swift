@@ -35,6 +35,14 @@ public actor BlueZ {
     var nextID: UInt64 = 0
     var pumps: [Task<Void, Never>] = []
     var resynchronising = false
+    /// bluetoothd's signals held while the mirror is being read again (nil: applied as they come). The reply to
+    /// GetManagedObjects and the signals reach the actor by different paths, so a signal bluetoothd sent after its
+    /// reply could be applied before it, and the reset would then wipe it: after a restart under load, an adapter
+    /// that appeared that way was missing from the mirror for good. Held signals are applied after the reset, in
+    /// order; applying one again that the snapshot already holds changes nothing.
+    var heldSignals: [Message]?
+    /// Counts the reads of the mirror, so that a read overtaken by a newer one (bluetoothd restarting again) gives up.
+    var mirrorReads = 0
     var restorePending = false
     /// The one discovery this connection holds per adapter, and its users (BlueZ+DiscoverySessions.swift).
     var discoveries: [ObjectPath: DiscoverySession] = [:]
