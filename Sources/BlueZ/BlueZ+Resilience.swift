@@ -31,9 +31,24 @@ extension BlueZ {
                 registrations[id]?.registeredAt = clock.now
                 registrations[id]?.restoreCount += 1
                 debug("restored \(registration.kind) \(registration.path) on \(registration.adapterName)")
+                resendAdvertisingData(of: registration)
             } catch {
                 debug("cannot restore \(registration.path) yet: \(error)")
             }
+        }
+    }
+
+    /// An update made while the restore's RegisterAdvertisement was under way may be lost: bluetoothd reads the
+    /// properties while it registers, and ignores a PropertiesChanged that comes before its proxy is ready. So the
+    /// current data is sent once more after a restore (a beacon updated right after a bluetoothd restart otherwise
+    /// stayed the old one on the air until the next update).
+    private func resendAdvertisingData(of registration: Registration) {
+        guard let box = registration.advertisement else { return }
+        do {
+            try connection.emitPropertiesChanged(path: registration.path, interface: BlueZNames.leAdvertisement1,
+                                                 changed: box.value.properties)
+        } catch {
+            debug("cannot send \(registration.path)'s data again after its restore: \(error)")
         }
     }
 

@@ -17,7 +17,8 @@ extension BlueZ {
         let path = try exportPath("adv")
         let box = Locked(advertisement)
         try await exportAdvertisement(box, at: path)
-        var registration = Registration(kind: .advertisement, path: path, adapterName: adapter.name, active: false)
+        var registration = Registration(kind: .advertisement, path: path, adapterName: adapter.name, active: false,
+                                        advertisement: box)
         do {
             try await registerWithBlueZ(registration)
         } catch {

@@ -23,4 +23,6 @@ struct Registration: Sendable {
     var registeredAt: HandoffInstant?
     /// How many times it was restored after bluetoothd came back.
     var restoreCount = 0
+    /// An advertisement's data, as ``AdvertisementRegistration/update(_:method:)`` last set it.
+    var advertisement: Locked<LEAdvertisement>?
 }

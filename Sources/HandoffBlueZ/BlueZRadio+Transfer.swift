@@ -67,7 +67,8 @@ extension BlueZRadio {
                           say: @escaping @Sendable (String) -> Void) async throws -> any RadioLink {
         var setup = setup
         let wantChannel = options.transport != .gatt
-        if wantChannel, let psm = knownPSMs[device.path] {
+        let published = knownPSMs[device.path]
+        if wantChannel, let psm = published {
             let started = options.clock.now
             switch await openChannelOnOwnConnection(to: device, psm: psm) {
             case .success(let channel):
@@ -92,6 +93,7 @@ extension BlueZRadio {
         setup += try await establish(peer, device: device, say: say)
         do {
             return try await resolvedLink(to: peer, device: device, lease: lease, changes: changes, setup: setup,
+                                          published: published,
                                           say: say)
         } catch let stale as StaleAttributeCache {
             say("\(peer): the cached attribute table looks stale (\(stale.underlying)); forgetting the device and "
@@ -103,6 +105,7 @@ extension BlueZRadio {
         setup += try await establish(peer, device: device, say: say)
         do {
             return try await resolvedLink(to: peer, device: device, lease: lease, changes: again, setup: setup,
+                                          published: nil,
                                           say: say)
         } catch let stale as StaleAttributeCache {
             // bluetoothd before 5.87 keeps the cached table of a peer that advertises no name through RemoveDevice
@@ -126,8 +129,15 @@ extension BlueZRadio {
     /// one EATT response is matched to the wrong channel, and the peer keeps a channel the refusal names. Two
     /// machines that have met before do this on most connections; a connection the kernel makes has no EATT.
     /// Only when that is refused too does the link fall back to GATT, on a connection made afresh.
+    ///
+    /// `published` is the PSM the peer published before. A table without the PSM characteristic then says that
+    /// bluetoothd read the peer's services while they were incomplete (the peer's bluetoothd had just restarted
+    /// and not yet taken our application back), not that the peer stopped serving channels: it is treated as a
+    /// stale table, once, rather than as a reason to fall back to GATT on a link that may not be ready for it either.
+    /// So is a table without the transfer service at all.
     private func resolvedLink(to peer: PeerAddress, device: Device1, lease: DeviceLease, changes: ConnectionChanges,
-                              setup: [LinkSetupPhase], say: @escaping @Sendable (String) -> Void) async throws
+                              setup: [LinkSetupPhase], published: UInt16?,
+                              say: @escaping @Sendable (String) -> Void) async throws
         -> any RadioLink {
         var setup = setup
         var changes = changes
@@ -174,6 +184,15 @@ extension BlueZRadio {
                     }
                     transport = LinkTransport(fallback: reason, detail: "PSM 0x\(String(psm, radix: 16)): \(error)")
                 }
+            } else if let published {
+                throw StaleAttributeCache(underlying: BlueZError(
+                    .att(.attributeNotFound), "\(peer) published PSM 0x\(String(published, radix: 16)) before and now "
+                        + "has no PSM characteristic in bluetoothd's table of it"))
+            } else if await !device.services().contains(BlueZTransferService.serviceUUID) {
+                // Its beacon says it runs handoff, and every build serves the transfer service: bluetoothd read
+                // its table before the service was back (its bluetoothd had just restarted).
+                throw StaleAttributeCache(underlying: BlueZError(
+                    .att(.attributeNotFound), "\(peer) has no transfer service in bluetoothd's table of it"))
             } else {
                 transport = LinkTransport(fallback: .notPublished, detail: "\(peer) publishes no PSM characteristic")
             }
