@@ -22,8 +22,20 @@ final class Scratch: @unchecked Sendable {
         let file = path + "/" + name
         try FileManager.default.createDirectory(atPath: (file as NSString).deletingLastPathComponent,
                                                 withIntermediateDirectories: true)
-        try text.write(toFile: file, atomically: true, encoding: .utf8)
-        if executable { try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: file) }
+        guard executable else {
+            try text.write(toFile: file, atomically: true, encoding: .utf8)
+            return file
+        }
+        // An executable is written through a descriptor that no other test's child can inherit (O_CLOEXEC): the
+        // suites spawn processes in parallel, and one that inherited the open descriptor made running this file
+        // fail with ETXTBSY ("Text file busy") while it lived (a hook's offer never ran, 1 run in 6).
+        let fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
+        guard fd >= 0 else { throw CocoaError(.fileWriteUnknown) }
+        defer { close(fd) }
+        let bytes = Array(text.utf8)
+        guard bytes.withUnsafeBytes({ Foundation.write(fd, $0.baseAddress, $0.count) }) == bytes.count else {
+            throw CocoaError(.fileWriteUnknown)
+        }
         return file
     }
 

@@ -56,25 +56,28 @@ publics=("$(adapter_address hci0)" "$(adapter_address hci1)")
 note "adapters: hci0 ${publics[0]} '${aliases[0]}', hci1 ${publics[1]} '${aliases[1]}', Privacy=$privacy"
 
 # The session's own capture, from before the daemons start until after the continue. The kernel drops monitor
-# records that btmon has not read when its socket buffer is full, and under TCG btmon (which decodes every record
-# even with -w) falls behind a burst of notifications: the first runs lost half the stream. So its socket gets a
-# large buffer (net.core.rmem_default when it is created, restored at once), it decodes to /dev/null, and it
-# writes to the guest's tmpfs; the file is copied afterwards. The coverage check below proves the result.
+# records that the reader has not read when its socket buffer is full, and under TCG btmon (which decodes every
+# record even with -w) fell behind a burst of notifications, and BlueZ 5.66's btmon crashed in its ATT decoder
+# (SIGSEGV, on both tries in a full run). So monitor-capture.py reads the monitor channel with a 32 MiB buffer
+# and decodes nothing, writing to the guest's tmpfs; the file is copied afterwards. The coverage check below
+# proves the result.
 capture=$SCENARIO_TMP/session.btsnoop
-rmem=$(sysctl -n net.core.rmem_default)
-sysctl -qw net.core.rmem_default=33554432 || fail "cannot raise net.core.rmem_default"
-btmon -w "$capture" >/dev/null 2>"$out/btmon.log" &
+python3 "$repo/scripts/vm/monitor-capture.py" "$capture" 2>"$out/capture.log" &
 btmon_pid=$!
-wait_until 10 test -s "$capture" || fail "btmon wrote nothing"
-sysctl -qw net.core.rmem_default="$rmem"
+wait_until 10 test -s "$capture" || fail "monitor-capture.py wrote nothing"
 sleep 0.5
 
 "$repo/scripts/demo-flow.sh" --note "$out/note.md" --note-name "$note_name" || fail "the demo flow failed"
 
-kill "$btmon_pid" && wait "$btmon_pid" 2>/dev/null
+kill "$btmon_pid" && wait "$btmon_pid" || fail "monitor-capture.py failed: $(cat "$out/capture.log")"
 btmon_pid=""
 cp "$capture" "$out/session.btsnoop"
-btmon -r "$out/session.btsnoop" >"$out/session.txt" 2>&1 || fail "btmon cannot read its own capture"
+# btmon's decoded text is searched for secrets too. BlueZ 5.66's btmon can crash decoding a session (its ATT
+# decoder, SIGSEGV); what it printed before that is searched, and the report says how far it got: the checker's
+# own search of every record and every reassembled L2CAP SDU does not depend on it.
+if ! btmon -r "$out/session.btsnoop" >"$out/session.txt" 2>&1; then
+    note "btmon -r crashed after $(wc -l <"$out/session.txt") lines of decoded text (BlueZ $(bluetoothd -v)); that part is searched"
+fi
 
 # First the checker itself: a synthetic capture that leaks must fail it.
 python3 "$here/privacy-capture.py" --self-test || fail "the capture checker passes a leaking capture"
