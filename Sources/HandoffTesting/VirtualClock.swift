@@ -38,6 +38,9 @@ public final class VirtualClock: HandoffClock {
     /// Tasks waiting in `sleep`.
     public var sleeperCount: Int { state.value.sleepers.count }
 
+    /// Every deadline a task waits for, earliest first (for a test's failure message).
+    public var deadlines: [HandoffInstant] { state.value.sleepers.map(\.deadline).sorted() }
+
     /// The earliest deadline a task waits for, if any.
     public var nextDeadline: HandoffInstant? { state.value.sleepers.map(\.deadline).min() }
 

@@ -154,11 +154,15 @@ import Testing
                                                      content: .bytes(Array("when you are back".utf8))), to: "desktop").id
         _ = try await eventually { try await laptop.outbox().first { $0.id == id && $0.reason.contains("waiting") } }
         // The attempt's own stall watchdog (a 1 s tick) goes with it; what stays while the item waits is the retry.
-        _ = try await eventually { clock.nextDeadline == HandoffInstant(offset: .seconds(60)) ? true : nil }
+        let armed = try? await eventually { clock.nextDeadline == HandoffInstant(offset: .seconds(60)) ? true : nil }
+        try #require(armed == true, "the retry is not the next timer: \(clock.deadlines.map(\.offset))")
 
         await machines.ether.setReachable(machines.desktop.radio.address, true)
         clock.advance(by: .seconds(60))   // the periodic retry delivers it
-        #expect(try await delivered([id], on: laptop).first?.state == "delivered")
+        let entries = try? await delivered([id], on: laptop)
+        let outbox = try await laptop.outbox().map { "\($0.state) \($0.reason)" }
+        try #require(entries?.first?.state == "delivered",
+                     "not delivered: \(outbox); now \(clock.now.offset), timers at \(clock.deadlines.map(\.offset))")
         clock.advance(by: .seconds(60))   // the next round finds nothing pending and ends the sweep
         // The delivery's own timers (its watchdog) end with it; a periodic one would stay here for good.
         let settled = try? await eventually { (clock.nextDeadline.map { $0 >= rotation } ?? true) ? true : nil }
