@@ -52,7 +52,7 @@ extension BlueZ {
 
     private func startSession(on adapter: ObjectPath, user: UInt64, filter: DiscoveryFilter) async throws(BlueZError) {
         var session = discoveries[adapter] ?? DiscoverySession(filter: filter)
-        if session.runningUnder == nil || session.runningUnder != owner {
+        if !holds(session) {
             let under = owner
             try await startDiscovery(on: adapter, filter: filter)
             session.runningUnder = under
@@ -69,7 +69,7 @@ extension BlueZ {
             return
         }
         discoveries[adapter] = nil
-        if session.runningUnder != nil, session.runningUnder == owner {
+        if holds(session) {
             _ = try? await call(adapter, BlueZNames.adapter1, "StopDiscovery")
         }
     }
@@ -82,6 +82,11 @@ extension BlueZ {
         let under = owner
         try await startDiscovery(on: adapter, filter: session.filter)
         discoveries[adapter]?.runningUnder = under
+    }
+
+    /// Whether bluetoothd, as it runs now, holds the session's discovery for us.
+    private func holds(_ session: DiscoverySession) -> Bool {
+        session.runningUnder != nil && session.runningUnder == owner
     }
 
     // MARK: - One at a time

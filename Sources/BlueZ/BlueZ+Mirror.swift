@@ -33,7 +33,6 @@ extension BlueZ {
         if newOwner == nil {
             debug("org.bluez left the bus; forgetting its objects")
             if heldSignals == nil { heldSignals = [] }   // until the next bluetoothd is read
-
             publish(tree.clear())
             markRegistrationsLost()
         } else {

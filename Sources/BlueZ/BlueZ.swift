@@ -35,6 +35,7 @@ public actor BlueZ {
     var nextID: UInt64 = 0
     var pumps: [Task<Void, Never>] = []
     var resynchronising = false
+    var restorePending = false
     /// bluetoothd's signals held while the mirror is being read again (nil: applied as they come). The reply to
     /// GetManagedObjects and the signals reach the actor by different paths, so a signal bluetoothd sent after its
     /// reply could be applied before it, and the reset would then wipe it: after a restart under load, an adapter
@@ -43,7 +44,6 @@ public actor BlueZ {
     var heldSignals: [Message]?
     /// Counts the reads of the mirror, so that a read overtaken by a newer one (bluetoothd restarting again) gives up.
     var mirrorReads = 0
-    var restorePending = false
     /// The one discovery this connection holds per adapter, and its users (BlueZ+DiscoverySessions.swift).
     var discoveries: [ObjectPath: DiscoverySession] = [:]
     /// Adapters on which a discovery step runs, and the steps waiting for it, in order.

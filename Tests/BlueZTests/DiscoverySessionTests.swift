@@ -10,9 +10,7 @@ import BlueZTestSupport
 struct DiscoverySessionTests {
     @Test("stopping one of two scans leaves the other discovering; the last one stops it")
     func sharedUntilTheLastScanStops() async throws {
-        try await BluezooFixture.withBlueZ { bluez in
-            let hci1 = try await bluez.adapter(named: "hci1")
-            try await hci1.setPowered(true)
+        try await Self.withPoweredHCI1 { bluez, hci1 in
             let first = try await hci1.scan(filter: DiscoveryFilter(transport: "le"))
             let second = try await hci1.scan(filter: DiscoveryFilter(transport: "le"))
             #expect(try await Self.settles(hci1, discovering: true))
@@ -26,9 +24,7 @@ struct DiscoverySessionTests {
 
     @Test("a stopped scan's restart starts nothing, and a later scan starts and stops normally")
     func aStoppedScanCannotRestart() async throws {
-        try await BluezooFixture.withBlueZ { bluez in
-            let hci1 = try await bluez.adapter(named: "hci1")
-            try await hci1.setPowered(true)
+        try await Self.withPoweredHCI1 { bluez, hci1 in
             let stale = try await hci1.scan(filter: DiscoveryFilter(transport: "le"))
             #expect(try await Self.settles(hci1, discovering: true))
             await stale.stopAndWait()
@@ -49,9 +45,7 @@ struct DiscoverySessionTests {
 
     @Test("steps on one adapter never interleave: many scans started, restarted and stopped at once end stopped")
     func concurrentStepsSettle() async throws {
-        try await BluezooFixture.withBlueZ { bluez in
-            let hci1 = try await bluez.adapter(named: "hci1")
-            try await hci1.setPowered(true)
+        try await Self.withPoweredHCI1 { bluez, hci1 in
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for _ in 0..<8 {
                     group.addTask {
@@ -64,6 +58,15 @@ struct DiscoverySessionTests {
             }
             #expect(await bluez.discoveries.isEmpty)
             #expect(try await Self.settles(hci1, discovering: false))
+        }
+    }
+
+    /// bluezoo's hci1, switched on.
+    static func withPoweredHCI1(_ body: (BlueZ, Adapter1) async throws -> Void) async throws {
+        try await BluezooFixture.withBlueZ { bluez in
+            let hci1 = try await bluez.adapter(named: "hci1")
+            try await hci1.setPowered(true)
+            try await body(bluez, hci1)
         }
     }
 

@@ -42,9 +42,9 @@ restore_aliases() {
         busctl --system set-property org.bluez "/org/bluez/$a" org.bluez.Adapter1 Alias s "" 2>/dev/null
     done
 }
-btmon_pid=""
+capture_pid=""
 finish() {
-    [[ -n $btmon_pid ]] && kill "$btmon_pid" 2>/dev/null && wait "$btmon_pid" 2>/dev/null
+    [[ -n $capture_pid ]] && kill "$capture_pid" 2>/dev/null && wait "$capture_pid" 2>/dev/null
     restore_aliases
     scenario_cleanup
 }
@@ -63,14 +63,14 @@ note "adapters: hci0 ${publics[0]} '${aliases[0]}', hci1 ${publics[1]} '${aliase
 # proves the result.
 capture=$SCENARIO_TMP/session.btsnoop
 python3 "$repo/scripts/vm/monitor-capture.py" "$capture" 2>"$out/capture.log" &
-btmon_pid=$!
+capture_pid=$!
 wait_until 10 test -s "$capture" || fail "monitor-capture.py wrote nothing"
 sleep 0.5
 
 "$repo/scripts/demo-flow.sh" --note "$out/note.md" --note-name "$note_name" || fail "the demo flow failed"
 
-kill "$btmon_pid" && wait "$btmon_pid" || fail "monitor-capture.py failed: $(cat "$out/capture.log")"
-btmon_pid=""
+kill "$capture_pid" && wait "$capture_pid" || fail "monitor-capture.py failed: $(cat "$out/capture.log")"
+capture_pid=""
 cp "$capture" "$out/session.btsnoop"
 # btmon's decoded text is searched for secrets too. BlueZ 5.66's btmon can crash decoding a session (its ATT
 # decoder, SIGSEGV); what it printed before that is searched, and the report says how far it got: the checker's
