@@ -3,8 +3,10 @@
 # started through its systemd unit on both machines, under the stock system bus policy; both `handoff pair` at
 # the same moment (answer y); the laptop (A) `handoff note edit groceries --stdin`; the desktop (B) `handoff watch`
 # lists it, then `handoff continue --print` gets it byte-exact, over L2CAP (its daemon logs "continued … over
-# l2cap"); then a second Unix user (mallory) on the desktop is refused (exit 77). Nothing is restarted between
-# pairing and the note. Exit 0 when all of that held.
+# l2cap"); the laptop `handoff share --to desktop` a 256 KiB file with --wait and the desktop `handoff inbox take
+# --all` gets it byte-exact; the laptop `handoff copy` and the desktop `handoff paste` gets it byte-exact; then a
+# second Unix user (mallory) on either machine is refused (exit 77). Nothing is restarted between pairing and the
+# note. Exit 0 when all of that held.
 set -uo pipefail
 fail() { echo "flow-note: FAIL: $*" >&2; for m in A B; do echo "--- $m handoffd journal (tail)" >&2; vm2 "$m" 'journalctl -u handoffd --no-pager | tail -n 25' >&2; done; exit 1; }
 step() { printf '\n== [%s] %s\n' "$(date +%T)" "$*"; }
@@ -57,6 +59,35 @@ path=$(vm2 B 'journalctl -u handoffd --no-pager | grep -o "continued .* over .*"
 echo "desktop handoffd: $path"
 [[ $path == *" over l2cap"* ]] || fail "the note did not come over L2CAP (${path:-no log line})"
 mark "continued"
+
+step "laptop: handoff share --to desktop photo.jpg --wait; desktop: handoff inbox take --all"
+head -c 262144 /dev/urandom >"$HANDOFF_VM2_RUN/photo.jpg"
+vm2 --put A "$HANDOFF_VM2_RUN/photo.jpg"
+vm2 A 'handoff share --to desktop /run/handoff-host/photo.jpg --wait' || fail "share --wait on the laptop"
+vm2 A 'handoff outbox'
+vm2 A 'journalctl -u handoffd --no-pager | grep -o "outbox: .* delivered to .*" | tail -n 1'
+vm2 B 'handoff inbox' || fail "inbox on the desktop"
+vm2 B 'rm -rf /root/taken && mkdir /root/taken && handoff inbox take --all --to /root/taken && ls -l /root/taken && cp /root/taken/photo.jpg /run/handoff-host/taken-photo.jpg' \
+    || fail "inbox take on the desktop"
+cmp "$HANDOFF_VM2_RUN/photo.jpg" "$HANDOFF_VM2_RUN/B/share/taken-photo.jpg" || fail "the taken photo differs from the laptop's"
+[[ -z $(vm2 B 'handoff inbox --ids') ]] || fail "the desktop's inbox is not empty after take --all"
+echo "(256 KiB photo byte-exact; the inbox is empty)"
+mark "shared and taken"
+
+step "laptop: handoff copy; desktop: handoff paste"
+clip=$'ssh build-01 -- tail -f /var/log/syslog # copied é\n'
+printf '%s' "$clip" >"$HANDOFF_VM2_RUN/clip.txt"
+vm2 --put A "$HANDOFF_VM2_RUN/clip.txt"
+vm2 A 'handoff copy </run/handoff-host/clip.txt' || fail "copy on the laptop"
+for ((i = 0; i < 60; i++)); do
+    vm2 B 'handoff paste >/run/handoff-host/pasted.txt' >/dev/null 2>&1 \
+        && cmp -s "$HANDOFF_VM2_RUN/clip.txt" "$HANDOFF_VM2_RUN/B/share/pasted.txt" && break
+    sleep 1
+done
+cmp "$HANDOFF_VM2_RUN/clip.txt" "$HANDOFF_VM2_RUN/B/share/pasted.txt" || fail "the desktop did not paste the laptop's copy within 60 s"
+cat "$HANDOFF_VM2_RUN/B/share/pasted.txt"
+echo "(pasted byte-exact after $i s)"
+mark "copied and pasted"
 
 step "a second Unix user (mallory) on the desktop is refused"
 for cmd in 'handoff continue --print' 'handoff devices'; do
