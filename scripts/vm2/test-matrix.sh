@@ -5,7 +5,9 @@
 #
 #   scripts/vm2/test-matrix.sh [--deb PATH] [RELEASE...]      RELEASE: bookworm trixie mixed (default: all three)
 #
-# HANDOFF_MATRIX_FLOWS names the flows to run (default "flow-radio flow-note"); `make test-installed` runs only
+# HANDOFF_MATRIX_FLOWS names the flows to run, each as FLOW or FLOW:NAME_A,NAME_B (the VMs' host names, which decide
+# the pairing initiator: run-pair.sh --names). Default "flow-radio flow-note flow-pair flow-pair:laptop,studio":
+# flow-pair's ten rounds once with the desktop initiating and once with the laptop. `make test-installed` runs only
 # flow-note, on bookworm and trixie.
 #
 # The .deb: --deb, else the newest handoff_*_amd64.deb at the repo root or under .build/deb/ (run-pair.sh's rule).
@@ -18,14 +20,18 @@ releases=("$@")
 ((${#releases[@]})) || releases=(bookworm trixie mixed)
 summary=() failed=0
 for r in "${releases[@]}"; do
-    for flow in ${HANDOFF_MATRIX_FLOWS:-flow-radio flow-note}; do
+    for entry in ${HANDOFF_MATRIX_FLOWS:-flow-radio flow-note flow-pair flow-pair:laptop,studio}; do
         start=$(date +%s)
+        flow=${entry%%:*}
         pkg=("${deb[@]}")
+        [[ $entry == *:* ]] && pkg+=(--names "${entry#*:}")
+        limit=1200
+        [[ $flow == flow-pair ]] && limit=2400   # ten rounds of about a minute, boot and install included
         [[ $flow == flow-radio ]] && pkg=(--no-deb)   # BlueZ's own tools only
-        if "$here/scripts/vm2/run-pair.sh" --release "$r" "${pkg[@]}" --timeout 1200 -- "$here/scripts/vm2/$flow.sh"; then
-            summary+=("PASS $r $flow $(($(date +%s) - start)) s")
+        if "$here/scripts/vm2/run-pair.sh" --release "$r" "${pkg[@]}" --timeout "$limit" -- "$here/scripts/vm2/$flow.sh"; then
+            summary+=("PASS $r $entry $(($(date +%s) - start)) s")
         else
-            summary+=("FAIL $r $flow $(($(date +%s) - start)) s")
+            summary+=("FAIL $r $entry $(($(date +%s) - start)) s")
             failed=1
         fi
     done
