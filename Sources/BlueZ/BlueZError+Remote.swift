@@ -43,4 +43,12 @@ extension BlueZError {
     public var isConnectionAbortByLocal: Bool {
         message.contains(BlueZNames.leConnectionAbortByLocal)
     }
+
+    /// Whether a Connect failure is bluetoothd's `Failed: Input/output error`: its LE connect could not start
+    /// (`device_connect_le`, bt_io_connect failed; bluetoothd logs the cause and answers EIO). The usual cause is
+    /// the kernel's `EBUSY`: a controller makes one LE connection at a time, and another attempt (a channel the
+    /// kernel connects itself, one just closed) is still pending for a moment. Worth a retry after a pause.
+    public var isLocalConnectRefused: Bool {
+        code == .failed && message == "Input/output error"
+    }
 }

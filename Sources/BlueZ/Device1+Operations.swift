@@ -11,18 +11,24 @@ extension Device1 {
         return props
     }
 
-    /// Connects, retrying when the kernel aborts the attempt locally (`le-connection-abort-by-local`, which
-    /// BlueZ reports while a previous attempt or an advertisement is still settling).
+    /// Connects, retrying when the attempt could not go ahead for a moment: the kernel aborted it locally
+    /// (`le-connection-abort-by-local`, which BlueZ reports while a previous attempt or an advertisement is still
+    /// settling), bluetoothd is connecting already (`InProgress`), or its connect could not start
+    /// (``BlueZError/isLocalConnectRefused``: the controller's one LE connection attempt is taken). The pause
+    /// starts at `retryDelay` and doubles.
     public func connect(attempts: Int = 4, retryDelay: Duration = .milliseconds(500)) async throws(BlueZError) {
         var attempt = 1
+        var delay = retryDelay
         while true {
             do {
                 _ = try await bluez.call(path, BlueZNames.device1, "Connect", timeout: .seconds(30))
                 return
-            } catch where (error.isConnectionAbortByLocal || error.code == .inProgress) && attempt < attempts {
-                await bluez.debug("Connect \(path): \(error.message); retry \(attempt)")
+            } catch where (error.isConnectionAbortByLocal || error.isLocalConnectRefused || error.code == .inProgress)
+                && attempt < attempts {
+                await bluez.debug("Connect \(path): \(error.message); retry \(attempt) in \(delay)")
                 attempt += 1
-                try? await bluez.clock.sleep(for: retryDelay)
+                try? await bluez.clock.sleep(for: delay)
+                delay *= 2
             } catch where error.code == .alreadyConnected {
                 return
             }

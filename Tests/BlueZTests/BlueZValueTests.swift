@@ -34,6 +34,11 @@ struct BlueZValueTests {
         #expect(foreign.code == .bus)
         let abort = BlueZError(remoteName: "org.bluez.Error.Failed", message: "le-connection-abort-by-local")
         #expect(abort.isConnectionAbortByLocal)
+        // device_connect_le's answer when the kernel refused the connect (EBUSY: one LE attempt at a time).
+        let refused = BlueZError(remoteName: "org.bluez.Error.Failed", message: "Input/output error")
+        #expect(refused.isLocalConnectRefused && !refused.isConnectionAbortByLocal)
+        #expect(!BlueZError(remoteName: "org.bluez.Error.Failed", message: "Software caused connection abort")
+            .isLocalConnectRefused)
         #expect(BlueZError.Code.notSupported.errorName == "org.bluez.Error.NotSupported")
     }
 }
