@@ -5,7 +5,7 @@ SWIFT ?= swift
 CONFIG ?= debug
 export PATH := $(CURDIR)/.venv/bin:$(PATH)
 
-.PHONY: deb lint-deb test-deb test-installed all build test test-unit test-vm test-matrix vm2-images test-tsan test-fuzz fuzz bench bench-ble bench-cost bench-e2e demo deps clean help install uninstall soak
+.PHONY: deb lint-deb test-deb test-installed all build test test-unit test-vm test-matrix test-many vm2-images test-tsan test-fuzz fuzz bench bench-ble bench-cost bench-e2e demo deps clean help install uninstall soak
 
 all: build
 
@@ -15,6 +15,7 @@ help:
 	@echo "make test-unit the Swift test suites, then the demo's flow on bluezoo (no VM)"
 	@echo "make test-vm   the real-BlueZ tier only: bluetoothd and two virtual controllers in qemu"
 	@echo "make test-matrix two Debian VMs (12, 13, mixed) on one emulated radio, the .deb installed (DEB=path)"
+	@echo "make test-many  one laptop VM and eight receiver VMs on one radio: eight continues at once, strangers holding on"
 	@echo "make vm2-images  build the Debian 12 and 13 images of test-matrix (mmdebstrap, cached in .vm/images)"
 	@echo "make test-tsan the D-Bus, BlueZ, radio, HandoffKit and daemon suites under ThreadSanitizer"
 	@echo "make test-deb  the Debian package built and checked with lintian (part of make test)"
@@ -69,6 +70,14 @@ vm2-images:
 
 test-matrix: vm2-images
 	scripts/vm2/test-matrix.sh $(if $(DEB),--deb $(DEB))
+
+# One source and many receivers, each machine its own VM on the one radio (scripts/vm2/flow-many.sh): the laptop
+# pairs with every other machine, all of them continue one note at the same moment, then all but one hold links
+# and channels to the laptop as strangers while the last continues. MANY_MACHINES VMs in all (default 9: the laptop
+# and eight receivers), 512 MiB each, Debian 12.
+MANY_MACHINES ?= 9
+test-many: vm2-images
+	scripts/vm2/run-pair.sh --release bookworm --machines $(MANY_MACHINES) --mem 512 --timeout 5400 $(if $(DEB),--deb $(DEB)) -- scripts/vm2/flow-many.sh
 
 # The installed flow on two machines that are really two (scripts/vm2/flow-note.sh), on Debian 12 and on Debian 13:
 # the package from `make deb` installed with apt-get in each VM, the daemon started by its unit, pair, note edit,

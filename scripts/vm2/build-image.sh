@@ -10,7 +10,7 @@
 #   manifest      release, kernel, BlueZ and systemd versions, package list
 #
 # What is in the image: systemd as PID 1, dbus (stock system bus policy), udev, bluez (bluetoothd, btattach,
-# btmon, bluetoothctl), bluez-test-tools (l2test), python3, the run-time libraries the handoff .deb depends on
+# btmon, bluetoothctl), bluez-test-tools (l2test), python3 and python3-dbus, the run-time libraries the handoff .deb depends on
 # (so `apt-get install ./handoff_*.deb` works offline), and two units of ours:
 #   handoff-hci.service    btattach on /dev/ttyS1 (the VM's serial line to the shared emulated radio)
 #   handoff-agent.service  mounts the 9p share "run" and runs the agent run-pair.sh puts there (guest-agent.sh),
@@ -58,6 +58,8 @@ root=$tmp/root
 pkgs=(systemd systemd-sysv dbus udev kmod procps util-linux iproute2 less
     linux-image-amd64 initramfs-tools
     bluez bluez-test-tools python3
+    # a stranger's tools in the many-machine flow (scripts/vm2/flow-many.sh: hostile-peer.py talks to bluetoothd)
+    python3-dbus
     # run-time libraries of handoffd/handoff (Depends of the .deb), so that apt-get install ./handoff_*.deb is offline
     libdbus-1-3 libsodium23 libbluetooth3 libsystemd0 libstdc++6 libgcc-s1 libcap2 libgcrypt20 liblzma5 libzstd1
     liblz4-1)

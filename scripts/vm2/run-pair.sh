@@ -13,11 +13,16 @@
 #                  under .build/deb/; none there is an error: run `make deb`, or pass
 #                  --deb "$(scripts/vm2/stopgap-deb.sh)")
 #   --no-deb       install nothing (radio and BlueZ checks only)
+#   --stock-bluez  leave /etc/bluetooth/main.conf as Debian ships it; by default, before the .deb is installed,
+#                  each VM gets README's step 1 ("Privacy = device", then systemctl restart bluetooth)
 #   --mem MIB      memory per VM (default 768)
 #   --timeout S    hard limit for everything, boot included (default 900); the VMs are killed after it
 #   --run-dir DIR  where the logs go (default .vm/runs2/<timestamp>); kept
 #   --names A,B    the VMs' host names, which handoffd takes as device names (default laptop,desktop; the name that
-#                  sorts first initiates the pairing, so laptop,studio makes the laptop the initiator)
+#                  sorts first initiates the pairing, so laptop,studio makes the laptop the initiator); with
+#                  --machines N, N names (default laptop,desk1,desk2,…)
+#   --machines N   boot N VMs (2 to 9: A, B, C, … I) on the one radio, all of --release (mixed: A bookworm, the
+#                  others trixie); default 2
 #
 # TESTSCRIPT runs on the host with scripts/vm2 on PATH and HANDOFF_VM2_RUN set; it reaches the VMs with
 #   vm2 A|B COMMAND...          runs the shell command line as root in that VM, prints its output, returns its status
@@ -25,7 +30,7 @@
 #   vm2 --wait A|B NAME [S]     waits for a background command (S seconds at most, default 120), returns its status
 #   vm2 --put A|B FILE          copies a host file into the VM's /run/handoff-host/ (the VM's 9p share)
 # The run folder gets, per VM: console.log (kernel + systemd on ttyS0), journal.txt (journalctl -b), hci.btsnoop
-# (btmon -w, open with `btmon -r`), and the commands' outputs (share/cmd/); radio.log; timings.
+# (scripts/vm/monitor-capture.py, open with `btmon -r`), and the commands' outputs (share/cmd/); radio.log; timings.
 # Exit status: TESTSCRIPT's; 124 at the time limit; 125 when the radio, a VM, BlueZ or the install did not come up.
 # Nothing leaves this machine: the radio is Unix sockets, the command channel a 9p share, the VMs have no network.
 set -uo pipefail
@@ -33,7 +38,7 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 cache=${HANDOFF_VM_CACHE:-$(dirname "$(git -C "$here" rev-parse --path-format=absolute --git-common-dir 2>/dev/null \
     || echo "$here/.git")")/.vm}
-release=bookworm deb="" nodeb=0 mem=768 limit=900 run="" names=laptop,desktop
+release=bookworm deb="" nodeb=0 mem=768 limit=900 run="" names="" count=2 stock_bluez=0
 usage() { sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 fail() { echo "run-pair: $*" >&2; exit 125; }
 while (($#)); do
@@ -45,6 +50,8 @@ while (($#)); do
         --timeout) limit=${2:-}; shift 2 || usage ;;
         --run-dir) run=${2:-}; shift 2 || usage ;;
         --names) names=${2:-}; shift 2 || usage ;;
+        --machines) count=${2:-}; shift 2 || usage ;;
+        --stock-bluez) stock_bluez=1; shift ;;
         -h | --help) usage ;;
         --) shift; break ;;
         *) echo "run-pair: unknown option '$1'" >&2; usage ;;
@@ -57,8 +64,24 @@ case $release in
     *) echo "run-pair: --release must be bookworm, trixie or mixed" >&2; exit 2 ;;
 esac
 [[ $mem =~ ^[0-9]+$ && $limit =~ ^[0-9]+$ ]] || usage
-[[ $names =~ ^[a-z][a-z0-9-]{0,15},[a-z][a-z0-9-]{0,15}$ ]] || { echo "run-pair: --names takes two host names, NAME_A,NAME_B" >&2; exit 2; }
-name_A=${names%,*} name_B=${names#*,}
+[[ $count =~ ^[2-9]$ ]] || { echo "run-pair: --machines takes 2 to 9" >&2; exit 2; }
+machines=(A B C D E F G H I)
+machines=("${machines[@]:0:count}")
+if [[ -z $names ]]; then
+    names=laptop,desktop
+    ((count > 2)) && names=laptop$(for ((i = 1; i < count; i++)); do printf ',desk%d' "$i"; done)
+fi
+IFS=, read -r -a hostnames <<<"$names"
+((${#hostnames[@]} == count)) || { echo "run-pair: --names takes $count host names, comma-separated" >&2; exit 2; }
+for n in "${hostnames[@]}"; do
+    [[ $n =~ ^[a-z][a-z0-9-]{0,15}$ ]] || { echo "run-pair: '$n' is not a host name (a-z, 0-9, -; 16 at most)" >&2; exit 2; }
+done
+declare -A hostname_of release_of
+for ((i = 0; i < count; i++)); do
+    hostname_of[${machines[i]}]=${hostnames[i]}
+    release_of[${machines[i]}]=$rel_b
+done
+release_of[A]=$rel_a
 deadline=$(($(date +%s) + limit))
 t0=$(date +%s%N)
 ms() { echo $((($(date +%s%N) - t0) / 1000000)); }
@@ -87,13 +110,13 @@ fi
 mkdir -p "$run" || fail "cannot create $run"
 run=$(cd "$run" && pwd)
 export HANDOFF_VM2_RUN=$run
-echo "run-pair: A=laptop $rel_a, B=desktop $rel_b, ${mem} MiB each, limit ${limit}s, deb ${deb:-none}, logs $run" >&2
+echo "run-pair: $(for m in "${machines[@]}"; do printf '%s=%s %s, ' "$m" "${hostname_of[$m]}" "${release_of[$m]}"; done)${mem} MiB each, limit ${limit}s, deb ${deb:-none}, logs $run" >&2
 
 pids=()
 radio_pid=""
 cleanup() {
     local m i
-    for m in A B; do [[ -d $run/$m/share ]] && touch "$run/$m/share/poweroff"; done
+    for m in "${machines[@]}"; do [[ -d $run/$m/share ]] && touch "$run/$m/share/poweroff"; done
     # The agents save the journal and power off; whoever has not within 40 s is killed.
     for ((i = 0; i < 200; i++)); do
         local alive=0
@@ -104,7 +127,7 @@ cleanup() {
     for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
     [[ -n $radio_pid ]] && kill "$radio_pid" 2>/dev/null
     wait 2>/dev/null
-    for m in A B; do
+    for m in "${machines[@]}"; do
         [[ -f $run/$m/share/journal.txt ]] && mv "$run/$m/share/journal.txt" "$run/$m/"
         [[ -f $run/$m/share/hci.btsnoop ]] && mv "$run/$m/share/hci.btsnoop" "$run/$m/"
         rm -f "$run/$m/overlay.qcow2" "$run/$m/share/"*.deb
@@ -117,7 +140,9 @@ trap 'echo "run-pair: interrupted" >&2; [[ -n $test_pid ]] && kill -TERM "$test_
 
 # The radio: one Bumble controller per VM, on one local link, each behind a Unix socket.
 mkdir -p "$run/radio"
-"$venv/bin/python" "$here/scripts/vm2/radio.py" "$run/radio/A.sock" "$run/radio/B.sock" >"$run/radio.log" 2>&1 &
+socks=()
+for m in "${machines[@]}"; do socks+=("$run/radio/$m.sock"); done
+"$venv/bin/python" "$here/scripts/vm2/radio.py" "${socks[@]}" >"$run/radio.log" 2>&1 &
 radio_pid=$!
 for ((i = 0; i < 100; i++)); do grep -q '^radio: ready' "$run/radio.log" 2>/dev/null && break; sleep 0.1; done
 grep -q '^radio: ready' "$run/radio.log" || { cat "$run/radio.log" >&2; fail "the radio did not start"; }
@@ -132,7 +157,7 @@ boot() {   # boot A|B RELEASE
     qemu-system-x86_64 -name "handoff-$m" -machine pc -accel tcg,tb-size=160 -cpu max -smp 1 -m "$mem" \
         -nodefaults -no-user-config -display none -no-reboot \
         -kernel "$img/vmlinuz" -initrd "$img/initrd.img" \
-        -append "root=/dev/vda rw console=ttyS0 panic=-1 quiet systemd.show_status=1 systemd.hostname=$([[ $m == A ]] && echo "$name_A" || echo "$name_B") net.ifnames=0" \
+        -append "root=/dev/vda rw console=ttyS0 panic=-1 quiet systemd.show_status=1 systemd.hostname=${hostname_of[$m]} net.ifnames=0" \
         -drive "file=$run/$m/overlay.qcow2,if=virtio,format=qcow2,cache=unsafe" \
         -serial "file:$run/$m/console.log" \
         -chardev "socket,id=hci,path=$run/radio/$m.sock" -device isa-serial,chardev=hci \
@@ -142,41 +167,57 @@ boot() {   # boot A|B RELEASE
     pids+=($!)
     echo $! >"$run/$m/qemu.pid"
 }
-boot A "$rel_a"
-boot B "$rel_b"
+for m in "${machines[@]}"; do boot "$m" "${release_of[$m]}"; done
 
 export PATH="$here/scripts/vm2:$PATH"
 left() { echo $((deadline - $(date +%s))); }
-for m in A B; do
+for ((i = 0; i < count; i++)); do
+    m=${machines[i]}
     while [[ ! -e $run/$m/share/agent-up ]]; do
         (($(left) > 0)) || fail "VM $m did not boot within ${limit}s; see $run/$m/console.log"
-        kill -0 "${pids[$([[ $m == A ]] && echo 0 || echo 1)]}" 2>/dev/null \
+        kill -0 "${pids[i]}" 2>/dev/null \
             || { cat "$run/$m/qemu.log" >&2; fail "qemu for VM $m exited; see $run/$m/console.log"; }
         sleep 0.5
     done
     echo "${m}_agent_up_ms=$(ms) guest_uptime_s=$(cat "$run/$m/share/agent-up")" >>"$run/timings"
 done
-for m in A B; do
-    vm2 --bg "$m" btmon 'exec btmon -w /run/handoff-host/hci.btsnoop >/dev/null' >/dev/null
+# The HCI capture: the kernel's monitor channel written as btsnoop by monitor-capture.py, not `btmon -w`, which
+# decodes every record even when only writing, falls behind under TCG and stopped writing 40 s into these runs.
+for m in "${machines[@]}"; do
+    cp "$here/scripts/vm/monitor-capture.py" "$run/$m/share/"
+    vm2 --bg "$m" btmon 'exec python3 /run/handoff-host/monitor-capture.py /run/handoff-host/hci.btsnoop' >/dev/null
 done
 # Ready: bluetoothd (systemd's bluetooth.service) has hci0 powered on the radio's controller.
-for m in A B; do
+for m in "${machines[@]}"; do
     vm2 "$m" 'for i in $(seq 240); do busctl get-property org.bluez /org/bluez/hci0 org.bluez.Adapter1 Powered 2>/dev/null | grep -q true && exit 0; sleep 0.5; done; systemctl status --no-pager handoff-hci bluetooth; exit 1' \
         >"$run/$m/ready.out" 2>&1 || { cat "$run/$m/ready.out" >&2; fail "VM $m: hci0 was not powered within 120 s"; }
     echo "${m}_powered_ms=$(ms)" >>"$run/timings"
 done
+if ((!nodeb && !stock_bluez)); then
+    # README's "On a real machine", step 1, as a user does it before installing: LE privacy on in main.conf, then
+    # bluetoothd restarted.
+    for m in "${machines[@]}"; do
+        vm2 "$m" 'f=/etc/bluetooth/main.conf
+            if grep -q "^#* *Privacy *=" $f; then sed -i "0,/^#* *Privacy *=.*/s//Privacy = device/" $f
+            else sed -i "0,/^\[General\]/s//[General]\nPrivacy = device/" $f; fi
+            grep -q "^Privacy = device" $f && systemctl restart bluetooth &&
+            for i in $(seq 240); do busctl get-property org.bluez /org/bluez/hci0 org.bluez.Adapter1 Powered 2>/dev/null | grep -q true && exit 0; sleep 0.5; done
+            exit 1' >"$run/$m/privacy.out" 2>&1 || { cat "$run/$m/privacy.out" >&2; fail "VM $m: Privacy = device in main.conf, or hci0 after the restart"; }
+    done
+    echo "privacy_ms=$(ms)" >>"$run/timings"
+fi
 if ((!nodeb)); then
-    for m in A B; do   # both at once
+    for m in "${machines[@]}"; do   # all at once
         cp "$deb" "$run/$m/share/"
         vm2 --bg "$m" install "apt-get install -y /run/handoff-host/$(basename "$deb")" >/dev/null
     done
-    for m in A B; do
-        vm2 --wait "$m" install 300 >"$run/$m/install.out" 2>&1 \
+    for m in "${machines[@]}"; do
+        vm2 --wait "$m" install 600 >"$run/$m/install.out" 2>&1 \
             || { cat "$run/$m/install.out" >&2; fail "VM $m: apt-get install of the .deb failed"; }
     done
     echo "installed_ms=$(ms)" >>"$run/timings"
 fi
-echo "run-pair: both machines up (A $rel_a, B $rel_b) after $(($(ms) / 1000)) s; running $*" >&2
+echo "run-pair: ${#machines[@]} machines up after $(($(ms) / 1000)) s; running $*" >&2
 (($(left) > 0)) || fail "no time left for the test"
 # In the background, so that a signal to run-pair.sh is handled at once (the trap stops the test's group).
 timeout --kill-after=10 "$(left)" "$@" &

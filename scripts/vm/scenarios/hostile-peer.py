@@ -26,6 +26,14 @@ must not have (a payload byte, a pairing answer, an accepted share), or when the
                                                  the recorded one; fails unless the whole sealed stream came back
                                                  and none of the secrets is in any byte of it
 
+    hostile-peer.py live TARGET SECONDS [--capture FILE]... [--note FILE]
+                                                 during a real transfer: subscribed to the data characteristic and
+                                                 on a channel to the PSM, writes garbage frames, zero-context
+                                                 ERRORs, `01 7F`, and every client frame (REQUEST, FETCH, DONE,
+                                                 PROVE, share PUSH, DATA, PROOF) the captures hold, round after
+                                                 round on both paths until SECONDS or SIGTERM; fails on a forbidden
+                                                 frame on its own channel, or the note's text in any byte back
+
 TARGET is the victim adapter's address (the laptop, hci0), as a stranger would take it from the advertisement.
 """
 
@@ -44,8 +52,10 @@ import time
 
 import dbus
 
-ADAPTER = "hci2"
-HOSTILE_INDEX = 2
+# The stranger's adapter: the single VM's third controller, or HOSTILE_ADAPTER/HOSTILE_INDEX (a machine of its own in
+# the many-machine tier, scripts/vm2/flow-many.sh, where it is hci0).
+ADAPTER = os.environ.get("HOSTILE_ADAPTER", "hci2")
+HOSTILE_INDEX = int(os.environ.get("HOSTILE_INDEX", "2"))
 REQUEST_UUID = "6c1a0001-6e6f-4c8f-9d5e-68616e646f66"
 DATA_UUID = "6c1a0002-6e6f-4c8f-9d5e-68616e646f66"
 PSM_UUID = "abdd3056-28fa-441d-a470-55a75a52553a"
@@ -950,6 +960,105 @@ def cmd_replay_frames(target, capture_path, note_path, secrets):
     return 1 if leaks else 0
 
 
+def recorded_client_frames(parser, capture_path, kinds):
+    """Every frame of `kinds` the capturing machine sent as a client (ATT writes, channel SDUs), oldest first."""
+    capture = parser.Capture(parser.read_btsnoop(capture_path))
+    found = []
+    for ts, _index, direction, op, payload in capture.att:
+        if direction == "tx" and op in (parser.ATT_WRITE_REQ, parser.ATT_WRITE_CMD):
+            value = bytes(payload[2:])
+            if len(value) >= 2 and value[0] == WIRE and value[1] in kinds:
+                found.append((ts, value))
+    for ts, _index, direction, frame in capture.direct:
+        if direction == "tx" and len(frame) >= 2 and frame[0] == WIRE and frame[1] in kinds:
+            found.append((ts, bytes(frame)))
+    found.sort(key=lambda f: f[0])
+    return [frame for _, frame in found]
+
+
+def cmd_live(target, seconds, captures, note_path):
+    """Attacks TARGET's transfer service while real transfers run on it: see the module's doc."""
+    stop = []
+    signal.signal(signal.SIGTERM, lambda *_: stop.append(True))
+    replays = []
+    if captures:
+        parser = load_capture_parser()
+        for path in captures:
+            try:
+                got = recorded_client_frames(parser, path, {0x01, 0x02, 0x03, 0x04, 0x30, 0x31, 0x32})
+            except Exception as error:   # a capture still being written may end mid-record
+                say(f"capture {path}: unreadable ({error}); no replays from it")
+                continue
+            say(f"capture {path}: {len(got)} client frames to replay "
+                + str({KINDS.get(f[1], f"0x{f[1]:02x}"): 0 for f in got}.keys()).replace("dict_keys", ""))
+            replays += got[-200:]
+    bluez = Bluez()
+    device_path, device, target_type = bluez.connect(target)
+    chars = bluez.characteristics(device_path)
+    if find(chars, DATA_UUID) is None or find(chars, REQUEST_UUID) is None:
+        raise SystemExit("hostile: the transfer service is not there")
+    gatt = GattPath(bluez, chars)
+    channel = None
+    psm = read_psm(bluez, chars)
+    if psm is not None:
+        try:
+            channel = ChannelPath(own_address(bluez), target, target_type, psm)
+        except OSError as error:
+            say(f"no channel to PSM 0x{psm:04x}: {error}")
+    zero_errors = [bytes([WIRE, 0x83]) + bytes(8) + code.to_bytes(2, "big") for code in (4609, 4618, 4612, 1, 0xFFFF)]
+    malformed = [b"\x01\x7f", bytes([WIRE, 0x7F]), bytes([WIRE, 0xB2]) + bytes(8) + bytes(2)]
+    say(f"attacking {target} on gatt" + (f" and the channel to PSM 0x{psm:04x}" if channel else "")
+        + f": {len(replays)} recorded frames, zero-context ERRORs, garbage")
+    print("attacking", flush=True)
+    deadline = time.monotonic() + seconds
+    sent = {"gatt": 0, "l2cap": 0}
+    channel_frames = []
+    rounds = 0
+    while not stop and time.monotonic() < deadline:
+        rounds += 1
+        batch = zero_errors + malformed + replays + garbage_frames(40)
+        rng.shuffle(batch)
+        for frame in batch:
+            if stop or time.monotonic() >= deadline:
+                break
+            gatt.send(frame)
+            sent["gatt"] += 1
+            if channel is not None:
+                channel.send(frame)
+                sent["l2cap"] += 1
+                receive_all(channel.sock, 0.0, channel_frames)
+            gatt.notes.drain(0.0)
+    if channel is not None:
+        receive_all(channel.sock, 1.0, channel_frames)
+    gatt.notes.drain(1.0)
+    say(f"{rounds} rounds: {sent['gatt']} GATT writes ({gatt.errors} refused), {sent['l2cap']} SDUs"
+        + (f" ({channel.errors} refused)" if channel else ""))
+    bad, _ = classify(channel_frames, "channel")
+    # Notifications go to every subscriber, so the real transfer's own frames (sealed) may be among them: they are
+    # counted, and must hold nothing readable.
+    say(f"GATT notifications seen: {len(gatt.notes.frames)} (any real transfer's are sealed)")
+    leaks = []
+    if note_path:
+        parser = load_capture_parser()
+        note = open(note_path, encoding="utf-8").read()
+        received = b"".join(channel_frames + gatt.notes.frames)
+        for encoding, raw in parser.encodings(note).items():
+            size = 16 if encoding == "UTF-8" else 32
+            if any(piece in received for piece in parser.windows(raw, size, size // 2)):
+                leaks.append(encoding)
+    for leak in leaks:
+        say(f"FORBIDDEN: the note's text as {leak} is in what the stranger received")
+    figure("live_gatt_writes", sent["gatt"])
+    figure("live_channel_sdus", sent["l2cap"])
+    figure("live_replayed_frames", len(replays))
+    figure("live_forbidden", len(bad) + len(leaks))
+    for p in (gatt, channel):
+        if p is not None:
+            p.close()
+    call("disconnect", device.Disconnect, timeout=10)
+    return 1 if bad or leaks else 0
+
+
 def main(argv):
     if len(argv) < 2:
         print(__doc__, file=sys.stderr)
@@ -971,6 +1080,10 @@ def main(argv):
     if cmd == "replay-frames":
         secrets = [args[i + 1] for i, a in enumerate(args) if a == "--secret"]
         return cmd_replay_frames(args[0], args[1], args[args.index("--note") + 1], secrets)
+    if cmd == "live":
+        captures = [args[i + 1] for i, a in enumerate(args) if a == "--capture"]
+        note = args[args.index("--note") + 1] if "--note" in args else None
+        return cmd_live(args[0], float(args[1]), captures, note)
     if cmd == "replay":
         return cmd_replay(float(args[0]), [bytes.fromhex(h) for h in args[1:]])
     print(__doc__, file=sys.stderr)
