@@ -174,15 +174,22 @@ extension HandoffDaemon {
     /// Retries every pending item each `retryInterval` for as long as one is pending: a device whose beacon never
     /// comes is otherwise not tried again. With nothing pending no such timer runs, so an idle daemon is not woken
     /// every minute (Docs/performance.md, "At rest"); the next share starts it again.
+    ///
+    /// The rounds fall every `retryInterval` from now, not from whenever the task gets to run after a round; a
+    /// round missed altogether (the machine slept) is not made up.
     private func sweepWhilePending() {
         guard var sharing, sharing.sweep == nil,
               sharing.outbox.records().contains(where: { $0.state == .pending }) else { return }
         let interval = configuration.share.retryInterval
         let clock = self.clock
+        let first = clock.now + interval
         sharing.sweep = Task { [weak self] in
+            var round = first
             while true {
-                do { try await clock.sleep(for: interval) } catch { return }
+                do { try await clock.sleep(until: round) } catch { return }
                 guard let self, await self.sweepOnce() else { return }
+                round = round + interval
+                if round < clock.now { round = clock.now + interval }
             }
         }
         self.sharing = sharing
