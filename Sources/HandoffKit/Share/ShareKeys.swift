@@ -13,12 +13,8 @@ struct ShareKeys: Sendable {
     /// The keys for pushes from `store`'s device to `peer` (`sending`), or from `peer` to it. Nil when `peer`'s
     /// public key is unusable.
     init?(store: TrustStore, peer: TrustedDevice, sending: Bool) {
-        let isClient = store.identity.id.uuidString < peer.id.uuidString
-        guard let keys = Sodium.sessionKeys(isClient: isClient, publicKey: Array(store.identity.publicKey),
-                                            secretKey: Array(store.identity.secretKey),
-                                            peerPublicKey: Array(peer.publicKey)) else { return nil }
-        // The sender's transmit key is the receiver's receive key.
-        pairwise = KeyedHash(key: sending ? keys.transmit : keys.receive)
+        guard let key = store.pairwiseKey(with: peer, sending: sending) else { return nil }
+        pairwise = KeyedHash(key: key)
     }
 
     /// Authenticates PUSH frames.
