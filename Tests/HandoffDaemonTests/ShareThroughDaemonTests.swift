@@ -153,7 +153,9 @@ import Testing
         let id = try await laptop.share(ShareRequest(kind: "text", name: "later.txt", mediaType: "text/plain",
                                                      content: .bytes(Array("when you are back".utf8))), to: "desktop").id
         _ = try await eventually { try await laptop.outbox().first { $0.id == id && $0.reason.contains("waiting") } }
-        // The attempt's own stall watchdog (a 1 s tick) goes with it; what stays while the item waits is the retry.
+        // The attempt's own stall watchdog (a 1 s tick) goes with it; what stays while the item waits is the retry:
+        // the periodic round, and the backoff's, which may not be armed yet (the pump ends after "waiting" is saved)
+        // but is timed from the attempt's end, so it too is due at 60 s.
         let armed = try? await eventually { clock.nextDeadline == HandoffInstant(offset: .seconds(60)) ? true : nil }
         try #require(armed == true, "the retry is not the next timer: \(clock.deadlines.map(\.offset))")
 
