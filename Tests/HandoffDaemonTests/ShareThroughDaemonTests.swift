@@ -163,8 +163,10 @@ import Testing
         clock.advance(by: .seconds(60))   // the periodic retry delivers it
         let entries = try? await delivered([id], on: laptop)
         let outbox = try await laptop.outbox().map { "\($0.state) \($0.reason)" }
+        let dialed = await machines.ether.dialed.count   // on the radio: the reason alone cannot say if 60 s tried
+        let timers = clock.deadlines.map(\.offset)
         try #require(entries?.first?.state == "delivered",
-                     "not delivered: \(outbox); now \(clock.now.offset), timers at \(clock.deadlines.map(\.offset))")
+                     "not delivered: \(outbox); now \(clock.now.offset), timers at \(timers), \(dialed) connects")
         clock.advance(by: .seconds(60))   // the next round finds nothing pending and ends the sweep
         // The delivery's own timers (its watchdog) end with it; a periodic one would stay here for good.
         let settled = try? await eventually { (clock.nextDeadline.map { $0 >= rotation } ?? true) ? true : nil }
