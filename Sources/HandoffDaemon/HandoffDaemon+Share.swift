@@ -165,8 +165,8 @@ extension HandoffDaemon {
         guard var sharing, sharing.pumps[device] == nil,
               sharing.outbox.records().contains(where: { $0.deviceID == device && $0.state == .pending }) else { return }
         sharing.pumps[device] = Task { [weak self] in
-            let waited = await self?.drain(device) ?? false
-            await self?.pumpEnded(device, waited: waited)
+            let waited = await self?.drain(device) ?? nil
+            await self?.pumpEnded(device, waitingSince: waited)
         }
         self.sharing = sharing
     }
@@ -174,15 +174,22 @@ extension HandoffDaemon {
     /// Retries every pending item each `retryInterval` for as long as one is pending: a device whose beacon never
     /// comes is otherwise not tried again. With nothing pending no such timer runs, so an idle daemon is not woken
     /// every minute (Docs/performance.md, "At rest"); the next share starts it again.
+    ///
+    /// The rounds fall every `retryInterval` from now, not from whenever the task gets to run after a round; a
+    /// round missed altogether (the machine slept) is not made up.
     private func sweepWhilePending() {
         guard var sharing, sharing.sweep == nil,
               sharing.outbox.records().contains(where: { $0.state == .pending }) else { return }
         let interval = configuration.share.retryInterval
         let clock = self.clock
+        let first = clock.now + interval
         sharing.sweep = Task { [weak self] in
+            var round = first
             while true {
-                do { try await clock.sleep(for: interval) } catch { return }
+                do { try await clock.sleep(until: round) } catch { return }
                 guard let self, await self.sweepOnce() else { return }
+                round = round + interval
+                if round < clock.now { round = clock.now + interval }
             }
         }
         self.sharing = sharing
@@ -201,28 +208,32 @@ extension HandoffDaemon {
         return true
     }
 
-    private func pumpEnded(_ device: UUID, waited: Bool) {
+    /// The pump for `device` is over; `waitingSince` is when its last attempt ended, if that attempt had to wait.
+    private func pumpEnded(_ device: UUID, waitingSince: HandoffInstant?) {
         let cancelled = sharing?.pumps[device]?.isCancelled ?? false
         sharing?.pumps[device] = nil
         if cancelled {
             pump(device)   // a cancel stopped the push in flight; go on with the next item
-        } else if waited {
-            retrySoon(device)
+        } else if let waitingSince {
+            retrySoon(device, after: waitingSince)
         } else if let retry = sharing?.retries.removeValue(forKey: device) {
             retry.task.cancel()   // drained: the device's backoff starts afresh next time
         }
     }
 
-    /// Tries the device again after the backoff for its waits in a row (`retryBackoff`, doubling, at most
-    /// `retryInterval`); a sighting or the periodic retry may start the next attempt sooner.
-    private func retrySoon(_ device: UUID) {
+    /// Tries the device again once the backoff for its waits in a row (`retryBackoff`, doubling, at most
+    /// `retryInterval`) has passed since `end`, when its last attempt ended; a sighting or the periodic retry may
+    /// start the next attempt sooner.
+    private func retrySoon(_ device: UUID, after end: HandoffInstant) {
         guard sharing != nil else { return }
         let waits = (sharing?.retries[device]?.waits ?? 0) + 1
         sharing?.retries[device]?.task.cancel()
         let settings = configuration.share
         let delay = min(settings.retryBackoff * (1 << min(waits - 1, 16)), settings.retryInterval)
         let clock = self.clock
-        let deadline = clock.now + delay   // from the attempt's end, not from whenever the task gets to run
+        // From the attempt's end, not from whenever this runs: a periodic round that came between the two found
+        // the pump still there and left the device to this retry.
+        let deadline = end + delay
         let task = Task { [weak self] in
             do { try await clock.sleep(until: deadline) } catch { return }
             await self?.pump(device)
@@ -230,13 +241,13 @@ extension HandoffDaemon {
         sharing?.retries[device] = (waits, task)
     }
 
-    /// Delivers the device's pending items one by one, until one cannot be delivered now; true when one had to
-    /// wait.
-    private func drain(_ device: UUID) async -> Bool {
+    /// Delivers the device's pending items one by one, until one cannot be delivered now; when one had to wait,
+    /// the instant its attempt ended.
+    private func drain(_ device: UUID) async -> HandoffInstant? {
         while !Task.isCancelled, let record = nextPending(for: device) {
-            guard await attempt(record) else { return true }
+            guard await attempt(record) else { return clock.now }
         }
-        return false
+        return nil
     }
 
     /// The device's oldest pending item; fails those past their deadline or for a device no longer paired.

@@ -153,7 +153,9 @@ import Testing
         let id = try await laptop.share(ShareRequest(kind: "text", name: "later.txt", mediaType: "text/plain",
                                                      content: .bytes(Array("when you are back".utf8))), to: "desktop").id
         _ = try await eventually { try await laptop.outbox().first { $0.id == id && $0.reason.contains("waiting") } }
-        // The attempt's own stall watchdog (a 1 s tick) goes with it; what stays while the item waits is the retry.
+        // The attempt's own stall watchdog (a 1 s tick) goes with it; what stays while the item waits is the retry:
+        // the periodic round, and the backoff's, which may not be armed yet (the pump ends after "waiting" is saved)
+        // but is timed from the attempt's end, so it too is due at 60 s.
         let armed = try? await eventually { clock.nextDeadline == HandoffInstant(offset: .seconds(60)) ? true : nil }
         try #require(armed == true, "the retry is not the next timer: \(clock.deadlines.map(\.offset))")
 
@@ -161,8 +163,10 @@ import Testing
         clock.advance(by: .seconds(60))   // the periodic retry delivers it
         let entries = try? await delivered([id], on: laptop)
         let outbox = try await laptop.outbox().map { "\($0.state) \($0.reason)" }
+        let dialed = await machines.ether.dialed.count   // on the radio: the reason alone cannot say if 60 s tried
+        let timers = clock.deadlines.map(\.offset)
         try #require(entries?.first?.state == "delivered",
-                     "not delivered: \(outbox); now \(clock.now.offset), timers at \(clock.deadlines.map(\.offset))")
+                     "not delivered: \(outbox); now \(clock.now.offset), timers at \(timers), \(dialed) connects")
         clock.advance(by: .seconds(60))   // the next round finds nothing pending and ends the sweep
         // The delivery's own timers (its watchdog) end with it; a periodic one would stay here for good.
         let settled = try? await eventually { (clock.nextDeadline.map { $0 >= rotation } ?? true) ? true : nil }

@@ -24,7 +24,7 @@ enum Gate {
     /// version): the digest of the very frame refused. A client accepts it only for a frame it wrote itself; a
     /// stranger who writes that same frame gets the answer that frame gets, so it learns and changes nothing.
     static func echoTag(of refused: [UInt8]) -> [UInt8] {
-        Sodium.genericHash(Array("handoff.v2.refused".utf8) + [0] + refused, length: TransferFrame.macLength)
+        HashLabel.refused.digest(refused, length: TransferFrame.macLength)
     }
 
     /// The frame a continue's client may act on, or nil. An ERROR passes only when its tag is the group's error MAC

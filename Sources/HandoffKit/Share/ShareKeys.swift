@@ -8,51 +8,41 @@ import FoundationEssentials
 ///     pushKey     = BLAKE2b-32(key = kx(sender → receiver), "handoff.v1.push")
 ///     transferKey = BLAKE2b-32(key = kx(sender → receiver), "handoff.v1.share" ‖ 0x00 ‖ transferID)
 struct ShareKeys: Sendable {
-    private let pairwise: [UInt8]
+    private let pairwise: KeyedHash
 
     /// The keys for pushes from `store`'s device to `peer` (`sending`), or from `peer` to it. Nil when `peer`'s
     /// public key is unusable.
     init?(store: TrustStore, peer: TrustedDevice, sending: Bool) {
-        let isClient = store.identity.id.uuidString < peer.id.uuidString
-        guard let keys = Sodium.sessionKeys(isClient: isClient, publicKey: Array(store.identity.publicKey),
-                                            secretKey: Array(store.identity.secretKey),
-                                            peerPublicKey: Array(peer.publicKey)) else { return nil }
-        // The sender's transmit key is the receiver's receive key.
-        pairwise = sending ? keys.transmit : keys.receive
+        guard let key = store.pairwiseKey(with: peer, sending: sending) else { return nil }
+        pairwise = KeyedHash(key: key)
     }
 
     /// Authenticates PUSH frames.
-    var pushKey: [UInt8] { Sodium.genericHash(Array("handoff.v1.push".utf8), key: pairwise, length: 32) }
+    var pushKey: KeyedHash { pairwise.derive(.push) }
 
     /// Seals one push's records.
     func transferKey(_ transferID: TransferID) -> [UInt8] {
-        Sodium.genericHash(Array("handoff.v1.share".utf8) + [0] + transferID.bytes, key: pairwise, length: 32)
+        pairwise.hash(.share, transferID.bytes)
     }
 
     /// The MAC of a PUSH.
     func pushMAC(transferID: TransferID, sender: UUID, header: TransferHeader) -> [UInt8] {
-        Sodium.genericHash(ShareFrame.pushSignedPart(transferID: transferID, sender: sender.bytes, header: header),
-                           key: pushKey, length: TransferFrame.macLength)
+        pushKey.mac(signed: ShareFrame.pushSignedPart(transferID: transferID, sender: sender.bytes, header: header))
     }
 
     /// The sender's answer to the receiver's `challenge` for push `transferID` (PUSH-PROOF): fresh, so a recorded
     /// PUSH or proof replayed later proves nothing.
     func proofMAC(transferID: TransferID, challenge: [UInt8]) -> [UInt8] {
-        Sodium.genericHash(Array("handoff.v2.push.proof".utf8) + [0] + transferID.bytes + challenge, key: pushKey,
-                           length: TransferFrame.macLength)
+        pushKey.mac(.pushProof, transferID.bytes, challenge)
     }
 
     /// The tag of a PUSH-ERROR the receiver sends after it authenticated the sender.
     func errorTag(transferID: TransferID, code: Int, message: String) -> [UInt8] {
-        var w = ByteWriter()
-        w.raw(Array("handoff.v2.share.error".utf8)); w.u8(0); w.raw(transferID.bytes); w.u16(UInt16(clamping: code))
-        w.raw(message.utf8)
-        return Sodium.genericHash(w.bytes, key: pushKey, length: TransferFrame.macLength)
+        pushKey.errorTag(.shareError, context: transferID.bytes, code: code, message: message)
     }
 
     /// The MAC of the receiver's DONE: it shows the sender that the receiver could open the whole stream.
     func doneMAC(_ transferID: TransferID) -> [UInt8] {
-        Sodium.genericHash(Array("handoff.v1.share.done".utf8) + transferID.bytes, key: transferKey(transferID),
-                           length: TransferFrame.macLength)
+        KeyedHash(key: transferKey(transferID)).mac(.shareDone, transferID.bytes)
     }
 }

@@ -12,14 +12,12 @@ struct PairingTranscript: Sendable {
 
     /// The responder's commitment to its nonce, sent before it sees the initiator's nonce.
     static func commitment(responderKey: [UInt8], initiatorKey: [UInt8], responderNonce: [UInt8]) -> [UInt8] {
-        Sodium.genericHash(Array("handoff.v1.pair.commit".utf8) + responderKey + initiatorKey + responderNonce,
-                           length: commitLength)
+        HashLabel.pairingCommitment.digest(responderKey, initiatorKey, responderNonce, length: commitLength)
     }
 
     /// BLAKE2b of everything exchanged; binds the sealed offers to this exchange.
     var hash: [UInt8] {
-        Sodium.genericHash(Array("handoff.v1.pair".utf8) + initiatorKey + responderKey + initiatorNonce + responderNonce,
-                           length: 32)
+        HashLabel.pairingTranscript.digest(initiatorKey, responderKey, initiatorNonce, responderNonce, length: 32)
     }
 
     /// The six-digit code both screens show.

@@ -60,9 +60,11 @@ extension TrustStore {
         group = TrustGroup(key: Data(newKey), epoch: message.epoch)
     }
 
-    /// A key shared by this device and `peer` only, from crypto_kx over the long-term keys; the side with the
-    /// smaller id plays the kx client so both derive the same direction keys.
-    private func pairwiseKey(with peer: TrustedDevice, sending: Bool) -> [UInt8]? {
+    /// A key shared by this device and `peer` only, from crypto_kx over the long-term keys, for what this device
+    /// sends `peer` (`sending`) or receives from it; nil when `peer`'s public key is unusable. The side with the
+    /// smaller id plays the kx client, so the sender's transmit key is the receiver's receive key. Rekeys are sealed
+    /// with it; pushes derive their keys from it (`ShareKeys`).
+    func pairwiseKey(with peer: TrustedDevice, sending: Bool) -> [UInt8]? {
         let isClient = identity.id.uuidString < peer.id.uuidString
         guard let keys = Sodium.sessionKeys(isClient: isClient, publicKey: Array(identity.publicKey),
                                             secretKey: Array(identity.secretKey),

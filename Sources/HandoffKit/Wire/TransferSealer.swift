@@ -55,8 +55,7 @@ struct TransferSealer: Sendable {
 
     /// MAC the client sends in `done` to prove it could open the transfer.
     func doneMAC() -> [UInt8] {
-        Sodium.genericHash(Array("handoff.v1.done".utf8) + header.transferID.bytes, key: key,
-                           length: TransferFrame.macLength)
+        KeyedHash(key: key).mac(.done, header.transferID.bytes)
     }
 
     private func nonce(_ index: Int) -> [UInt8] {
