@@ -47,8 +47,8 @@ public actor FollowingBlueZRadio: Radio {
     var timerDeadline: HandoffInstant?
     /// The adapter let go last, until the line saying what replaced it (``decideOnce()``).
     var letGo: AdapterChoice.Adapter?
-    /// The adapter used last, to say so when it comes back.
-    var lastUsed: AdapterChoice.Adapter?
+    /// The adapters used so far, by address, to say so when one comes back.
+    var used: [BluetoothAddress: AdapterChoice.Adapter] = [:]
     var deciding = false
     var decideAgain = false
     var closed = false
@@ -217,9 +217,9 @@ public actor FollowingBlueZRadio: Radio {
             return
         }
         radio = taken
-        let cameBack = lastUsed.flatMap { $0.address != nil && $0.address == adapter.address ? $0 : nil }
+        let cameBack = adapter.address.flatMap { used[$0] }
         notice(Self.moveText(to: adapter, from: previous ?? cameBack, present: present, summary: choice.summary))
-        lastUsed = adapter
+        if let address = adapter.address { used[address] = adapter }
         attach(taken)
     }
 
