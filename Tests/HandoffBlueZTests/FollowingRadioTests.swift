@@ -4,6 +4,7 @@ import DBus
 import HandoffBlueZ
 import HandoffKit
 import HandoffShared
+import HandoffTesting
 import Testing
 
 /// The radio that follows the adapter (``FollowingBlueZRadio``) on bluezoo, whose adapters are plugged in and out
@@ -124,6 +125,84 @@ struct FollowingRadioTests {
 
             await radio.close()
             await peer.close()
+        }
+    }
+
+    @Test("an activity listed before our adapter went away is continued through the one standing in")
+    func anActivityListedBeforeTheMoveIsContinuedAfterIt() async throws {
+        try await Self.withBluezoo { zoo, notices in
+            try await zoo.fixture.addAdapter(index: 2, address: Self.peerAddress)
+            let stores = try HandoffFixtures.pairedStores(["laptop", "desktop"])
+            let laptop = try await RadioDevice.make(adapter: "hci2", bus: zoo.fixture.address, store: stores[0])
+            let radio = await FollowingBlueZRadio.follow(.automatic, bluez: try await zoo.connect(),
+                                                         options: Self.options(notices))
+            var configuration = HandoffConfiguration(declaredTypes: try DeclaredActivityTypes([noteType]))
+            configuration.beaconRotationInterval = nil
+            configuration.stallInterval = .seconds(2)
+            let desktop = try HandoffEngine(configuration: configuration, trust: stores[1], radio: radio,
+                                            delegate: RecordingContinuationDelegate())
+            try await desktop.start()
+
+            let updates = await desktop.availabilityUpdates()
+            let activity = UserActivity(activityType: noteType)
+            activity.title = "Groceries"
+            activity.userInfo = ["content": "milk, eggs"]
+            try await activity.becomeCurrent(in: laptop.engine)
+            let remote = try await first(updates, "the desktop to list the note")
+            #expect(remote.peer == PeerAddress(Self.peerAddress))
+
+            try await zoo.fixture.removeAdapter(index: 0)
+            try await Self.until("hci1 standing in") { await radio.adapterInUse()?.name == "hci1" }
+            let outcome = await desktop.continueActivity(remote)
+            let continued = try #require(outcome.activity, "\(String(describing: outcome.error))")
+            #expect(continued.title == "Groceries")
+            #expect(continued.userInfo["content"] == "milk, eggs")
+
+            await desktop.stop()
+            await radio.close()
+            await laptop.shutDown()
+        }
+    }
+
+    @Test("a peer continues from us after our adapter moved: our new address is tried when the old one fails")
+    func aPeerContinuesFromUsAfterWeMoved() async throws {
+        try await Self.withBluezoo { zoo, notices in
+            try await zoo.fixture.addAdapter(index: 2, address: Self.peerAddress)
+            let stores = try HandoffFixtures.pairedStores(["laptop", "desktop"])
+            let radio = await FollowingBlueZRadio.follow(.automatic, bluez: try await zoo.connect(),
+                                                         options: Self.options(notices))
+            var configuration = HandoffConfiguration(declaredTypes: try DeclaredActivityTypes([noteType]))
+            configuration.beaconRotationInterval = nil
+            configuration.stallInterval = .seconds(2)
+            let laptop = try HandoffEngine(configuration: configuration, trust: stores[0], radio: radio,
+                                           delegate: RecordingContinuationDelegate())
+            try await laptop.start()
+            let desktop = try await RadioDevice.make(adapter: "hci2", bus: zoo.fixture.address, store: stores[1])
+
+            let updates = await desktop.engine.availabilityUpdates()
+            let activity = UserActivity(activityType: noteType)
+            activity.title = "Groceries"
+            activity.userInfo = ["content": "milk, eggs"]
+            try await activity.becomeCurrent(in: laptop)
+            let remote = try await first(updates, "the desktop to list the note")
+            #expect(remote.peer.rawValue.hasSuffix(Self.element(Self.ours)))
+
+            try await zoo.fixture.removeAdapter(index: 0)
+            try await Self.until("hci1 standing in") { await radio.adapterInUse()?.name == "hci1" }
+            // The desktop hears the same beacon from our new address: only a candidate for the gate
+            // (Docs/protocol.md, "The gate"), tried once the address it knows fails.
+            let hci2 = try await desktop.bluez.adapter(named: "hci2")
+            try await Self.until("the desktop to hear us from hci1's address") {
+                await hci2.devices().contains { $0.path.rawValue.hasSuffix(Self.element(Self.spare))
+                    && $0.manufacturerData[WireProtocol.manufacturerID] != nil }
+            }
+            let outcome = await desktop.engine.continueActivity(remote)
+            let continued = try #require(outcome.activity, "\(String(describing: outcome.error))")
+            #expect(continued.userInfo["content"] == "milk, eggs")
+
+            await laptop.stop()
+            await radio.close()
+            await desktop.shutDown()
         }
     }
 
