@@ -15,12 +15,13 @@ import HandoffShared
 ///   powered one first, then the lowest-numbered); when the preferred one is back, it is used again.
 /// - The adapter in use is kept while it is present: an adapter appearing, or being switched off or on, moves
 ///   nothing.
-/// - An adapter in use that goes away while bluetoothd stays is let go at once: bluetoothd dropped what was
-///   registered on it, so even the same adapter back is taken up afresh.
+/// - An adapter in use that goes away while the bluetoothd that showed it stays is let go at once: bluetoothd
+///   dropped what was registered on it, so even the same adapter back is taken up afresh.
 /// - Every adapter taken after the first waits ``settle``: a state that lasts less (bluetoothd registering its
 ///   adapters one after another, a dongle that comes back at once) takes nothing, so there is no flapping.
-/// - While bluetoothd itself is away (no owner of `org.bluez`) the adapter in use is kept: when bluetoothd is
-///   back with it, the radio on it carries on (the BlueZ layer registers everything again).
+/// - While bluetoothd itself is away (no owner of `org.bluez`) the adapter in use is kept, and when a bluetoothd
+///   is back it has ``settle`` to show it again: the radio on it then carries on (the BlueZ layer registers
+///   everything again), as it does after a bluetoothd restart with one adapter.
 public struct AdapterChoice: Sendable, Equatable {
     /// Which adapter the user asked for.
     public enum Request: Sendable, Equatable {
@@ -75,17 +76,17 @@ public struct AdapterChoice: Sendable, Equatable {
         case stay
         /// Use this adapter from now on: the first one, or in place of the one in use, which is let go.
         case use(Adapter)
-        /// Let go of the adapter in use: it is gone (while bluetoothd is there), and with it everything bluetoothd
-        /// held for it. Another adapter, if one may be used, is taken by a later decision, after ``settle``.
+        /// Let go of the adapter in use: it is gone, and with it everything bluetoothd held for it. Another
+        /// adapter, if one may be used, is taken by a later decision, after ``settle``.
         case release
         /// A change waits for ``AdapterChoice/settle``: decide again at this instant.
         case wait(until: HandoffInstant)
     }
 
-    /// A move that has not yet lasted ``AdapterChoice/settle``.
+    /// A change that has not yet lasted ``AdapterChoice/settle``.
     struct Pending: Sendable, Equatable {
-        /// The adapter to take.
-        var target: Adapter
+        /// The adapter to take; nil to let go of the one in use.
+        var target: Adapter?
         var since: HandoffInstant
     }
 
@@ -100,6 +101,8 @@ public struct AdapterChoice: Sendable, Equatable {
     /// Whether an adapter was ever taken (the first is taken at once, every later change waits ``settle``).
     public private(set) var hasChosen = false
     var pending: Pending?
+    /// The bluetoothd (its unique bus name) that last showed the adapter in use.
+    var seenUnder: String?
 
     /// A choice for `request`, with nothing chosen yet.
     public init(request: Request, settle: Duration = .seconds(2)) {
@@ -108,31 +111,37 @@ public struct AdapterChoice: Sendable, Equatable {
         if case .named(let text) = request { preferred = BluetoothAddress(text) }
     }
 
-    /// Decides from the adapters `present` now, whether bluetoothd is on the bus, and the time.
-    public mutating func decide(present: [Adapter], bluetoothd: Bool, now: HandoffInstant) -> Decision {
+    /// Decides from the adapters `present` now, bluetoothd's unique bus name (nil while it is away: no owner of
+    /// `org.bluez`) and the time.
+    public mutating func decide(present: [Adapter], bluetoothd: String?, now: HandoffInstant) -> Decision {
         let target = self.target(among: present)
+        let currentIsPresent = current.map { current in present.contains { $0.isSame(as: current) } } ?? false
+        if currentIsPresent { seenUnder = bluetoothd }
         if let current, let target, current.isSame(as: target) {
             pending = nil
             return .stay
         }
-        if let current, bluetoothd, !present.contains(where: { $0.isSame(as: current) }) {
-            pending = nil
-            self.current = nil
-            return .release
-        }
-        guard let target else {
+        guard let bluetoothd else {
             pending = nil
             return .stay
         }
-        if current == nil, !hasChosen {
-            return commit(target)
+        if current != nil, !currentIsPresent, seenUnder == bluetoothd {
+            return commit(nil, under: bluetoothd)
         }
-        if pending.map({ !$0.target.isSame(as: target) }) ?? true {
+        if current == nil, target == nil {
+            pending = nil
+            return .stay
+        }
+        if current == nil, !hasChosen, let target {
+            return commit(target, under: bluetoothd)
+        }
+        // A change: to `target`, or (nil) letting go of an adapter bluetoothd has not shown again since it restarted.
+        if pending.map({ !Self.same($0.target, target) }) ?? true {
             pending = Pending(target: target, since: now)
         }
         let since = pending?.since ?? now
         guard now >= since + settle else { return .wait(until: since + settle) }
-        return commit(target)
+        return commit(target, under: bluetoothd)
     }
 
     /// The adapter taken by the last ``Decision/use(_:)`` could not be used after all (it went away meanwhile, or
@@ -172,12 +181,23 @@ public struct AdapterChoice: Sendable, Equatable {
         return adapter.name == text
     }
 
-    private mutating func commit(_ target: Adapter) -> Decision {
+    /// Takes `target` (present under `bluetoothd`), or with nil lets go of the adapter in use.
+    private mutating func commit(_ target: Adapter?, under bluetoothd: String) -> Decision {
         pending = nil
         current = target
+        seenUnder = bluetoothd
+        guard let target else { return .release }
         hasChosen = true
         if preferred == nil { preferred = target.address }
         return .use(target)
+    }
+
+    private static func same(_ a: Adapter?, _ b: Adapter?) -> Bool {
+        switch (a, b) {
+        case (nil, nil): true
+        case let (a?, b?): a.isSame(as: b)
+        default: false
+        }
     }
 
     /// BlueZ's order of adapters: the `hciN` with the lowest N first, then other names alphabetically

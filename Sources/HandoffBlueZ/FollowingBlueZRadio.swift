@@ -160,7 +160,7 @@ public actor FollowingBlueZRadio: Radio {
     private func decideOnce() async {
         guard !closed else { return }
         let present = await bluez.adapters().map(AdapterChoice.Adapter.init)
-        let bluetoothd = await bluez.owner != nil
+        let bluetoothd = await bluez.owner?.rawValue
         let previous = choice.current
         switch choice.decide(present: present, bluetoothd: bluetoothd, now: options.clock.now) {
         case .stay:

@@ -128,6 +128,33 @@ struct FollowingRadioTests {
         }
     }
 
+    @Test("bluetoothd killed and started again: the adapter in use carries on, nothing moves")
+    func bluetoothdRestartsMoveNothing() async throws {
+        try await Self.withBluezoo { zoo, notices in
+            let radio = await FollowingBlueZRadio.follow(.automatic, bluez: try await zoo.connect(),
+                                                         options: Self.options(notices))
+            let peer = try await BlueZRadio(adapter: "hci1", bluez: try await zoo.connect(), options: Self.options())
+            let scan = try await radio.scan()
+            try await radio.advertise(testBeacon(0x51))
+            let peerScan = try await peer.scan()
+            _ = try await first(peerScan, "our beacon") { $0.beacon == testBeacon(0x51) }
+
+            try await zoo.fixture.killBluezoo()
+            try await Self.until("bluetoothd gone") { await radio.bluez.owner == nil }
+            #expect(await radio.adapterInUse()?.name == "hci0", "kept while bluetoothd is away")
+            try zoo.fixture.startBluezoo()
+            _ = try await first(peerScan, "our beacon, after the restart") { $0.beacon == testBeacon(0x51) }
+            try await peer.advertise(testBeacon(0x61))
+            _ = try await first(scan, "the peer's beacon on the scan opened before") { $0.beacon == testBeacon(0x61) }
+            #expect(await radio.adapterInUse()?.name == "hci0")
+            #expect(notices.lines.filter { !$0.hasPrefix("radio hci") }
+                    == ["using hci0 (\(Self.ours)): BlueZ's default"], "\(notices.lines)")
+
+            await radio.close()
+            await peer.close()
+        }
+    }
+
     @Test("an activity listed before our adapter went away is continued through the one standing in")
     func anActivityListedBeforeTheMoveIsContinuedAfterIt() async throws {
         try await Self.withBluezoo { zoo, notices in
