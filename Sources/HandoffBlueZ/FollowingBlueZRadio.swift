@@ -216,6 +216,10 @@ public actor FollowingBlueZRadio: Radio {
             decideAgain = true      // the next decision waits the settle time, so this is no busy loop
             return
         }
+        guard !closed else {        // closed while the radio was being made
+            await taken.close()
+            return
+        }
         radio = taken
         let cameBack = adapter.address.flatMap { used[$0] }
         notice(Self.moveText(to: adapter, from: previous ?? cameBack, present: present, summary: choice.summary))
