@@ -49,6 +49,9 @@ public actor FollowingBlueZRadio: Radio {
     var letGo: AdapterChoice.Adapter?
     /// The adapters used so far, by address, to say so when one comes back.
     var used: [BluetoothAddress: AdapterChoice.Adapter] = [:]
+    /// Adapters in a row that could not be taken up (each is tried again after the settle time; the first failure
+    /// and every tenth are said).
+    var failedTakes = 0
     var deciding = false
     var decideAgain = false
     var closed = false
@@ -212,10 +215,14 @@ public actor FollowingBlueZRadio: Radio {
             taken = await BlueZRadio(adapter: handle, bluez: bluez, options: options)
         } catch {
             choice.couldNotUse()
-            notice("cannot use \(adapter.text) (\(error)); trying again")
+            failedTakes += 1
+            if failedTakes == 1 || failedTakes.isMultiple(of: 10) {
+                notice("cannot use \(adapter.text) (\(error)); trying again")
+            }
             decideAgain = true      // the next decision waits the settle time, so this is no busy loop
             return
         }
+        failedTakes = 0
         guard !closed else {        // closed while the radio was being made
             await taken.close()
             return
