@@ -81,7 +81,8 @@ public actor FollowingBlueZRadio: Radio {
     /// bluetoothd, is not an error: the radio waits for one.
     /// - Throws: `RadioError` `.failed` when the bus cannot be reached.
     public static func connect(_ request: AdapterChoice.Request, bus: Connection.Bus = .system,
-                               options: BlueZRadioOptions = BlueZRadioOptions()) async throws -> FollowingBlueZRadio {
+                               options: BlueZRadioOptions = BlueZRadioOptions()) async throws(RadioError)
+        -> FollowingBlueZRadio {
         let bluez: BlueZ
         do {
             bluez = try await BlueZ.connect(bus: bus, log: options.log, clock: options.clock)

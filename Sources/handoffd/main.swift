@@ -75,7 +75,7 @@ ProgramExecutors.run { await serve() }
         radio = try await FollowingBlueZRadio.connect(options.adapter.map { .named($0) } ?? .automatic,
                                                       options: radioOptions)
     } catch {
-        fail("cannot reach BlueZ: \(error)")
+        fail(error.message)
     }
 
     let connection: Connection
