@@ -105,6 +105,26 @@ public final class BluezooFixture: @unchecked Sendable {
         kill(pid_t(pid), SIGKILL)
     }
 
+    /// Plugs in an adapter while bluezoo runs: `hci<index>` with `address`, powered (bluezoo's
+    /// `org.bluezoo.Manager1.AddAdapter`; the launcher runs it with `--auto-enable`). The same address may come
+    /// back under another index, as a USB dongle does.
+    public func addAdapter(index: UInt8, address: String) async throws {
+        try await bluezooManager { manager in try await manager.call("AddAdapter", .byte(index), .string(address)) }
+    }
+
+    /// Unplugs `hci<index>` while bluezoo runs: its object, its devices and what was registered on it go away
+    /// (`org.bluezoo.Manager1.RemoveAdapter`).
+    public func removeAdapter(index: UInt8) async throws {
+        try await bluezooManager { manager in try await manager.call("RemoveAdapter", .byte(index)) }
+    }
+
+    private func bluezooManager(_ body: (Proxy) async throws -> Void) async throws {
+        let connection = try Connection(.address(address))
+        defer { connection.close() }
+        try await body(Proxy(connection: connection, destination: "org.bluez", path: "/org/bluezoo",
+                             interface: "org.bluezoo.Manager1"))
+    }
+
     /// Starts a fresh bluezoo on the same bus with the launcher's settings.
     public func startBluezoo() throws {
         let process = Process()

@@ -14,8 +14,10 @@ extension BlueZRadio {
         let wanted = LEAdvertisement(
             type: .peripheral, manufacturerData: [WireProtocol.manufacturerID: Data(beacon)],
             discoverable: options.discoverable ? true : nil)
+        // Watched even when bluetoothd refuses: a beacon refused while the adapter is off goes on the air when it
+        // is switched on (``readvertise()``).
+        defer { watchAdapter() }
         try await serially { radio in try await radio.apply(wanted) }
-        watchAdapter()
     }
 
     /// Stops advertising: unregisters and unexports the advertisement. Idempotent.

@@ -71,9 +71,6 @@ public actor BlueZRadio: Radio {
     /// (rfkill) is not an error: scanning starts when it is switched on.
     /// - Throws: `RadioError` `.failed` when the adapter does not appear within `options.adapterTimeout`.
     public init(adapter: String?, bluez: BlueZ, options: BlueZRadioOptions = BlueZRadioOptions()) async throws {
-        self.bluez = bluez
-        self.options = options
-        leases = DeviceLeases(clock: options.clock)
         let found: Adapter1
         do {
             if let adapter {
@@ -84,13 +81,22 @@ public actor BlueZRadio: Radio {
         } catch {
             throw RadioError(error, while: "cannot use adapter \(adapter ?? "(the default)")")
         }
-        self.adapter = found
-        self.adapterName = found.name
+        await self.init(adapter: found, bluez: bluez, options: options)
+    }
+
+    /// A radio on `adapter`, as the BlueZ layer handed it out (``BlueZ/adapter(named:)``); when `options.powerOn`,
+    /// switches it on (a failure is logged: scanning starts when it is switched on).
+    public init(adapter: Adapter1, bluez: BlueZ, options: BlueZRadioOptions = BlueZRadioOptions()) async {
+        self.bluez = bluez
+        self.options = options
+        leases = DeviceLeases(clock: options.clock)
+        self.adapter = adapter
+        self.adapterName = adapter.name
         if options.powerOn {
             do {
-                try await found.setPowered(true)
+                try await adapter.setPowered(true)
             } catch {
-                options.log?("radio \(found.name): cannot switch the adapter on (\(error)); scanning starts when it is on")
+                options.log?("radio \(adapter.name): cannot switch the adapter on (\(error)); scanning starts when it is on")
             }
         }
     }

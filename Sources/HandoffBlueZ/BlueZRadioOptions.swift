@@ -48,6 +48,10 @@ public struct BlueZRadioOptions: Sendable {
     public var powerOn = true
     /// How long to wait for the adapter at creation and after bluetoothd restarts. Default 30 s.
     public var adapterTimeout: Duration = .seconds(30)
+    /// ``FollowingBlueZRadio``: how long a change of adapters must last before the radio moves (``AdapterChoice``).
+    /// Default 2 s: longer than bluetoothd takes to register its adapters one after another at start, or to remove
+    /// them before it leaves the bus, so neither moves the radio.
+    public var adapterSettle: Duration = .seconds(2)
     /// The ATT MTU assumed when bluetoothd gives none (neither the `mtu` option nor `GattCharacteristic1.MTU`).
     /// Default 23, the ATT minimum.
     public var fallbackMTU = 23

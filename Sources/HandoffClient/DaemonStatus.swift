@@ -1,13 +1,19 @@
 /// The daemon's state, as printed by `handoff status --json`.
 ///
-/// JSON: `{"adapter":"hci0","availableActivities":1,"currentActivity":{…ActivitySummary…},"pairedDevices":2,
-/// "powered":true,"scanning":"advertisement monitor (…)","version":"0.1.0"}`; `adapter`, `currentActivity` and
-/// `scanning` are absent when there is none.
+/// JSON: `{"adapter":"hci0","adapterAddress":"00:AA:01:00:00:00","adapterChoice":"BlueZ's default",
+/// "availableActivities":1,"currentActivity":{…ActivitySummary…},"pairedDevices":2,"powered":true,
+/// "scanning":"advertisement monitor (…)","version":"0.1.0"}`; `adapter`, `adapterAddress`, `currentActivity` and
+/// `scanning` are absent when there is none, `adapterChoice` when the daemon does not say.
 public struct DaemonStatus: Sendable, Equatable, Codable {
     /// The daemon's version.
     public var version: String
-    /// The Bluetooth controller in use (`hci0`), if any.
+    /// The Bluetooth controller in use now (`hci0`), if any.
     public var adapter: String?
+    /// Its address (`00:AA:01:00:00:00`), when the daemon says.
+    public var adapterAddress: String?
+    /// How the daemon chose it, or what it waits for while it has none (`BlueZ's default`, `in place of
+    /// 00:AA:01:00:00:00 (away)`, `waiting for an adapter`), when the daemon says.
+    public var adapterChoice: String?
     /// Whether that controller is powered.
     public var powered: Bool
     /// How many paired devices there are.

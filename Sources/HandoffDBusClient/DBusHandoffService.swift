@@ -61,6 +61,8 @@ public final class DBusHandoffService: HandoffService {
             powered: values[Key.powered] ?? false, pairedDevices: Int(values[Key.pairedDevices] ?? 0),
             availableActivities: Int(values[Key.availableActivities] ?? 0), currentActivity: current)
         status.scanning = values[Key.scanning]
+        status.adapterAddress = values[Key.adapterAddress].flatMap { $0.isEmpty ? nil : $0 }
+        status.adapterChoice = values[Key.adapterChoice]
         return status
     }
 

@@ -19,8 +19,13 @@ extension HandoffBusAPI {
         public static let version = StatusKey<String>("Version")
         /// This device's name in the trust group.
         public static let deviceName = StatusKey<String>("DeviceName")
-        /// The adapter the daemon uses; "" when none.
+        /// The adapter the daemon uses now; "" when none.
         public static let adapter = StatusKey<String>("Adapter")
+        /// That adapter's address; "" when none (or unknown).
+        public static let adapterAddress = StatusKey<String>("AdapterAddress")
+        /// How the daemon chose it, or what it waits for, in words (`BlueZ's default`, `waiting for an adapter`);
+        /// absent when the daemon does not say.
+        public static let adapterChoice = StatusKey<String>("AdapterChoice")
         /// Whether the adapter is powered.
         public static let powered = StatusKey<Bool>("Powered")
         /// Whether the caller owns the trust group.

@@ -13,8 +13,9 @@ public struct DaemonConfiguration: Sendable {
     public var owner: UInt32?
     /// This device's name, shown on the other devices (at most 16 UTF-8 bytes reach a pairing beacon).
     public var deviceName: String
-    /// The Bluetooth controller in use (`hci0`), reported by Status; nil when the radio is not a controller.
-    public var adapter: String?
+    /// The Bluetooth controller in use now, for Status. Asked at every Status call: the radio may move to another
+    /// controller, or have none, while the daemon runs (handoffd's radio follows adapters as they come and go).
+    public var adapter: @Sendable () async -> AdapterReport
     /// The engine's configuration: declared types, limits, timing. Its `initialSequence` is replaced by the
     /// persisted sequence + 1.
     public var handoff: HandoffConfiguration
@@ -31,20 +32,44 @@ public struct DaemonConfiguration: Sendable {
     public var share = ShareSettings()
     /// What the daemon adds to activities of a type before offering them (lifetime, webpageURL), by type.
     public var typeRules: [String: ActivityTypeRule] = ActivityTypeRule.defaults
-    /// Whether the radio's controller is powered, for Status (default: always true).
-    public var powered: @Sendable () async -> Bool = { true }
     /// How the radio scans for beacons, for Status (`advertisement monitor (…)`, `discovery (fallback: …)`);
     /// nil leaves it out.
     public var scanning: @Sendable () async -> String? = { nil }
 
     /// The default: `/var/lib/handoff`, the host name, handoff's own activity types (note, clipboard, web page,
     /// terminal).
+    /// `adapter` names a controller that is always there and on (nil: none); set ``adapter`` to report one that
+    /// changes.
     public init(stateDirectory: URL = URL(fileURLWithPath: "/var/lib/handoff"),
                 deviceName: String = ProcessInfo.processInfo.hostName, adapter: String? = nil) throws {
         self.stateDirectory = stateDirectory
         self.deviceName = deviceName
-        self.adapter = adapter
+        self.adapter = { AdapterReport(name: adapter, powered: adapter != nil) }
         self.handoff = HandoffConfiguration(declaredTypes: try DeclaredActivityTypes(
             ["org.handoff.note", "org.handoff.clipboard", "org.handoff.web", "org.handoff.terminal"]))
+    }
+}
+
+extension DaemonConfiguration {
+    /// What Status says of the Bluetooth controller in use (Docs/dbus-api.md, `Adapter`, `AdapterAddress`,
+    /// `Powered`, `AdapterChoice`).
+    public struct AdapterReport: Sendable, Equatable {
+        /// Its name (`hci0`); nil when none is in use.
+        public var name: String?
+        /// Its address (`00:AA:01:00:00:00`), when known.
+        public var address: String?
+        /// Whether it is switched on (false when there is none).
+        public var powered: Bool
+        /// How it was chosen, or what the daemon waits for, in words (`BlueZ's default`, `waiting for an
+        /// adapter`); nil leaves it unsaid.
+        public var choice: String?
+
+        /// A report of the controller `name` at `address`.
+        public init(name: String?, address: String? = nil, powered: Bool, choice: String? = nil) {
+            self.name = name
+            self.address = address
+            self.powered = powered
+            self.choice = choice
+        }
     }
 }

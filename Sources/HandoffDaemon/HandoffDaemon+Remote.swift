@@ -145,8 +145,11 @@ extension HandoffDaemon {
         var values: [String: Variant] = [:]
         values[Key.version] = DaemonConfiguration.version
         values[Key.deviceName] = await engine.trust.identity.name
-        values[Key.adapter] = configuration.adapter ?? ""
-        values[Key.powered] = await configuration.powered()
+        let adapter = await configuration.adapter()
+        values[Key.adapter] = adapter.name ?? ""
+        values[Key.adapterAddress] = adapter.address ?? ""
+        values[Key.powered] = adapter.name != nil && adapter.powered
+        values[Key.adapterChoice] = adapter.choice
         values[Key.owner] = ownership == .owned(uid: uid)
         values[Key.scanning] = await configuration.scanning()
         guard ownership.admits(uid) else { return values }

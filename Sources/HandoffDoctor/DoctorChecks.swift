@@ -10,8 +10,8 @@ public enum DoctorChecks {
 
     /// Every finding for `facts`.
     public static func run(_ facts: DoctorFacts) -> [Finding] {
-        privacy(facts) + adapterName(facts) + discoverable(facts) + [bluetoothd(facts), experimental(facts),
-            leCoC(facts), busPolicy(facts)] + stateDirectory(facts)
+        privacy(facts) + adapterName(facts) + discoverable(facts) + [bluetoothd(facts)] + adapterInUse(facts)
+            + [experimental(facts), leCoC(facts), busPolicy(facts)] + stateDirectory(facts)
     }
 
     static let restartBluetooth = "sudo systemctl restart bluetooth"
@@ -149,6 +149,35 @@ public enum DoctorChecks {
         return Finding(.bluetoothd, .warning, "bluetoothd \(version) is older than \(minimum), the oldest handoff " +
                        "is tested with", detail: "Older versions lack the ATT MTU and advertising behaviour " +
                        "handoff relies on (Docs/bluez.md).", fix: ["sudo apt-get install bluez   (5.66 or newer)"])
+    }
+
+    // MARK: Adapter in use
+
+    /// Which adapter the running handoffd uses, and whether it has one; nothing when the daemon was not asked.
+    public static func adapterInUse(_ facts: DoctorFacts) -> [Finding] {
+        guard let daemon = facts.daemon else { return [] }
+        let rule = "Without --adapter handoffd uses BlueZ's default adapter (the lowest-numbered) and keeps to its " +
+            "address: while it is away another adapter stands in, and when it is back (under any hciN) it is used " +
+            "again. With --adapter it uses that adapter only, by address, and waits while it is away."
+        switch daemon {
+        case .failure(let failure):
+            return [Finding(.adapterInUse, .info, "cannot ask handoffd which adapter it uses: \(failure.message)",
+                            detail: rule)]
+        case .success(let adapter):
+            let choice = adapter.choice.map { " (\($0))" } ?? ""
+            guard let name = adapter.name else {
+                return [Finding(.adapterInUse, .warning, "handoffd has no adapter\(choice): it neither offers nor " +
+                                "sees activities until one is there", detail: rule,
+                                fix: ["bluetoothctl list   (plug the adapter in, or check rfkill list)"])]
+            }
+            let used = name + (adapter.address.map { " \($0)" } ?? "")
+            guard adapter.powered else {
+                return [Finding(.adapterInUse, .warning, "handoffd uses \(used)\(choice), which is off",
+                                detail: "handoffd never switches it on itself after it took it up.",
+                                fix: ["bluetoothctl power on   (or: rfkill unblock bluetooth)"])]
+            }
+            return [Finding(.adapterInUse, .ok, "handoffd uses \(used)\(choice)")]
+        }
     }
 
     /// Whether bluetoothd runs its experimental interfaces.

@@ -65,6 +65,28 @@ public struct DoctorFacts: Sendable, Equatable {
     public var stateDirectory: FileFacts?
     public var trustFile: FileFacts?
 
+    /// What the running handoffd says of the adapter it uses (`handoff status`), or why it could not be asked;
+    /// nil when it was not asked.
+    public var daemon: Result<DaemonAdapter, ProbeFailure>?
+
+    /// The adapter handoffd uses, as its Status says.
+    public struct DaemonAdapter: Sendable, Equatable {
+        /// Its name (`hci0`); nil when the daemon has none.
+        public var name: String?
+        /// Its address, when the daemon says.
+        public var address: String?
+        public var powered: Bool
+        /// How the daemon chose it, or what it waits for (`BlueZ's default`, `waiting for an adapter`).
+        public var choice: String?
+
+        public init(name: String?, address: String?, powered: Bool, choice: String?) {
+            self.name = name
+            self.address = address
+            self.powered = powered
+            self.choice = choice
+        }
+    }
+
     /// A probe that failed, in words.
     public struct ProbeFailure: Error, Sendable, Equatable {
         public var message: String
@@ -77,7 +99,7 @@ public struct DoctorFacts: Sendable, Equatable {
         leCoC: L2CAPProbe.Result, installedPolicies: [FileFacts],
         policyPath: String = "/etc/dbus-1/system.d/org.handoff.Handoff1.conf",
         shippedPolicy: String = ShippedPolicy.text, stateDirectoryPath: String = "/var/lib/handoff",
-        stateDirectory: FileFacts?, trustFile: FileFacts?
+        stateDirectory: FileFacts?, trustFile: FileFacts?, daemon: Result<DaemonAdapter, ProbeFailure>? = nil
     ) {
         self.mainConfPath = mainConfPath
         self.mainConf = mainConf
@@ -91,5 +113,6 @@ public struct DoctorFacts: Sendable, Equatable {
         self.stateDirectoryPath = stateDirectoryPath
         self.stateDirectory = stateDirectory
         self.trustFile = trustFile
+        self.daemon = daemon
     }
 }

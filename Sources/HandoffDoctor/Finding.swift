@@ -29,6 +29,7 @@ public struct Finding: Sendable, Equatable, Codable {
         case adapterName = "adapter-name"
         case discoverable
         case bluetoothd
+        case adapterInUse = "adapter-in-use"
         case experimental
         case leCoC = "le-coc"
         case busPolicy = "bus-policy"

@@ -6,7 +6,7 @@ import Glibc
 
 /// handoffd's command line.
 struct DaemonOptions {
-    /// The adapter asked for; nil: BlueZ's default one.
+    /// The adapter asked for; nil: BlueZ's default one, and whichever stands in while it is away.
     var adapter: String?
     var apiBus: Connection.Bus = .system
     var apiBusText = "system"
@@ -26,8 +26,11 @@ struct DaemonOptions {
         'handoff' command uses.
 
         Options:
-          --adapter NAME      Bluetooth controller to use, by name (hci1) or address (default: BlueZ's
-                              default adapter, the lowest-numbered; `handoff status` shows which).
+          --adapter NAME      Bluetooth controller to use, by name (hci1) or address; it is followed by
+                              its address wherever it comes back (a USB dongle as another hciN), and
+                              the daemon waits while it is away. Default: BlueZ's default adapter (the
+                              lowest-numbered), another one while it is away, and it again once it is
+                              back. `handoff status` shows which is in use.
           --bus BUS           Bus for the API: system (default), session, or a D-Bus address such as
                               unix:path=/run/handoff/laptop/bus (one private bus per simulated machine).
           --state-dir DIR     Where the trust store and state live (default /var/lib/handoff; created 0700).

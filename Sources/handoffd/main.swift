@@ -68,12 +68,14 @@ ProgramExecutors.run { await serve() }
     } catch {
         fail("\(error)")
     }
-    let radio: BlueZRadio
+    // The radio follows the adapter: --adapter's (by its address), else BlueZ's default and whichever stands in
+    // while it is away (FollowingBlueZRadio, AdapterChoice). Having none yet is no reason not to start.
+    let radio: FollowingBlueZRadio
     do {
-        radio = try await BlueZRadio.connect(adapter: options.adapter, options: radioOptions)
+        radio = try await FollowingBlueZRadio.connect(options.adapter.map { .named($0) } ?? .automatic,
+                                                      options: radioOptions)
     } catch {
-        fail("cannot use " + (options.adapter.map { "Bluetooth adapter \($0)" } ?? "BlueZ's default Bluetooth adapter")
-            + ": \(error)")
+        fail(error.message)
     }
 
     let connection: Connection
@@ -87,12 +89,10 @@ ProgramExecutors.run { await serve() }
     do {
         var configuration = try DaemonConfiguration(
             stateDirectory: URL(fileURLWithPath: options.stateDirectory),
-            deviceName: options.name ?? String(ProcessInfo.processInfo.hostName.prefix(16)), adapter: radio.adapterName)
+            deviceName: options.name ?? String(ProcessInfo.processInfo.hostName.prefix(16)))
         configuration.clock = clock
         configuration.owner = options.owner
-        let bluez = radio.bluez
-        let adapter = radio.adapterName
-        configuration.powered = { await bluez.adapters().first { $0.name == adapter }?.powered ?? false }
+        configuration.adapter = { await radio.statusReport() }
         configuration.scanning = { await radio.scanningState?.description }
         let notifier = DesktopNotifier(bus: options.notifyBus, logger: logger)
         daemon = try await HandoffDaemon.launch(configuration: configuration, radio: radio, connection: connection,
@@ -101,8 +101,9 @@ ProgramExecutors.run { await serve() }
     } catch {
         fail("cannot start: \(error)")
     }
-    logger.log("serving on \(options.apiBusText) with adapter \(radio.adapterName)"
-        + (options.adapter == nil ? " (BlueZ's default)" : ""))
+    let adapter = await radio.statusReport()
+    logger.log("serving on \(options.apiBusText); adapter: "
+        + (adapter.name.map { "\($0) \(adapter.address ?? "")" } ?? "none") + " (\(adapter.choice ?? ""))")
 
     // SIGUSR1 logs how many messages each bus connection has been handed so far (bench/ reads the line). The
     // handler runs on the signal thread: it must be `@Sendable`, or, written in this main-actor code, it is taken
@@ -123,3 +124,11 @@ ProgramExecutors.run { await serve() }
     exit(0)
 }
 
+extension FollowingBlueZRadio {
+    /// The adapter in use, as Status reports it.
+    func statusReport() async -> DaemonConfiguration.AdapterReport {
+        let inUse = await adapterInUse()
+        return DaemonConfiguration.AdapterReport(name: inUse?.name, address: inUse?.address?.string,
+                                                 powered: inUse?.powered ?? false, choice: choice.summary)
+    }
+}

@@ -157,6 +157,23 @@ import Testing
             + "gone: Old (org.handoff.note) from desktop\n")
     }
 
+    @Test func statusSaysWhichAdapterTheDaemonUsesAndWhenItHasNone() async throws {
+        let harness = try await harness()
+        await harness.service.setAdapter("hci1", address: "00:AA:01:01:00:01", powered: true,
+                                         choice: "in place of 00:AA:01:00:00:00 (away)")
+        #expect(await harness.run(["status"]) == 0)
+        #expect(harness.output.contains("adapter: hci1 00:AA:01:01:00:01 (on; in place of 00:AA:01:00:00:00 (away))\n"))
+        #expect(await harness.run(["status", "--json"]) == 0)
+        #expect(harness.output.contains("\"adapterAddress\" : \"00:AA:01:01:00:01\""))
+        #expect(harness.output.contains("\"adapterChoice\" : \"in place of 00:AA:01:00:00:00 (away)\""))
+        await harness.service.setAdapter(nil, address: nil, powered: false, choice: "waiting for --adapter hci1")
+        #expect(await harness.run(["status"]) == 0)
+        #expect(harness.output.contains("adapter: none (waiting for --adapter hci1)\n"))
+        #expect(await harness.run(["status", "--json"]) == 0)
+        #expect(!harness.output.contains("\"adapter\" :"))
+        #expect(!harness.output.contains("\"adapterAddress\""))
+    }
+
     @Test func devicesStatusPairAndUnpair() async throws {
         let harness = try await harness()
         await harness.service.setDevices([DeviceInfo(id: "fp1", name: "laptop", inRange: true, lastSeenSecondsAgo: 2)])

@@ -38,10 +38,20 @@ actor FakeService: HandoffService {
         self.events = events
     }
 
+    /// What `status()` says of the adapter: hci0, on, with no address or choice (as a daemon before they were added).
+    var adapter: (name: String?, address: String?, powered: Bool, choice: String?) = ("hci0", nil, true, nil)
+
+    func setAdapter(_ name: String?, address: String?, powered: Bool, choice: String?) {
+        adapter = (name, address, powered, choice)
+    }
+
     func status() async throws -> DaemonStatus {
-        DaemonStatus(
-            version: "9.9", adapter: "hci0", powered: true, pairedDevices: deviceList.count,
+        var status = DaemonStatus(
+            version: "9.9", adapter: adapter.name, powered: adapter.powered, pairedDevices: deviceList.count,
             availableActivities: activities.count, currentActivity: nil)
+        status.adapterAddress = adapter.address
+        status.adapterChoice = adapter.choice
+        return status
     }
 
     func setCurrentActivity(_ activity: ActivityContent) async throws -> ActivityID {

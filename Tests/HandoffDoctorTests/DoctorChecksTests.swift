@@ -23,7 +23,8 @@ import Testing
             installedPolicies: [.init(path: "/etc/dbus-1/system.d/org.handoff.Handoff1.conf", mode: 0o644, owner: 0,
                                       contents: ShippedPolicy.text)],
             stateDirectory: .init(path: "/var/lib/handoff", mode: 0o700, owner: 0),
-            trustFile: .init(path: "/var/lib/handoff/trust.json", mode: 0o600, owner: 0))
+            trustFile: .init(path: "/var/lib/handoff/trust.json", mode: 0o600, owner: 0),
+            daemon: .success(.init(name: "hci0", address: publicAddress, powered: true, choice: "BlueZ's default")))
     }
 
     static func only(_ check: Finding.Check, _ facts: DoctorFacts) -> [Finding] {
@@ -34,6 +35,42 @@ import Testing
         let findings = DoctorChecks.run(Self.safe())
         #expect(findings.allSatisfy { $0.severity <= .info }, "\(findings.filter { $0.severity > .info })")
         #expect(Set(findings.map(\.check)) == Set(Finding.Check.allCases))
+    }
+
+    // MARK: adapter in use
+
+    @Test func theAdapterInUseIsNamedWithItsAddressAndHowItWasChosen() throws {
+        let finding = try #require(Self.only(.adapterInUse, Self.safe()).first)
+        #expect(finding.severity == .ok)
+        #expect(finding.summary == "handoffd uses hci0 \(Self.publicAddress) (BlueZ's default)")
+    }
+
+    @Test func noAdapterIsAWarningThatSaysWhatTheDaemonWaitsFor() throws {
+        var facts = Self.safe()
+        facts.daemon = .success(.init(name: nil, address: nil, powered: false, choice: "waiting for --adapter hci1"))
+        let finding = try #require(Self.only(.adapterInUse, facts).first)
+        #expect(finding.severity == .warning)
+        #expect(finding.summary.hasPrefix("handoffd has no adapter (waiting for --adapter hci1)"))
+        #expect(finding.detail.contains("BlueZ's default adapter"), "the rule is explained")
+    }
+
+    @Test func anAdapterThatIsOffIsAWarningWithTheFix() throws {
+        var facts = Self.safe()
+        facts.daemon = .success(.init(name: "hci1", address: nil, powered: false, choice: nil))
+        let finding = try #require(Self.only(.adapterInUse, facts).first)
+        #expect(finding.severity == .warning)
+        #expect(finding.summary == "handoffd uses hci1, which is off")
+        #expect(finding.fix.first?.hasPrefix("bluetoothctl power on") == true)
+    }
+
+    @Test func aDaemonThatCannotBeAskedIsInformationOnly() throws {
+        var facts = Self.safe()
+        facts.daemon = .failure(.init("the handoff daemon is not reachable"))
+        let finding = try #require(Self.only(.adapterInUse, facts).first)
+        #expect(finding.severity == .info)
+        #expect(finding.summary.contains("the handoff daemon is not reachable"))
+        facts.daemon = nil
+        #expect(Self.only(.adapterInUse, facts).isEmpty, "not asked: nothing said")
     }
 
     // MARK: privacy

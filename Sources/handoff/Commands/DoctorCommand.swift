@@ -3,7 +3,8 @@ import HandoffDoctor
 
 /// `handoff doctor`: what a stranger in radio range can learn of this machine, and whether handoff is set up
 /// safely, each finding with its exact fix. Reads files and the kernel directly (HandoffDoctor); it needs neither
-/// the daemon nor BlueZ's D-Bus API, so it also explains a machine where those do not run.
+/// the daemon nor BlueZ's D-Bus API, so it also explains a machine where those do not run. A running daemon is
+/// asked which adapter it uses (its Status); one that does not run is never started for it.
 enum DoctorCommand: HandoffCommand {
     struct Parameters: ParameterSet {
         let json = Flag("json", help: "Print the findings as a JSON object.")
@@ -22,12 +23,12 @@ enum DoctorCommand: HandoffCommand {
         abstract: "Check what a stranger nearby can learn of this machine, and how handoff is set up.",
         discussion: """
             Checks LE privacy (main.conf's Privacy and what the kernel really does), the adapter's name (which \
-            bluetoothd serves to anyone who connects), discoverable mode, the bluetoothd version and its \
-            experimental flag, whether the kernel offers LE credit-based L2CAP channels, the installed D-Bus \
+            bluetoothd serves to anyone who connects), discoverable mode, the bluetoothd version, which adapter \
+            handoffd uses (when it runs), bluetoothd's experimental flag, whether the kernel offers LE credit-based L2CAP channels, the installed D-Bus \
             policy, and the permissions of the daemon's state directory. Each finding is ok, info, warning or \
             unsafe, and says how to fix it: the configuration line or the command.
 
-            Needs no privileges and no daemon. Exits 1 when something is unsafe, else 0 (warnings included).
+            Needs no privileges and no daemon (a running one is asked which adapter it uses; none is started). Exits 1 when something is unsafe, else 0 (warnings included).
             """,
         examples: [Example("handoff doctor", "Check this machine."),
                    Example("handoff doctor --json | jq '.findings[] | select(.severity == \"unsafe\")'",
@@ -45,7 +46,9 @@ enum DoctorCommand: HandoffCommand {
         locations.adapter = invocation[\.adapter]
         if let directory = invocation[\.stateDirectory] { locations.stateDirectory = directory }
         if let file = invocation[\.mainConf] { locations.mainConf = file }
-        let findings = DoctorChecks.run(DoctorFacts.gather(locations))
+        var facts = DoctorFacts.gather(locations)
+        facts.daemon = await daemonAdapter(context)
+        let findings = DoctorChecks.run(facts)
         let unsafe = findings.filter { $0.severity == .unsafe }.count
         if invocation[\.json] {
             let warnings = findings.filter { $0.severity == .warning }.count
@@ -54,6 +57,17 @@ enum DoctorCommand: HandoffCommand {
             context.terminal.out(text(findings))
         }
         return unsafe > 0 ? .failure : .success
+    }
+
+    /// What the daemon says of its adapter, when it runs (a daemon that does not run is never started for this).
+    static func daemonAdapter(_ context: CommandContext) async -> Result<DoctorFacts.DaemonAdapter, DoctorFacts.ProbeFailure> {
+        do {
+            let status = try await context.service().status()
+            return .success(DoctorFacts.DaemonAdapter(name: status.adapter, address: status.adapterAddress,
+                                                      powered: status.powered, choice: status.adapterChoice))
+        } catch {
+            return .failure(DoctorFacts.ProbeFailure("\(error)"))
+        }
     }
 
     /// The findings as text: one block per finding, the severity and check first, then why and the fix.

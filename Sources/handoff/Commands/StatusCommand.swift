@@ -1,4 +1,5 @@
 import HandoffCommandLine
+import HandoffClient
 
 /// `handoff status`: the daemon's state.
 enum StatusCommand: HandoffCommand {
@@ -17,12 +18,19 @@ enum StatusCommand: HandoffCommand {
             return .success
         }
         var lines = ["daemon: handoffd \(status.version)"]
-        lines.append("adapter: " + (status.adapter.map { "\($0) (\(status.powered ? "on" : "off"))" } ?? "none"))
+        lines.append("adapter: " + adapterLine(status))
         if let scanning = status.scanning { lines.append("scanning: \(scanning)") }
         lines.append("paired devices: \(status.pairedDevices)")
         lines.append("available activities: \(status.availableActivities)")
         lines.append("current activity: " + (status.currentActivity.map { "\($0.title) (\($0.type))" } ?? "none"))
         context.terminal.out(lines.joined(separator: "\n") + "\n")
         return .success
+    }
+
+    /// `hci0 00:AA:01:00:00:00 (on; BlueZ's default)`, or `none (waiting for an adapter)`.
+    static func adapterLine(_ status: DaemonStatus) -> String {
+        guard let name = status.adapter else { return "none" + (status.adapterChoice.map { " (\($0))" } ?? "") }
+        let details = [status.powered ? "on" : "off"] + (status.adapterChoice.map { [$0] } ?? [])
+        return name + (status.adapterAddress.map { " \($0)" } ?? "") + " (" + details.joined(separator: "; ") + ")"
     }
 }
