@@ -36,6 +36,18 @@ initiator=$(for m in A B; do vm2 "$m" 'journalctl -u handoffd --no-pager | grep 
 echo "(pairing initiator: ${initiator:-not logged})"
 mark "paired"
 
+step "both: handoff doctor (README step 4)"
+for m in A B; do
+    vm2 "$m" 'handoff doctor' | sed "s/^/$m: /"
+    rc=${PIPESTATUS[0]}
+    # Unsafe (exit 1) is what doctor must say while LE privacy is off; with run-pair.sh --privacy, nothing is.
+    if vm2 "$m" 'grep -q "^Privacy *= *device" /etc/bluetooth/main.conf'; then
+        ((rc == 0)) || fail "$m: handoff doctor reports something unsafe with Privacy = device (exit $rc)"
+    else
+        ((rc == 1)) || fail "$m: handoff doctor exited $rc with LE privacy off, expected 1 (unsafe)"
+    fi
+done
+
 step "desktop: handoff watch; laptop: handoff note edit groceries --stdin (nothing restarted since pairing)"
 vm2 --bg B watch 'exec handoff watch' >/dev/null
 sleep 1

@@ -13,8 +13,9 @@
 #                  under .build/deb/; none there is an error: run `make deb`, or pass
 #                  --deb "$(scripts/vm2/stopgap-deb.sh)")
 #   --no-deb       install nothing (radio and BlueZ checks only)
-#   --stock-bluez  leave /etc/bluetooth/main.conf as Debian ships it; by default, before the .deb is installed,
-#                  each VM gets README's step 1 ("Privacy = device", then systemctl restart bluetooth)
+#   --privacy      before the .deb is installed, README's step 1 in each VM ("Privacy = device" in
+#                  /etc/bluetooth/main.conf, then systemctl restart bluetooth); default: main.conf as Debian ships
+#                  it (Docs/bluez.md, "Tier 3": what LE privacy does to the flows on this radio)
 #   --mem MIB      memory per VM (default 768)
 #   --timeout S    hard limit for everything, boot included (default 900); the VMs are killed after it
 #   --run-dir DIR  where the logs go (default .vm/runs2/<timestamp>); kept
@@ -38,7 +39,7 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 cache=${HANDOFF_VM_CACHE:-$(dirname "$(git -C "$here" rev-parse --path-format=absolute --git-common-dir 2>/dev/null \
     || echo "$here/.git")")/.vm}
-release=bookworm deb="" nodeb=0 mem=768 limit=900 run="" names="" count=2 stock_bluez=0
+release=bookworm deb="" nodeb=0 mem=768 limit=900 run="" names="" count=2 privacy=0
 usage() { sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 fail() { echo "run-pair: $*" >&2; exit 125; }
 while (($#)); do
@@ -51,7 +52,7 @@ while (($#)); do
         --run-dir) run=${2:-}; shift 2 || usage ;;
         --names) names=${2:-}; shift 2 || usage ;;
         --machines) count=${2:-}; shift 2 || usage ;;
-        --stock-bluez) stock_bluez=1; shift ;;
+        --privacy) privacy=1; shift ;;
         -h | --help) usage ;;
         --) shift; break ;;
         *) echo "run-pair: unknown option '$1'" >&2; usage ;;
@@ -193,7 +194,7 @@ for m in "${machines[@]}"; do
         >"$run/$m/ready.out" 2>&1 || { cat "$run/$m/ready.out" >&2; fail "VM $m: hci0 was not powered within 120 s"; }
     echo "${m}_powered_ms=$(ms)" >>"$run/timings"
 done
-if ((!nodeb && !stock_bluez)); then
+if ((!nodeb && privacy)); then
     # README's "On a real machine", step 1, as a user does it before installing: LE privacy on in main.conf, then
     # bluetoothd restarted.
     for m in "${machines[@]}"; do
