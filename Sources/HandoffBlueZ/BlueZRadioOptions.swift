@@ -27,8 +27,12 @@ public struct BlueZRadioOptions: Sendable {
     /// once. The advertisement monitor scans without that filter and needs none. Default 200 ms, which leaves
     /// bluetoothd time to hand the connection to the kernel first. `HANDOFF_CONNECT_NUDGE=0` turns it off.
     public var connectNudge: Duration? = .milliseconds(200)
-    /// Connect attempts when the kernel aborts one locally (`le-connection-abort-by-local`). Default 4.
-    public var connectAttempts = 4
+    /// Connect attempts while the connection cannot go ahead for a moment (`Device1.connect(attempts:)`: the
+    /// kernel aborted it locally, or refused it because the controller's one LE connection attempt was taken),
+    /// 500 ms apart and doubling. Default 6, about 15 s in all: in the many-machine tier a receiver's kernel kept
+    /// refusing (EBUSY) for more than the 3.5 s that 4 attempts wait, while an attempt of its own to the same
+    /// source (a channel to its known PSM) was being torn down.
+    public var connectAttempts = 6
     /// How long connecting waits for a peer bluetoothd does not know (yet). bluetoothd forgets unconnected
     /// devices when the adapter is switched off or bluetoothd restarts, and knows them again from their next
     /// advertisement, so a continue right after either waits for that instead of failing. Default 20 s.
