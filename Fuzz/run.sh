@@ -7,6 +7,7 @@
 #   Fuzz/run.sh run [NAME...]         fuzz each target (all when none is named), one after the other
 #
 # Knobs (environment): FUZZ_RUNS (runs per target; 0: no limit), FUZZ_SECONDS (time per target; 0: no limit),
+# FUZZ_TIMEOUT (seconds one input may take, default 10; raise it for a run niced beside VMs),
 # FUZZ_JOBS (parallel fuzzing processes per target, 1), FUZZ_MAX_LEN (largest input, 4096), FUZZ_TMPDIR (where
 # the file-writing targets work; default /dev/shm when writable).
 # `make test-fuzz` is `FUZZ_SECONDS=5 run`; `make fuzz` is `FUZZ_RUNS=10000000 run`.
@@ -52,6 +53,7 @@ seeds() {
 
 run() {
     local runs=${FUZZ_RUNS:-0} seconds=${FUZZ_SECONDS:-0} jobs=${FUZZ_JOBS:-1} max_len=${FUZZ_MAX_LEN:-4096}
+    local timeout=${FUZZ_TIMEOUT:-10}
     local t failed=0 summary="$scratch/summary.tsv"
     mkdir -p "$scratch/logs"
     printf 'target\truns\truns_per_s\tpeak_rss_mb\tnew_units\toutcome\n' >"$summary"
@@ -63,7 +65,7 @@ run() {
         # budget, with ASan's overhead), so a copy per shared reference ends the run as out-of-memory.
         local rss=2560 malloc=0
         [[ $t != plist-amplification ]] || { rss=1024; malloc=160; }
-        local args=(-max_len="$max_len" -timeout=10 -rss_limit_mb="$rss" -malloc_limit_mb="$malloc" -detect_leaks=1 -print_final_stats=1
+        local args=(-max_len="$max_len" -timeout="$timeout" -rss_limit_mb="$rss" -malloc_limit_mb="$malloc" -detect_leaks=1 -print_final_stats=1
             -artifact_prefix="$artifacts" -runs="$((runs > 0 ? runs : -1))")
         ((seconds > 0)) && args+=(-max_total_time="$seconds")
         ((jobs > 1)) && args+=(-fork="$jobs" -ignore_crashes=0)

@@ -32,7 +32,7 @@ continue_note() {   # continue_note FROM TO TEXT: FROM offers TEXT, TO lists it 
         || fail "$to never listed $from's note"
     vm2 "$to" "handoff continue --print >/run/handoff-host/$name.out" || fail "$to: continue --print"
     cmp "$run/$name.txt" "$run/$to/share/$name.out" || fail "$to continued other bytes"
-    local path; path=$(vm2 "$to" 'journalctl -u handoffd --no-pager | grep -o "continued .* over [a-z]*" | tail -n 1')
+    local path; path=$(vm2 "$to" 'journalctl -u handoffd --no-pager | grep -o "continued .* over [a-z0-9]*" | tail -n 1')
     [[ $path == *" over l2cap" ]] || fail "$to continued over '${path##* over }', not L2CAP"
     echo "($to continued $from's note byte-exact over l2cap)"
 }
