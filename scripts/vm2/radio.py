@@ -17,7 +17,7 @@ import os
 import signal
 import sys
 
-from bumble import core
+from bumble import core, hci
 from bumble.controller import Controller
 from bumble.link import LocalLink
 from bumble.transport import open_transport
@@ -44,6 +44,32 @@ class Link(LocalLink):
         asyncio.get_running_loop().call_soon(lambda: destination.on_link_acl_data(source, transport, data))
 
 
+class SpecController(Controller):
+    """Controller whose LE Create Connection Cancel does what the Core spec says (Vol 4, Part E, 7.8.13).
+
+    Bumble 0.0.236 answers it SUCCESS and does nothing else: the attempt stays pending in the controller, and no
+    LE Connection Complete (Unknown Connection Identifier) follows, which is the kernel's only sign that the attempt
+    is over. The kernel then keeps its connection in BT_CONNECT and refuses every later LE connect with EBUSY
+    (bluetoothd: "bt_io_connect(...): Device or resource busy", D-Bus: "Failed: Input/output error") for as long as
+    16 s, and the stale attempt may still complete later as a connection nobody asked for. Here a cancel ends the
+    pending attempt and reports it; with none pending it is Command Disallowed, as the spec says.
+    """
+
+    def on_hci_le_create_connection_cancel_command(self, _command):
+        pending = self.pending_le_connection
+        if pending is None:
+            return hci.HCI_StatusReturnParameters(hci.HCI_ErrorCode.COMMAND_DISALLOWED_ERROR)
+        self.pending_le_connection = None
+        event = hci.HCI_LE_Connection_Complete_Event(
+            status=hci.HCI_ErrorCode.UNKNOWN_CONNECTION_IDENTIFIER_ERROR, connection_handle=0,
+            role=hci.Role.CENTRAL, peer_address_type=pending.peer_address.address_type,
+            peer_address=pending.peer_address, connection_interval=0, peripheral_latency=0,
+            supervision_timeout=0, central_clock_accuracy=0)
+        # Sent after the Command Complete, which the dispatcher makes of the value returned here.
+        asyncio.get_running_loop().call_soon(lambda: self.send_hci_packet(event))
+        return hci.HCI_StatusReturnParameters(hci.HCI_ErrorCode.SUCCESS)
+
+
 async def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--acl-length", type=int, default=251,
@@ -58,7 +84,7 @@ async def main() -> int:
             os.unlink(path)
         transport = await open_transport(f"unix-server:{path}")
         transports.append(transport)
-        c = Controller(f"C{i}", host_source=transport.source, host_sink=transport.sink, link=link,
+        c = SpecController(f"C{i}", host_source=transport.source, host_sink=transport.sink, link=link,
                        public_address=f"F0:F0:F0:F0:F0:{i + 1:02X}")
         c.le_acl_data_packet_length = args.acl_length
         c.supported_max_tx_octets = c.supported_max_rx_octets = min(args.acl_length, 251)
