@@ -68,16 +68,18 @@ for ((round = 1; round <= rounds; round++)); do
     cp "$run/note.txt" "$run/C/share/note.txt"
     # What a sniffer recorded so far: both machines' HCI captures (btmon), copied as they stand.
     for m in A B; do cp "$run/$m/share/hci.btsnoop" "$run/C/share/cap$m.btsnoop" 2>/dev/null || :; done
-    vm2 A 'handoff note edit attacked --stdin --grace 600 </run/handoff-host/note.txt' >/dev/null || fail "note edit"
-    id=$(vm2 A "handoff share --to $B_name /run/handoff-host/big$round.bin --json" | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["id"])') \
-        || fail "share on the laptop"
-    vm2 --bg C "liveA$round" "$(hostile live "$A_addr" 900 --capture /run/handoff-host/capB.btsnoop --note /run/handoff-host/note.txt)" >/dev/null
-    vm2 --bg C "liveB$round" "$(hostile live "$B_addr" 900 --capture /run/handoff-host/capA.btsnoop --note /run/handoff-host/note.txt)" >/dev/null
-    vm2 --bg C "replay$round" "$(hostile replay 900 "${beacons[@]}")" >/dev/null
+    # One at a time: two clients starting discovery at once on the stranger's own bluetoothd left one without a reply.
     for n in "liveA$round" "liveB$round"; do
+        if [[ $n == liveA* ]]; then target=$A_addr capture=capB; else target=$B_addr capture=capA; fi
+        vm2 --bg C "$n" "$(hostile live "$target" 900 --capture /run/handoff-host/$capture.btsnoop --note /run/handoff-host/note.txt)" >/dev/null
         for ((i = 0; i < 240; i++)); do grep -q '^attacking' "$run/C/share/cmd/$n.out" 2>/dev/null && break; sleep 0.5; done
         grep -q '^attacking' "$run/C/share/cmd/$n.out" || { cat "$run/C/share/cmd/$n.out"; fail "the stranger's $n never started"; }
     done
+    vm2 --bg C "replay$round" "$(hostile replay 900 "${beacons[@]}")" >/dev/null
+    # Only now the real work starts, so that all of it runs under attack.
+    vm2 A 'handoff note edit attacked --stdin --grace 600 </run/handoff-host/note.txt' >/dev/null || fail "note edit"
+    id=$(vm2 A "handoff share --to $B_name /run/handoff-host/big$round.bin --json" | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["id"])') \
+        || fail "share on the laptop"
     echo "(the stranger attacks both machines; the share stands at $(outbox_state "$id"))"
     vm2 B 'for i in $(seq 240); do handoff status | grep -q "^available activities: [1-9]" && exit 0; sleep 0.5; done; exit 1' >/dev/null \
         || fail "the desktop did not list the new note within 120 s under attack"

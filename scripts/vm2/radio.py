@@ -55,6 +55,21 @@ class SpecController(Controller):
     pending attempt and reports it; with none pending it is Command Disallowed, as the spec says.
     """
 
+    def on_hci_reset_command(self, command):
+        """A reset drops this controller's links, as a real one's does: Bumble 0.0.236 keeps them (a TODO), so when
+        a VM's controller is detached and attached again (`systemctl stop/start handoff-hci`, a dongle unplugged and
+        back) the peer kept a link to a host that no longer knew it, and its next connects failed with EBUSY. The
+        peers are told as they would be after the supervision timeout (Connection Timeout); a pending connect
+        attempt ends with the reset."""
+        for connection in list(self.le_connections.values()):
+            peer = self.link.find_le_controller(connection.peer_address) if self.link else None
+            peer_connection = peer.le_connections.get(connection.self_address) if peer else None
+            if peer_connection is not None:
+                peer.on_le_disconnected(peer_connection, hci.HCI_ErrorCode.CONNECTION_TIMEOUT_ERROR)
+        self.le_connections.clear()
+        self.pending_le_connection = None
+        return super().on_hci_reset_command(command)
+
     def on_hci_le_create_connection_cancel_command(self, _command):
         pending = self.pending_le_connection
         if pending is None:
