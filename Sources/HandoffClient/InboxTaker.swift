@@ -120,14 +120,10 @@ public struct InboxTaker: Sendable {
         guard ftruncate(fd, 0) == 0, lseek(fd, 0, SEEK_SET) == 0 else { throw failure("truncate the part file") }
         do {
             try source.forEachChunk { buffer in
-                var offset = 0
-                while offset < buffer.count {
-                    let written = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                    if written < 0 {
-                        if errno == EINTR { continue }
-                        throw failure("write the part file")
-                    }
-                    offset += written
+                do throws(FileDescriptorIO.Failure) {
+                    try FileDescriptorIO.writeAll(fd, buffer)
+                } catch {
+                    throw ServiceError(.failed, "cannot write the part file: \(error.message)")
                 }
             }
         } catch let error as OpenFile.Failure {
