@@ -74,7 +74,7 @@ let package = Package(
         // The CLI's own libraries: a declarative parser, the note store, the daemon-facing protocol.
         .target(name: "HandoffCommandLine"),
         .target(name: "HandoffNotes", dependencies: ["CSodium", "HandoffShared"]),
-        .target(name: "HandoffClient"),
+        .target(name: "HandoffClient", dependencies: ["HandoffShared"]),
         // The desktop around the CLI, through its own programs found at run time (wl-clipboard, xclip, xdg-open,
         // git): the clipboard, web links, the terminal's place and local clones. No D-Bus.
         .target(name: "HandoffDesktop", dependencies: ["HandoffClient", "HandoffShared"]),

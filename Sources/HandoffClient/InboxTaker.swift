@@ -1,4 +1,5 @@
 import FoundationEssentials
+import HandoffShared
 
 #if canImport(Glibc)
     import Glibc
@@ -119,14 +120,10 @@ public struct InboxTaker: Sendable {
         guard ftruncate(fd, 0) == 0, lseek(fd, 0, SEEK_SET) == 0 else { throw failure("truncate the part file") }
         do {
             try source.forEachChunk { buffer in
-                var offset = 0
-                while offset < buffer.count {
-                    let written = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                    if written < 0 {
-                        if errno == EINTR { continue }
-                        throw failure("write the part file")
-                    }
-                    offset += written
+                do throws(FileDescriptorIO.Failure) {
+                    try FileDescriptorIO.writeAll(fd, buffer)
+                } catch {
+                    throw ServiceError(.failed, "cannot write the part file: \(error.message)")
                 }
             }
         } catch let error as OpenFile.Failure {
@@ -135,20 +132,16 @@ public struct InboxTaker: Sendable {
         guard fsync(fd) == 0 else { throw failure("flush the part file") }
     }
 
-    /// Links `part` as `name`, `name (2)`, ... in `directory`: the first that does not exist. Never replaces.
+    /// Links `part` as `name`, `name (2)`, ... (`ShareName.variant`) in `directory`: the first that does not exist.
+    /// Never replaces.
     private static func linkUnderFreeName(_ part: URL, name: String, in directory: URL) throws -> URL {
         for number in 1...10_000 {
-            let candidate = directory.appendingPathComponent(number == 1 ? name : variant(of: name, number: number))
+            let candidate = directory.appendingPathComponent(
+                number == 1 ? name : ShareName.variant(of: name, number: number))
             if link(part.path, candidate.path) == 0 { return candidate }
             guard errno == EEXIST else { throw failure("link \(candidate.path)") }
         }
         throw ServiceError(.failed, "no free name for \(name) in \(directory.path)")
-    }
-
-    /// `report (2).pdf` (the same rule as the receiving side's `ShareName.variant`).
-    static func variant(of name: String, number: Int) -> String {
-        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "\(name) (\(number))" }
-        return "\(name[..<dot]) (\(number))\(name[dot...])"
     }
 
     private static func syncDirectory(_ url: URL) {

@@ -14,19 +14,7 @@ enum AtomicFile {
         let temporary = directory + "/." + url.lastPathComponent + ".tmp-" + UUID().uuidString
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard fd >= 0 else { throw failure("create", temporary) }
-        var ok = data.withUnsafeBytes { buffer -> Bool in
-            guard let base = buffer.baseAddress else { return true }
-            var offset = 0
-            while offset < buffer.count {
-                let written = Glibc.write(fd, base + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return false
-                }
-                offset += written
-            }
-            return true
-        }
+        var ok = (try? FileDescriptorIO.writeAll(fd, data)) != nil
         ok = ok && fsync(fd) == 0
         let error = failure("write", temporary)
         close(fd)
@@ -53,7 +41,7 @@ enum AtomicFile {
         guard fd >= 0 else { throw failure("read", url.path) }
         defer { close(fd) }
         do {
-            return Data(try FileDescriptorReading.readToEnd(fd))
+            return Data(try FileDescriptorIO.readToEnd(fd))
         } catch {
             throw DaemonError.failed("cannot read \(url.path): \(error.message)")
         }

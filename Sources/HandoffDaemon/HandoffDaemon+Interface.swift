@@ -27,11 +27,10 @@ extension HandoffDaemon {
             try await daemon.watchActivities(sender: try Self.sender(call), uid: uid)
         }
         method(&interface, HandoffBusAPI.Method.continueActivity, .owner) { daemon, call, uid, id in
-            let (result, activity, payload) = try await daemon.continueActivity(
+            let (result, activity, payload, transport) = try await daemon.continueActivity(
                 id: id, sender: try Self.sender(call), uid: uid)
-            let path = daemon.radio.takePath(ofContinue: id)
             return (result, activity.activityType, activity.title ?? "", payload,
-                    ContinuePath(transport: path?.kind.rawValue ?? "gatt", fallback: path?.fallback?.rawValue))
+                    ContinuePath(transport: transport.kind.rawValue, fallback: transport.fallback?.rawValue))
         }
         method(&interface, HandoffBusAPI.Method.devices, .owner) { daemon, _, uid in
             try await daemon.devices(uid: uid)

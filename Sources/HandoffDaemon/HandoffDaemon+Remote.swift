@@ -70,9 +70,10 @@ extension HandoffDaemon {
         }
     }
 
-    /// Fetches the activity `id` from its device, sending Progress signals to `sender`, and returns it.
+    /// Fetches the activity `id` from its device, sending Progress signals to `sender`, and returns it with the
+    /// link that carried it.
     func continueActivity(id: String, sender: BusName, uid: UInt32) async throws
-        -> (ActivitySummary, UserActivity, [UInt8])
+        -> (ActivitySummary, UserActivity, [UInt8], LinkTransport)
     {
         let available = await engine.availableActivities()
         guard let remote = available.first(where: { Self.activityID($0) == id })
@@ -89,26 +90,23 @@ extension HandoffDaemon {
                 destination: sender)
         }
         progress(.requesting, 0, 0)
-        radio.observe(remote.peer) { received, total in progress(.transferring, received, total) }
         let started = clock.now
-        let outcome = await engine.continueActivity(remote)
-        radio.stopObserving(remote.peer)
+        let outcome = await engine.continueActivity(remote) { report in
+            progress(.transferring, report.receivedBytes, report.totalBytes)
+        }
         switch outcome {
-        case .continued(let activity, _):
+        case .continued(let activity, _, let transport):
             let payload = Array((try? PlistValue.binaryPropertyList(from: activity.userInfo)) ?? Data())
             progress(.finishing, payload.count, payload.count)
             var result = summary(remote)
             result.title = activity.title ?? ""
             result.size = payload.count
             titles[id] = result.title
-            let path = radio.lastTransport(of: remote.peer)
-            radio.remember(path, ofContinue: id)
             let took = String(cFormat: "%.2f", started.duration(to: clock.now).timeInterval)
             logger.log("continued \(activity.activityType) from '\(remote.device.name)' ("
-                + "\(payload.count) bytes in \(took) s over "
-                + "\(path.map { "\($0)" } ?? "an unknown path"))")
+                + "\(payload.count) bytes in \(took) s over \(transport))")
             withdraw(device: remote.device.id)
-            return (result, activity, payload)
+            return (result, activity, payload, transport)
         case .declined(let type):
             throw DaemonError(HandoffBusError.declined, "this device declined \(type)")
         case .failed(let error):

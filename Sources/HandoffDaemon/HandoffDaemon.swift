@@ -23,7 +23,6 @@ public actor HandoffDaemon {
     public nonisolated let connection: Connection
     let callers: any CallerIdentifying
     let state: StateDirectory
-    let radio: ProgressRadio
     let engine: HandoffEngine
     let delegate: DaemonContinuationDelegate
     let notifier: DesktopNotifier?
@@ -69,13 +68,12 @@ public actor HandoffDaemon {
     }
 
     init(configuration: DaemonConfiguration, connection: Connection, callers: any CallerIdentifying,
-         state: StateDirectory, radio: ProgressRadio, engine: HandoffEngine, delegate: DaemonContinuationDelegate,
+         state: StateDirectory, engine: HandoffEngine, delegate: DaemonContinuationDelegate,
          notifier: DesktopNotifier?, logger: DaemonLogger, persisted: DaemonState, ownership: Ownership) {
         self.configuration = configuration
         self.connection = connection
         self.callers = callers
         self.state = state
-        self.radio = radio
         self.engine = engine
         self.delegate = delegate
         self.notifier = notifier
@@ -104,15 +102,13 @@ public actor HandoffDaemon {
         var handoff = configuration.handoff
         let seconds = UInt32(clamping: Int(configuration.clock.date.timeIntervalSince1970))
         handoff.initialSequence = max(seconds, (persisted.lastSequence ?? 0) &+ 1)
-        let progressRadio = ProgressRadio(radio)
         let delegate = DaemonContinuationDelegate(logger: logger)
-        let engine = try HandoffEngine(configuration: handoff, trust: trust, radio: progressRadio, delegate: delegate)
+        let engine = try HandoffEngine(configuration: handoff, trust: trust, radio: radio, delegate: delegate)
         try await engine.start()
         let daemon = HandoffDaemon(
             configuration: configuration, connection: connection,
-            callers: callers ?? BusCallerIdentity(connection: connection), state: state, radio: progressRadio,
-            engine: engine, delegate: delegate, notifier: notifier, logger: logger, persisted: persisted,
-            ownership: ownership)
+            callers: callers ?? BusCallerIdentity(connection: connection), state: state, engine: engine,
+            delegate: delegate, notifier: notifier, logger: logger, persisted: persisted, ownership: ownership)
         try await daemon.begin()
         let owner = switch ownership {
         case .unclaimed: "none yet (the first 'handoff pair' claims it)"

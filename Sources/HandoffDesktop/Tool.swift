@@ -56,14 +56,7 @@ public struct Tool: Sendable, Equatable {
                 let group = DispatchGroup()
                 let output = Drained(spawned.output, group: group), errors = Drained(spawned.errors, group: group)
                 if let fd = spawned.input, let input {
-                    input.withUnsafeBytes { buffer in
-                        var offset = 0
-                        while offset < buffer.count {
-                            let written = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                            if written < 0 { if errno == EINTR { continue }; break }   // EPIPE: it stopped reading
-                            offset += written
-                        }
-                    }
+                    try? FileDescriptorIO.writeAll(fd, input)   // EPIPE: the tool stopped reading; its status says why
                     close(fd)
                 }
                 group.wait()

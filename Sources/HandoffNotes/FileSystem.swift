@@ -15,17 +15,10 @@ enum FileSystem {
         if fd < 0 { throw failure("cannot create \(path)") }
         defer { close(fd) }
         var failed: Int32?
-        data.withUnsafeBytes { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let written = write(fd, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failed = errno
-                    return
-                }
-                offset += written
-            }
+        do throws(FileDescriptorIO.Failure) {
+            try FileDescriptorIO.writeAll(fd, data)
+        } catch {
+            failed = error.code
         }
         if failed == nil, fsync(fd) != 0 { failed = errno }
         if let failed {
@@ -96,7 +89,7 @@ enum FileSystem {
     /// Reads `fd` to its end.
     private static func readAll(_ fd: Int32, _ path: String) throws(NoteError) -> Data {
         do {
-            return Data(try FileDescriptorReading.readToEnd(fd))
+            return Data(try FileDescriptorIO.readToEnd(fd))
         } catch {
             throw NoteError(.io, "cannot read \(path): \(error.message)", errno: error.code)
         }

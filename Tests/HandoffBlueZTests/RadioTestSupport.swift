@@ -134,7 +134,7 @@ struct RadioDevice: Sendable {
 extension ContinuationOutcome {
     /// The continued activity, or nil.
     var activity: UserActivity? {
-        if case .continued(let activity, _) = self { activity } else { nil }
+        if case .continued(let activity, _, _) = self { activity } else { nil }
     }
 
     /// The failure, or nil.

@@ -224,24 +224,6 @@ final class ShareTests: XCTestCase {
         }
     }
 
-    func testTheSanitiserRules() {
-        XCTAssertEqual(ShareName.sanitise("report.pdf"), "report.pdf")
-        XCTAssertEqual(ShareName.sanitise("Relevé de compte.pdf"), "Relevé de compte.pdf")
-        XCTAssertEqual(ShareName.sanitise("../../etc/passwd"), "etc_passwd")
-        XCTAssertEqual(ShareName.sanitise("/abs/path"), "abs_path")
-        XCTAssertEqual(ShareName.sanitise("a\u{0}b"), "ab")
-        XCTAssertEqual(ShareName.sanitise(".hidden"), "hidden")
-        XCTAssertEqual(ShareName.sanitise("..."), "shared item")
-        XCTAssertEqual(ShareName.sanitise(""), "shared item")
-        XCTAssertEqual(ShareName.sanitise("-rf"), "rf")
-        XCTAssertEqual(ShareName.sanitise("trailing. "), "trailing")
-        let long = ShareName.sanitise(String(repeating: "é", count: 300) + ".tar.gz")
-        XCTAssertLessThanOrEqual(long.utf8.count, ShareName.maximumLength)
-        XCTAssertTrue(long.hasSuffix("é.gz"), long)
-        XCTAssertEqual(ShareName.variant(of: "report.pdf", number: 2), "report (2).pdf")
-        XCTAssertEqual(ShareName.variant(of: "README", number: 3), "README (3)")
-    }
-
     // MARK: - Resumption
 
     func testALinkDropMidTransferResumesFromTheLastByteHeld() async throws {

@@ -77,7 +77,7 @@ let strangerNonce = Nonce(bytes: [1, 2, 3, 4, 5, 6, 7, 8])!
 extension ContinuationOutcome {
     /// The continued activity, or nil.
     var activity: UserActivity? {
-        if case .continued(let activity, _) = self { activity } else { nil }
+        if case .continued(let activity, _, _) = self { activity } else { nil }
     }
 
     /// The failure, or nil.

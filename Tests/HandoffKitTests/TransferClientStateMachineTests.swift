@@ -120,6 +120,29 @@ import Testing
         #expect(machine.reconnects == 0)
     }
 
+    /// Progress is nothing before the OPEN, none of the payload while the metadata record arrives, then the sealed
+    /// payload received in proportion to the plaintext, never falling back, ending exactly at the payload's length.
+    @Test func payloadProgressRunsFromTheOpenToThePayloadsLength() throws {
+        let source = try Source(payloadLength: 2_000)
+        var machine = try machine(for: source)
+        let metadata = Int(source.header.metadataLength)
+        #expect(machine.payloadProgress == nil)
+        _ = try machine.received(source.open(nonce))
+        #expect(machine.payloadProgress?.received == 0)
+        #expect(machine.payloadProgress?.total == 2_000)
+        _ = try feed(source.data(0..<metadata), to: &machine)
+        #expect(machine.payloadProgress?.received == 0)
+        _ = machine.approved()
+        var seen: [Int] = []
+        for frame in source.data(metadata..<source.header.streamLength) {
+            _ = try machine.received(frame)
+            seen.append(machine.payloadProgress?.received ?? -1)
+        }
+        #expect(seen == seen.sorted())
+        #expect(seen.first.map { $0 > 0 && $0 < 2_000 } == true)
+        #expect(seen.last == 2_000)
+    }
+
     @Test func anEmptyPayloadFinishesAtApproval() throws {
         let source = try Source(payloadLength: 0)
         var machine = try machine(for: source)

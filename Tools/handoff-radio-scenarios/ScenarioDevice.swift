@@ -97,7 +97,7 @@ func offerNote(bytes: Int, from source: ScenarioDevice, to target: ScenarioDevic
 
 extension ContinuationOutcome {
     var activity: UserActivity? {
-        if case .continued(let activity, _) = self { activity } else { nil }
+        if case .continued(let activity, _, _) = self { activity } else { nil }
     }
 
     var error: HandoffError? {

@@ -3,7 +3,11 @@ import FoundationEssentials
 extension HandoffEngine {
     /// Continues `remote`: asks `willContinue` before any payload moves, fetches and verifies the payload, then
     /// calls the delegate's `continue`. Every failure also reaches `didFailToContinue` with the activity type.
-    public func continueActivity(_ remote: RemoteActivity) async -> ContinuationOutcome {
+    /// `progress` hears how far the payload has got, and over which link, from the source's first answer on,
+    /// each time that changes; the outcome names the link that carried the last byte.
+    public func continueActivity(_ remote: RemoteActivity,
+                                 progress: @escaping @Sendable (ContinuationProgress) -> Void = { _ in })
+        async -> ContinuationOutcome {
         let delegate = self.delegate
         let declared = configuration.declaredTypes
         let limit = configuration.maximumPayloadSize
@@ -36,10 +40,11 @@ extension HandoffEngine {
                 var target = remote
                 target.peer = peer
                 let client = TransferClient(radio: radio, keys: keys, configuration: configuration, remote: target)
-                return await client.attempt(approve: approve)
+                return await client.attempt(approve: approve, progress: progress)
             }
             if let moved { deviceProved(remote.device.id, at: moved, sequence: remote.sequence) }
-            let result = try outcome.get()
+            let delivery = try outcome.get()
+            let result = delivery.result
             let snapshot: ActivitySnapshot
             do throws(HandoffError) {
                 snapshot = try ActivitySnapshot(payload: result.payload)
@@ -65,7 +70,7 @@ extension HandoffEngine {
             } ?? false
             // Only this version is used up: a newer one the device offered while the transfer ran stays listed.
             ledger.continued(remote)
-            return .continued(activity, handled: handled)
+            return .continued(activity, handled: handled, transport: delivery.transport)
         } catch let declined as TransferClient.Declined {
             return .declined(activityType: declined.activityType)
         } catch let error as HandoffError {

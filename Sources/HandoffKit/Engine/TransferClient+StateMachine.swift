@@ -57,6 +57,17 @@ extension TransferClient {
         /// How many times the client moved to a new link so far.
         var reconnects: Int { state.reconnects }
 
+        /// How far the payload has got, from the OPEN on: bytes of it received of its length. The sealed payload
+        /// received counts in proportion to the plaintext, so it ends exactly at the length; nil before the OPEN.
+        var payloadProgress: (received: Int, total: Int)? {
+            guard let header = state.header else { return nil }
+            let total = Int(header.payloadLength)
+            let sealed = header.streamLength - Int(header.metadataLength)
+            guard sealed > 0 else { return (0, total) }
+            let part = max(0, state.received.count - Int(header.metadataLength))
+            return (min(total, part * total / sealed), total)
+        }
+
         /// The REQUEST this client writes (the same bytes every time): the one frame a source may refuse without a
         /// key we share, so the one whose digest binds such a refusal to us (`Gate.admitContinue`).
         var requestFrame: [UInt8] {

@@ -20,27 +20,35 @@ struct TransferClient: Sendable {
         let payload: Data
     }
 
+    /// What arrived, and the link that carried its last byte.
+    struct Delivery: Sendable {
+        let result: Result
+        let transport: LinkTransport
+    }
+
     /// Runs the transfer as one attempt at `remote.peer`, and says whether the peer proved to be the source: it did
     /// once the transfer's metadata record opened (sealed under a key derived from the group key, for a header of
     /// at least the version asked for), which is when `approve` is called, whatever happens next.
-    func attempt(approve: @escaping @Sendable (String, TransferHeader) throws -> Void) async
-        -> HandoffEngine.Attempt<Result, any Error> {
+    func attempt(approve: @escaping @Sendable (String, TransferHeader) throws -> Void,
+                 progress: (ContinuationProgress) -> Void) async
+        -> HandoffEngine.Attempt<Delivery, any Error> {
         let proven = Locked(false)
         do {
-            let result = try await run { type, header in
+            let delivery = try await run(approve: { type, header in
                 proven.withLock { $0 = true }
                 try approve(type, header)
-            }
-            return HandoffEngine.Attempt(result: .success(result), proven: true)
+            }, progress: progress)
+            return HandoffEngine.Attempt(result: .success(delivery), proven: true)
         } catch {
             return HandoffEngine.Attempt(result: .failure(error), proven: proven.withLock { $0 })
         }
     }
 
     /// Runs the transfer. `approve` is called once the activity type and payload length are known, before any
-    /// payload byte is fetched; it throws to stop. The decisions are `StateMachine`'s; this carries them out on
-    /// the radio.
-    func run(approve: @Sendable (String, TransferHeader) throws -> Void) async throws -> Result {
+    /// payload byte is fetched; it throws to stop. `progress` hears the payload's progress from the OPEN on, each
+    /// time it changes. The decisions are `StateMachine`'s; this carries them out on the radio.
+    func run(approve: @Sendable (String, TransferHeader) throws -> Void,
+             progress: (ContinuationProgress) -> Void) async throws -> Delivery {
         var link = try await connect()
         defer { Task { [link] in await link.disconnect() } }
         var inbox = LinkInbox(link: link, tick: configuration.stallInterval, clock: configuration.clock)
@@ -53,6 +61,7 @@ struct TransferClient: Sendable {
         // A frame of another version is dropped at the gate like any other it cannot read; if the transfer then
         // times out, that is why, and it says so (it came from the source: a stranger cannot make it speak another).
         var otherVersion: UInt8?
+        var reported: (received: Int, total: Int)?
         while true {
             var index = 0
             while index < actions.count {
@@ -72,7 +81,7 @@ struct TransferClient: Sendable {
                     events = inbox.events.makeAsyncIterator()
                     actions += machine.relinked(Self.facts(of: link))
                 case .finish(let result):
-                    return result
+                    return Delivery(result: result, transport: link.transport)
                 }
                 index += 1
             }
@@ -85,6 +94,11 @@ struct TransferClient: Sendable {
                     continue
                 }
                 actions = try machine.received(frame)
+                if let now = machine.payloadProgress, reported.map({ $0 != now }) ?? true {
+                    reported = now
+                    progress(ContinuationProgress(receivedBytes: now.received, totalBytes: now.total,
+                                                  transport: link.transport))
+                }
             case .tick:
                 let ticked = Swift.Result { () throws(HandoffError) in try machine.tick() }
                 switch ticked {

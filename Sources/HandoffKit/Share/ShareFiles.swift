@@ -1,4 +1,5 @@
 import FoundationEssentials
+import HandoffShared
 
 #if canImport(Glibc)
     import Glibc
@@ -12,7 +13,7 @@ enum ShareFiles {
         let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).tmp")
         let fd = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { throw failure("create", temporary) }
-        let ok = writeAll(fd, data) && fsync(fd) == 0
+        let ok = (try? FileDescriptorIO.writeAll(fd, data)) != nil && fsync(fd) == 0
         let error = failure("write", temporary)
         close(fd)
         guard ok else { unlink(temporary.path); throw error }
@@ -25,7 +26,7 @@ enum ShareFiles {
         let fd = open(url.path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { throw failure("open", url) }
         defer { close(fd) }
-        guard writeAll(fd, data) else { throw failure("write", url) }
+        guard (try? FileDescriptorIO.writeAll(fd, data)) != nil else { throw failure("write", url) }
     }
 
     /// Flushes the file at `url` to disk.
@@ -73,22 +74,6 @@ enum ShareFiles {
                                                     attributes: [.posixPermissions: 0o700])
         } catch {
             throw HandoffError(.handoffFailed, "cannot create \(url.path): \(error.fileErrorText)")
-        }
-    }
-
-    private static func writeAll(_ fd: Int32, _ data: [UInt8]) -> Bool {
-        data.withUnsafeBytes { buffer -> Bool in
-            guard let base = buffer.baseAddress else { return true }
-            var offset = 0
-            while offset < buffer.count {
-                let written = write(fd, base + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return false
-                }
-                offset += written
-            }
-            return true
         }
     }
 

@@ -1,21 +1,25 @@
-/// Turns the name a sender chose into one that is safe to create in a directory: a single path component, never
-/// `.` or `..`, no NUL or other control or format characters (bidirectional overrides included), not hidden (no
-/// leading dot), not overlong, never empty. Everything else (spaces, Unicode letters) is kept.
+/// The one home of an inbox item's name (Docs/protocol.md §8): the receiving side (HandoffKit's `ShareInbox`)
+/// turns the name a sender chose into one that is safe to create in a directory, and the CLI's `InboxTaker`
+/// (HandoffClient) gives it a clash suffix when taking it out.
+///
+/// A safe name is a single path component, never `.` or `..`, has no NUL or other control or format characters
+/// (bidirectional overrides included), is not hidden (no leading dot), not overlong, never empty. Everything else
+/// (spaces, Unicode letters) is kept.
 ///
 ///     ShareName.sanitise("../../etc/passwd") == "etc_passwd"
 ///     ShareName.sanitise("/abs/path")        == "abs_path"
 ///     ShareName.sanitise("a\u{0}b")          == "ab"
 ///     ShareName.sanitise(".hidden")          == "hidden"
-public enum ShareName {
+package enum ShareName {
     /// Longest sanitised name in UTF-8 bytes. NAME_MAX is 255; the rest leaves room for a clash suffix
     /// (` (99)`) and a temporary name beside it.
-    public static let maximumLength = 200
+    package static let maximumLength = 200
 
     /// The name used when nothing usable is left.
-    public static let fallback = "shared item"
+    package static let fallback = "shared item"
 
     /// The safe form of `name`.
-    public static func sanitise(_ name: String) -> String {
+    package static func sanitise(_ name: String) -> String {
         // Separators split the name; the empty, `.` and `..` components are dropped, the rest joined with `_`.
         let components = name.split(whereSeparator: { $0 == "/" || $0 == "\\" }).map(String.init)
             .map(clean).filter { !$0.isEmpty && $0 != "." && $0 != ".." }
@@ -35,7 +39,7 @@ public enum ShareName {
     }
 
     /// `name` with ` (n)` inserted before its extension: `report (2).pdf`.
-    public static func variant(of name: String, number: Int) -> String {
+    package static func variant(of name: String, number: Int) -> String {
         let (stem, ext) = split(name)
         return "\(stem) (\(number))\(ext)"
     }

@@ -1,4 +1,4 @@
-import HandoffKit
+import HandoffShared
 import Testing
 
 /// Issue 25 §9: whatever name a sender chooses, the one written into the inbox is never empty, hidden, an option,
@@ -11,6 +11,30 @@ import Testing
         guard let first = name.unicodeScalars.first, let last = name.unicodeScalars.last else { return false }
         return !".- ".unicodeScalars.contains(first) && last != "." && last != " " && !name.contains("/")
             && name.utf8.count <= ShareName.maximumLength
+    }
+
+    @Test func theSanitiserRules() {
+        #expect(ShareName.sanitise("report.pdf") == "report.pdf")
+        #expect(ShareName.sanitise("Relevé de compte.pdf") == "Relevé de compte.pdf")
+        #expect(ShareName.sanitise("../../etc/passwd") == "etc_passwd")
+        #expect(ShareName.sanitise("/abs/path") == "abs_path")
+        #expect(ShareName.sanitise("a\u{0}b") == "ab")
+        #expect(ShareName.sanitise(".hidden") == "hidden")
+        #expect(ShareName.sanitise("...") == "shared item")
+        #expect(ShareName.sanitise("") == "shared item")
+        #expect(ShareName.sanitise("-rf") == "rf")
+        #expect(ShareName.sanitise("trailing. ") == "trailing")
+        let long = ShareName.sanitise(String(repeating: "é", count: 300) + ".tar.gz")
+        #expect(long.utf8.count <= ShareName.maximumLength)
+        #expect(long.hasSuffix("é.gz"), "\(long)")
+    }
+
+    /// The clash suffix the CLI's take adds goes before the extension; a name without one, or whose only dot
+    /// leads, takes it at the end.
+    @Test(arguments: [("report.pdf", 2, "report (2).pdf"), ("README", 3, "README (3)"),
+                      ("archive.tar.gz", 2, "archive.tar (2).gz"), (".profile", 2, ".profile (2)")])
+    func theClashSuffix(name: String, number: Int, expected: String) {
+        #expect(ShareName.variant(of: name, number: number) == expected)
     }
 
     @Test("one grapheme longer than the limit keeps what fits of it, never \"\"")
