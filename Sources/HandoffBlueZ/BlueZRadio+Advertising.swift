@@ -77,17 +77,6 @@ extension BlueZRadio {
 
     /// Runs advertising operations one at a time, in call order, although the actor is reentrant.
     private func serially(_ body: @escaping @Sendable (BlueZRadio) async throws -> Void) async throws {
-        let previous = advertisingQueue
-        let result = Task<Result<Void, any Error>, Never> {
-            await previous?.value
-            do {
-                try await body(self)
-                return .success(())
-            } catch {
-                return .failure(error)
-            }
-        }
-        advertisingQueue = Task { _ = await result.value }
-        try await result.value.get()
+        try await advertising.enqueue { [self] in try await body(self) }.value.get()
     }
 }

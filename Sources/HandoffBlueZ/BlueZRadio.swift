@@ -34,7 +34,8 @@ public actor BlueZRadio: Radio {
     var advertisement: AdvertisementRegistration?
     /// What is advertised now (nil when nothing is), to put it on the air again after a power cycle.
     var advertised: LEAdvertisement?
-    var advertisingQueue: Task<Void, Never>?
+    /// Advertising operations, one at a time in call order (``serially(_:)``).
+    var advertising = SerialTasks()
     var serviceOpen = false
     var scanners: [UUID: AsyncStream<ScanEvent>.Continuation] = [:]
     var beacons: [ObjectPath: [UInt8]] = [:]

@@ -37,7 +37,8 @@ public actor FollowingBlueZRadio: Radio {
     var generation: UInt64 = 0
     /// The beacon to advertise, on whichever adapter is in use.
     var beacon: [UInt8]?
-    var advertisingQueue: Task<Void, Never>?
+    /// Advertising operations, one at a time in call order (``serially(_:)``).
+    var advertising = SerialTasks()
     var scanners: [UUID: Scanner] = [:]
     var service: FollowingTransferService?
     var serviceInner: (any TransferService)?
@@ -305,18 +306,7 @@ public actor FollowingBlueZRadio: Radio {
     /// Runs advertising operations one at a time, in call order, although the actor is reentrant: a beacon taken
     /// to a new adapter never overtakes a newer one.
     private func serially(_ body: @escaping @Sendable (FollowingBlueZRadio) async throws -> Void) async throws {
-        let previous = advertisingQueue
-        let result = Task<Result<Void, any Error>, Never> {
-            await previous?.value
-            do {
-                try await body(self)
-                return .success(())
-            } catch {
-                return .failure(error)
-            }
-        }
-        advertisingQueue = Task { _ = await result.value }
-        try await result.value.get()
+        try await advertising.enqueue { [self] in try await body(self) }.value.get()
     }
 
     // MARK: Scanning
