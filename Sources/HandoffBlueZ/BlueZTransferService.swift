@@ -25,6 +25,8 @@ final class BlueZTransferService: TransferService {
     private let channels: ChannelTable
     private let listener: L2CAPListener?
     private let acceptor: Task<Void, Never>?
+    private let adapterPath: ObjectPath
+    private let log: @Sendable (String) -> Void
 
     // The `??` arms are never taken: the protocol's constants are valid UUIDs (this avoids a force-unwrap).
     static let serviceUUID = BluetoothUUID(WireProtocol.transferServiceUUID) ?? BluetoothUUID(short: 0xFE2C)
@@ -39,7 +41,10 @@ final class BlueZTransferService: TransferService {
     private init(writes: AsyncStream<IncomingWrite>, continuation: AsyncStream<IncomingWrite>.Continuation,
                  registration: GattRegistration, centrals: CentralTable, bluez: BlueZ, fallbackMTU: Int,
                  channels: ChannelTable, listener: L2CAPListener?, acceptor: Task<Void, Never>?,
-                 publishedPSM: UInt16?, onClose: @escaping @Sendable () async -> Void) {
+                 publishedPSM: UInt16?, adapterPath: ObjectPath, log: @escaping @Sendable (String) -> Void,
+                 onClose: @escaping @Sendable () async -> Void) {
+        self.adapterPath = adapterPath
+        self.log = log
         self.channels = channels
         self.listener = listener
         self.acceptor = acceptor
@@ -109,7 +114,8 @@ final class BlueZTransferService: TransferService {
         }
         return BlueZTransferService(writes: writes, continuation: continuation, registration: registration,
                                     centrals: centrals, bluez: bluez, fallbackMTU: fallbackMTU, channels: channels,
-                                    listener: listener, acceptor: acceptor, publishedPSM: published, onClose: onClose)
+                                    listener: listener, acceptor: acceptor, publishedPSM: published,
+                                    adapterPath: adapter.path, log: log, onClose: onClose)
     }
 
     /// Most channels served at once; more are closed on arrival (each costs a socket and a pump).
@@ -221,6 +227,29 @@ final class BlueZTransferService: TransferService {
         guard let path = ObjectPath(rawValue: central.rawValue) else { return true }
         if (try? await bluez.device(at: path).properties())?.connected == true { return true }
         return await bluez.device(at: path).connectedNow() == true
+    }
+
+    /// Closes a channel central's channel, then disconnects the central's device (Device1.Disconnect on this
+    /// adapter), which ends its GATT writes and every channel of it.
+    func drop(_ central: PeerAddress) async {
+        let device: ObjectPath?
+        if let channel = channels.remove(central) {
+            channel.close()
+            device = BluetoothAddress(channel.peer.address).flatMap {
+                ObjectPath(rawValue: "\(adapterPath.rawValue)/\($0.pathElement)")
+            }
+        } else if central.rawValue.hasPrefix("/") {
+            device = ObjectPath(rawValue: central.rawValue).flatMap { adapterPath.isAncestor(of: $0) ? $0 : nil }
+        } else {
+            device = nil
+        }
+        guard let device else { return }
+        log("transfer service: dropping \(central) (it wrote what no client of ours writes)")
+        do throws(BlueZError) {
+            try await bluez.device(at: device).disconnect(timeout: .seconds(5))
+        } catch {
+            log("transfer service: could not disconnect \(device): \(error)")
+        }
     }
 
     /// Unregisters the application and ends `writes`. Idempotent.

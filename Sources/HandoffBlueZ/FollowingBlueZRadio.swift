@@ -450,6 +450,10 @@ public actor FollowingBlueZRadio: Radio {
         try await serviceInner.notify(value, to: central)
     }
 
+    func dropCentral(_ central: PeerAddress) async {
+        await serviceInner?.drop(central)
+    }
+
     func closeService(_ closing: FollowingTransferService) async {
         guard service === closing else { return }
         service = nil
@@ -495,6 +499,11 @@ final class FollowingTransferService: TransferService {
     /// - Throws: `RadioError` `.disconnected` when no adapter is in use, or the central is gone.
     func notify(_ value: [UInt8], to central: PeerAddress) async throws {
         try await radio.notify(value, to: central)
+    }
+
+    /// Drops `central` through the service on the adapter in use; nothing when no adapter is in use.
+    func drop(_ central: PeerAddress) async {
+        await radio.dropCentral(central)
     }
 
     /// Withdraws the service and ends `writes`. Idempotent.

@@ -272,6 +272,15 @@ public actor InMemoryEther {
         owned[id] = nil
     }
 
+    /// Drops the links of the device behind `writer` (as its writes name it) to `peripheral`, its channels with
+    /// them, as a peripheral's Disconnect of that central does.
+    func dropCentral(_ writer: PeerAddress, at peripheral: PeerAddress) {
+        guard let central = links.values.first(where: { $0.peripheral == peripheral && $0.writer == writer })?.central
+        else { return }
+        statistics.droppedCentrals += 1
+        dropLinks { $0.peripheral == peripheral && $0.central == central }
+    }
+
     /// Links made and not yet disconnected by their owners, whether or not they dropped.
     public var undisconnectedLinks: Int { owned.count }
 

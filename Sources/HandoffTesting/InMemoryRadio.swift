@@ -51,6 +51,10 @@ struct InMemoryTransferService: TransferService {
         try await ether.notify(value, from: address, to: central)
     }
 
+    func drop(_ central: PeerAddress) async {
+        await ether.dropCentral(central, at: address)
+    }
+
     func close() async {
         await ether.closeService(at: address)
     }

@@ -227,6 +227,10 @@ final class PairingOverRadioTests: XCTestCase {
         var conditions = LinkConditions()
         conditions.dropAllNotifications = true   // nothing mac answers reaches pc
         await ether.setConditions(conditions)
+        // mac is in pairing mode: a device that is not drops pc's link at its first pairing message (the gate), and
+        // pc learns at once that the other device left.
+        let accepting = Task { try await mac.acceptPairing { _ in true } }
+        defer { accepting.cancel() }
         let timeout = Duration.seconds(5)
         let error = try await onVirtualTime(clock, of: ether, step: pc.configuration.stallInterval,
                                             maximumSteps: 500) { () -> HandoffError? in

@@ -45,9 +45,10 @@ class Link(LocalLink):
 
 
 class SpecController(Controller):
-    """Controller whose LE Create Connection Cancel does what the Core spec says (Vol 4, Part E, 7.8.13).
+    """Controller whose Reset and LE Create Connection Cancel do what the Core spec says (Vol 4, Part E, 7.3.2 and
+    7.8.13).
 
-    Bumble 0.0.236 answers it SUCCESS and does nothing else: the attempt stays pending in the controller, and no
+    Bumble 0.0.236 answers a cancel SUCCESS and does nothing else: the attempt stays pending in the controller, and no
     LE Connection Complete (Unknown Connection Identifier) follows, which is the kernel's only sign that the attempt
     is over. The kernel then keeps its connection in BT_CONNECT and refuses every later LE connect with EBUSY
     (bluetoothd: "bt_io_connect(...): Device or resource busy", D-Bus: "Failed: Input/output error") for as long as
@@ -60,7 +61,18 @@ class SpecController(Controller):
         a VM's controller is detached and attached again (`systemctl stop/start handoff-hci`, a dongle unplugged and
         back) the peer kept a link to a host that no longer knew it, and its next connects failed with EBUSY. The
         peers are told as they would be after the supervision timeout (Connection Timeout); a pending connect
-        attempt ends with the reset."""
+        attempt ends with the reset.
+
+        It also ends scanning and advertising (Core Vol 4, Part E, 7.3.2: the controller returns to its state after
+        power-on). Bumble kept `le_scan_enable` set across a reset, so a controller attached again while its last
+        host had it scanning refused the new host's LE Set Scan Parameters with Command Disallowed: the kernel logged
+        "Opcode 0x200b failed: -16", every MGMT Start Discovery failed, and bluetoothd answered each StartDiscovery
+        with `InProgress` (seen as "cannot scan on hci1" after a dongle came back under another index)."""
+        self.le_scan_enable = False
+        self.le_legacy_advertiser.stop()
+        for advertising_set in self.advertising_sets.values():
+            advertising_set.stop()
+        self.advertising_sets.clear()
         for connection in list(self.le_connections.values()):
             peer = self.link.find_le_controller(connection.peer_address) if self.link else None
             peer_connection = peer.le_connections.get(connection.self_address) if peer else None

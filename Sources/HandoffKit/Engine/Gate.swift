@@ -17,7 +17,26 @@ import FoundationEssentials
 ///   holds the keys (`HandoffEngine.followingRotation`); a replayer can cost a failed attempt and its time, and
 ///   neither receives anything it can open nor moves anything.
 /// * Rekeys: `TrustStore.applyRekey(_:)` (next epoch only, never wrapping, revoking neither end).
+/// * `Writer`: a central that writes what no client of ours writes loses its link. A stranger holding a link
+///   costs the source more than its writes: a Linux 6.1 controller that is a peripheral to it does not connect
+///   out, and while it holds the link the source may not advertise.
 enum Gate {
+    // MARK: - Writers that prove nothing
+
+    /// What becomes of the central that wrote a frame, once the frame was handled (`HandoffEngine.handle(_:)`).
+    enum Writer: Equatable {
+        /// It keeps its link: the frame was one a client of ours writes, whether or not it got anywhere (a
+        /// REQUEST or PUSH with a MAC we check, a PROOF for a challenge since replaced, a repeated DONE, a share's
+        /// DATA for a session that moved on, a rekey fragment, a pairing message in pairing mode).
+        case kept
+        /// Its link is dropped: what it wrote no client of ours writes. An undecodable frame; a REQUEST or PUSH
+        /// that no key of ours made; a FETCH of a transfer that does not exist; a frame only a source or receiver
+        /// sends (OPEN, DATA, ERROR, CHALLENGE, ACCEPT, ...); a pairing message outside pairing mode. The refusal
+        /// is answered first (a device that unpaired us learns why), and the link goes a moment later.
+        case dropped
+    }
+
+
     // MARK: - Binding an ERROR to a session
 
     /// The tag of a refusal given without a key both sides hold (a stranger's REQUEST or PUSH, a frame of another

@@ -37,6 +37,9 @@ public struct HandoffConfiguration: Sendable {
     /// the other devices are answered meanwhile. (Once the code is shown, the users decide, and the initiator's own
     /// timeout applies.)
     public var pairingQuietLimit: Duration = .seconds(15)
+    /// How long after answering a central that wrote what no client of ours writes its link is dropped (default
+    /// 1 s; `Gate.Writer`): long enough for the refusal to reach a device that unpaired us, short for a stranger.
+    public var strangerDropGrace: Duration = .seconds(1)
     /// Where the engine reads time: its waits (stalls, rotation, pairing), expiry checks and timestamps
     /// (default `RealClock()`; tests pass HandoffTesting's `VirtualClock`).
     public var clock: any HandoffClock = RealClock()

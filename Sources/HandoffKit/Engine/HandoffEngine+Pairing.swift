@@ -32,13 +32,14 @@ extension HandoffEngine {
     }
 
     /// Routes a pairing fragment to the running `acceptPairing`, or refuses it.
-    func handlePairingWrite(_ write: PairingWrite) async {
+    func handlePairingWrite(_ write: PairingWrite) async -> Gate.Writer {
         guard let pairingInbox else {
             await sendPairingError(HandoffError(.pairingFailed, "this device is not in pairing mode"),
                                    session: write.session, to: write.central, mtu: write.mtu)
-            return
+            return .dropped
         }
         pairingInbox.yield(.write(write))
+        return .kept
     }
 
     /// Pairing mode (the responder, typically the device already in the group): advertises a pairing beacon with

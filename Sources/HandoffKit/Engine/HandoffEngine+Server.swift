@@ -13,38 +13,37 @@ extension HandoffEngine {
     /// How many centrals may wait with a request challenge at once.
     static let requestChallengeLimit = 16
 
-    /// Handles one value a central wrote to the request characteristic.
-    func handle(_ write: IncomingWrite) async {
+    /// Handles one value a central wrote to the request characteristic; returns what becomes of its writer.
+    func handle(_ write: IncomingWrite) async -> Gate.Writer {
         if ShareFrame.claims(write.value) {
-            await handleShare(write)
-            return
+            return await handleShare(write)
         }
         let frame: TransferFrame
         do throws(HandoffError) {
             frame = try TransferFrame.decode(write.value)
         } catch {
             await reply(error, context: .zero, authenticated: false, to: write)
-            return
+            return .dropped
         }
         switch frame {
         case .request(let sequence, let nonce, let mac):
             guard Sodium.constantTimeEqual(keys.requestMAC(sequence: sequence, nonce: nonce), mac) else {
                 await reply(HandoffError(.untrustedPeer, "this device does not trust the requester"),
                             context: ErrorContext(nonce), authenticated: false, to: write)
-                return
+                return .dropped
             }
             // A repeated request whose transfer is still cached (the client saw no answer yet) is answered at once:
             // it makes nothing new. Any other waits for the proof that it is fresh.
             if let repeated = transfers.answering(nonce) {
                 startStream(repeated, from: 0, to: Int(repeated.header.metadataLength),
                             open: .open(repeated.header, requestNonce: nonce), to: write)
-                return
+                return .kept
             }
             await challengeRequest(sequence: sequence, nonce: nonce, from: write)
         case .prove(let nonce, let mac):
             // The gate's freshness rule: only a proof of this central's challenge makes the source save and seal.
             guard let pending = requestChallenges[write.central], pending.nonce == nonce,
-                  Gate.provesRequest(mac, nonce: nonce, challenge: pending.challenge, keys: keys) else { return }
+                  Gate.provesRequest(mac, nonce: nonce, challenge: pending.challenge, keys: keys) else { return .kept }
             requestChallenges[write.central] = nil
             do throws(HandoffError) {
                 let transfer = try prepareTransfer(sequence: pending.sequence)
@@ -58,22 +57,41 @@ extension HandoffEngine {
             guard let transfer = transfers.fetching(id, upTo: Int(to)) else {
                 await reply(HandoffError(.handoffFailed, "unknown or expired transfer; request the activity again"),
                             context: ErrorContext(id), authenticated: true, to: write)
-                return
+                return .dropped
             }
             startStream(transfer, from: Int(from), to: Int(to), open: nil, to: write)
         case .done(let id, let mac):
             // The receiver holds the whole activity: the transfer is finished, and a repeated or replayed DONE
             // finds nothing, so the source hears of the continuation exactly once.
-            guard let transfer = transfers.finish(id, mac: mac) else { return }
+            guard let transfer = transfers.finish(id, mac: mac) else { return .kept }
             transfer.activity.delegate?.userActivityWasContinued(transfer.activity)
         case .pair(let session, let index, let count, let chunk, false):
-            await handlePairingWrite(PairingWrite(central: write.central, session: session, index: index, count: count,
-                                                  chunk: chunk, mtu: write.mtu))
+            return await handlePairingWrite(PairingWrite(central: write.central, session: session, index: index,
+                                                         count: count, chunk: chunk, mtu: write.mtu))
         case .rekey(let session, let index, let count, let chunk):
             await handleRekeyFragment(session: session, index: index, count: count, chunk: chunk, from: write)
         case .open, .data, .error, .challenge, .pair, .rekeyApplied:
-            return
+            return .dropped
         }
+        return .kept
+    }
+
+    /// Drops `central`'s link `strangerDropGrace` after its refusal went out (`Gate.Writer.dropped`), in a task of
+    /// its own, so that other centrals' writes are not held up meanwhile. Its further writes are handled (and
+    /// refused) as before until the link is gone.
+    func drop(_ central: PeerAddress, from service: any TransferService) {
+        guard droppingCentrals.insert(central).inserted else { return }
+        let grace = configuration.strangerDropGrace
+        Task { [weak self, clock] in
+            try? await clock.sleep(for: grace)
+            await service.drop(central)
+            await self?.forgetDropped(central)
+        }
+    }
+
+    private func forgetDropped(_ central: PeerAddress) {
+        droppingCentrals.remove(central)
+        requestChallenges[central] = nil
     }
 
     /// A REQUEST that authenticated and is not cached: keep a fresh challenge for its central (one each, at most

@@ -196,37 +196,38 @@ extension HandoffEngine {
     // MARK: - Receiving
 
     /// Handles one share frame a central wrote.
-    func handleShare(_ write: IncomingWrite) async {
+    func handleShare(_ write: IncomingWrite) async -> Gate.Writer {
         let frame: ShareFrame
         do throws(HandoffError) {
             frame = try ShareFrame.decode(write.value)
         } catch {
             await shareRefuse(error, id: .zero, keys: nil, to: write)
-            return
+            return .dropped
         }
         switch frame {
         case .push(let id, let senderBytes, let header, let mac):
-            await challengePush(id: id, senderBytes: senderBytes, header: header, mac: mac, from: write)
+            return await challengePush(id: id, senderBytes: senderBytes, header: header, mac: mac, from: write)
         case .proof(let id, let mac):
             await handleProof(id: id, mac: mac, from: write)
         case .data(let id, let offset, let bytes):
             await handlePushData(id: id, offset: Int(offset), bytes: bytes, from: write)
         case .accept, .done, .error, .challenge:
-            return
+            return .dropped
         }
+        return .kept
     }
 
     /// A PUSH: authenticates it and answers with a fresh challenge, and changes nothing else. A PUSH can be recorded
     /// and replayed by anyone; only the PROOF that answers the challenge (`handleProof`) opens or moves a session.
     private func challengePush(id: TransferID, senderBytes: [UInt8], header: TransferHeader, mac: [UInt8],
-                               from write: IncomingWrite) async {
+                               from write: IncomingWrite) async -> Gate.Writer {
         // Authenticate before anything else: a stranger, a revoked device or a forger gets no state at all.
         guard let senderID = UUID(bytes: senderBytes), let sender = trust.device(senderID),
               let keys = ShareKeys(store: trust, peer: sender, sending: false),
               Sodium.constantTimeEqual(keys.pushMAC(transferID: id, sender: senderID, header: header), mac) else {
             await shareRefuse(HandoffError(.untrustedPeer, "this device does not trust the sender"), id: id, keys: nil,
                               to: write)
-            return
+            return .dropped
         }
         if share.challenges[write.central] == nil, share.challenges.count >= Self.challengeLimit,
            let oldest = share.challenges.min(by: { $0.value.issuedAt < $1.value.issuedAt }) {
@@ -236,6 +237,7 @@ extension HandoffEngine {
         share.challenges[write.central] = PushChallenge(transferID: id, sender: sender, keys: keys, header: header,
                                                         challenge: challenge, issuedAt: clock.now)
         await shareReply(.challenge(transferID: id, challenge: challenge), to: write)
+        return .kept
     }
 
     /// A PROOF: when it answers this central's challenge, the push is fresh and goes on as the PUSH asked. Any

@@ -30,6 +30,8 @@ public actor HandoffEngine {
     var streams: [PeerAddress: Task<Void, Never>] = [:]
     /// The challenge each central's last authenticated REQUEST got (HandoffEngine+Server.swift).
     var requestChallenges: [PeerAddress: RequestChallenge] = [:]
+    /// Centrals whose link is being dropped (`Gate.Writer.dropped`), each once until it is gone.
+    var droppingCentrals: Set<PeerAddress> = []
     var service: (any TransferService)?
     var serviceTask: Task<Void, Never>?
 
@@ -100,7 +102,8 @@ public actor HandoffEngine {
         self.service = service
         serviceTask = Task { [weak self] in
             for await write in service.writes {
-                await self?.handle(write)
+                guard let self else { return }
+                if await self.handle(write) == .dropped { await self.drop(write.central, from: service) }
             }
         }
         scanTask = Task { [weak self] in

@@ -8,6 +8,9 @@ public protocol TransferService: Sendable {
     /// the data characteristic, or an SDU on the central's channel. Throws `RadioError` when the central is gone.
     /// Broadcasting to every subscribed central is acceptable: frames carry ids and clients filter.
     func notify(_ value: [UInt8], to central: PeerAddress) async throws
+    /// Ends `central`'s link to this device (a channel central's channel, and the link under it), as the gate asks
+    /// for a central that wrote what no client of ours writes (`Gate.Writer`). Nothing when it is gone already.
+    func drop(_ central: PeerAddress) async
     /// Unpublishes the service.
     func close() async
 }
