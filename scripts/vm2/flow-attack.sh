@@ -11,7 +11,9 @@
 #     the frames are sealed, the ATT around them is not); and it re-advertises the laptop's captured beacons;
 #   - the desktop `handoff continue --print`s the note: byte-exact, first try;
 #   - the share is delivered, the laptop's outbox says so, and `handoff inbox take` gives the file byte-exact;
-#   - the stranger got no forbidden frame on its own channels and no byte of the note's text anywhere.
+#   - the stranger got no forbidden frame on its own channels and no byte of the note's text anywhere;
+#   - each machine dropped the stranger's link at least once (the gate: a central that writes what no client of
+#     ours writes is dropped; the stranger connects again each time, for as long as it attacks).
 # Exit 0 when every round held. Figures per round: $HANDOFF_VM2_RUN/attack-rounds.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
@@ -58,7 +60,7 @@ vm2 B 'for i in $(seq 240); do handoff status | grep -q "^available activities: 
     || fail "the desktop never listed the bait"
 vm2 B 'handoff continue --print' >/dev/null || fail "continue of the bait"
 
-printf '%-6s %9s %9s %10s %9s %9s\n' round continue shared gatt_writes sdus replayed >"$run/attack-rounds"
+printf '%-6s %9s %9s %10s %9s %9s %6s\n' round continue shared gatt_writes sdus replayed drops >"$run/attack-rounds"
 for ((round = 1; round <= rounds; round++)); do
     step "round $round of $rounds: a note and a ${bytes}-byte share in flight, the stranger attacking both machines"
     python3 -c "import random,sys; r=random.Random($round); sys.stdout.write('# Round $round under attack\n' + ''.join(r.choice('qrstuvwxyz abc\n') for _ in range(4000)))" >"$run/note.txt"
@@ -96,7 +98,7 @@ for ((round = 1; round <= rounds; round++)); do
     t_share=$(since "$t")
     [[ $state == delivered* ]] || fail "the share is '$state' after ${t_share} s under attack"
     vm2 C 'pkill -TERM -f "hostile-peer.py"' >/dev/null
-    gatt=0 sdus=0 replayed=0
+    gatt=0 sdus=0 replayed=0 drops=0
     for n in "liveA$round" "liveB$round" "replay$round"; do
         out=$(vm2 --wait C "$n" 120); rc=$?
         grep -h '^hostile: .*\(rounds\|FORBIDDEN\|frames back\|notifications\|replays\)' <<<"$out" | sed "s/^/stranger $n: /"
@@ -105,13 +107,20 @@ for ((round = 1; round <= rounds; round++)); do
         gatt=$((gatt + $(sed -n 's/^FIGURE live_gatt_writes //p' <<<"$out" | head -n1 | grep . || echo 0)))
         sdus=$((sdus + $(sed -n 's/^FIGURE live_channel_sdus //p' <<<"$out" | head -n1 | grep . || echo 0)))
         replayed=$((replayed + $(sed -n 's/^FIGURE live_replayed_frames //p' <<<"$out" | head -n1 | grep . || echo 0)))
+        if [[ $n == live* ]]; then
+            # The gate: a central that writes what no client writes loses its link (it comes back, and is dropped
+            # again, for as long as it attacks).
+            dropped=$(sed -n 's/^FIGURE live_drops //p' <<<"$out" | head -n1)
+            ((${dropped:-0} >= 1)) || fail "the stranger ($n) was never dropped by the machine it attacked"
+            drops=$((drops + dropped))
+        fi
     done
     vm2 A 'handoff outbox' | grep "$id" | grep -q delivered || fail "the laptop's outbox does not list the delivered item"
     vm2 B "rm -rf /root/taken && mkdir /root/taken && handoff inbox take --all --to /root/taken >/dev/null && cp /root/taken/big$round.bin /run/handoff-host/taken.bin" \
         || fail "inbox take on the desktop"
     cmp "$run/big$round.bin" "$run/B/share/taken.bin" || fail "the shared file differs"
     rm -f "$run/big$round.bin" "$run/B/share/taken.bin" "$run/A/share/big$round.bin"
-    printf '%-6s %8ss %8ss %10s %9s %9s\n' "$round" "$t_continue" "$t_share" "$gatt" "$sdus" "$replayed" | tee -a "$run/attack-rounds"
+    printf '%-6s %8ss %8ss %10s %9s %9s %6s\n' "$round" "$t_continue" "$t_share" "$gatt" "$sdus" "$replayed" "$drops" | tee -a "$run/attack-rounds"
 done
 for m in A B; do vm2 "$m" 'systemctl is-active handoffd' >/dev/null || fail "$m: handoffd is down"; done
 step "summary"

@@ -977,7 +977,9 @@ def recorded_client_frames(parser, capture_path, kinds):
 
 
 def cmd_live(target, seconds, captures, note_path):
-    """Attacks TARGET's transfer service while real transfers run on it: see the module's doc."""
+    """Attacks TARGET's transfer service while real transfers run on it: see the module's doc. A stranger that is
+    dropped (the gate drops a central that writes what no client writes) connects again and goes on, for as long as
+    it attacks: each drop is counted (FIGURE live_drops)."""
     stop = []
     signal.signal(signal.SIGTERM, lambda *_: stop.append(True))
     replays = []
@@ -993,34 +995,65 @@ def cmd_live(target, seconds, captures, note_path):
                 + str({KINDS.get(f[1], f"0x{f[1]:02x}"): 0 for f in got}.keys()).replace("dict_keys", ""))
             replays += got[-200:]
     bluez = Bluez()
-    device_path, device, target_type = bluez.connect(target)
-    chars = bluez.characteristics(device_path)
-    if find(chars, DATA_UUID) is None or find(chars, REQUEST_UUID) is None:
-        raise SystemExit("hostile: the transfer service is not there")
-    gatt = GattPath(bluez, chars)
-    channel = None
-    psm = read_psm(bluez, chars)
-    if psm is not None:
-        try:
-            channel = ChannelPath(own_address(bluez), target, target_type, psm)
-        except OSError as error:
-            say(f"no channel to PSM 0x{psm:04x}: {error}")
     zero_errors = [bytes([WIRE, 0x83]) + bytes(8) + code.to_bytes(2, "big") for code in (4609, 4618, 4612, 1, 0xFFFF)]
     malformed = [b"\x01\x7f", bytes([WIRE, 0x7F]), bytes([WIRE, 0xB2]) + bytes(8) + bytes(2)]
-    say(f"attacking {target} on gatt" + (f" and the channel to PSM 0x{psm:04x}" if channel else "")
-        + f": {len(replays)} recorded frames, zero-context ERRORs, garbage")
-    print("attacking", flush=True)
     deadline = time.monotonic() + seconds
     sent = {"gatt": 0, "l2cap": 0}
-    channel_frames = []
-    rounds = 0
+    channel_frames, notifications = [], []
+    rounds = drops = refused = 0
+    first = True
+
+    def attach():
+        """Connects (again), resolves the service and opens the paths; None when the target cannot be reached."""
+        device_path, device, target_type = bluez.connect(target)
+        chars = bluez.characteristics(device_path)
+        if find(chars, DATA_UUID) is None or find(chars, REQUEST_UUID) is None:
+            return None
+        props = dbus.Interface(bluez.bus.get_object("org.bluez", device_path), "org.freedesktop.DBus.Properties")
+        gatt = GattPath(bluez, chars)
+        channel = None
+        psm = read_psm(bluez, chars)
+        if psm is not None:
+            try:
+                channel = ChannelPath(own_address(bluez), target, target_type, psm)
+            except OSError as error:
+                say(f"no channel to PSM 0x{psm:04x}: {error}")
+        return device, props, gatt, channel, psm
+
+    def connected(props):
+        try:
+            return bool(props.Get("org.bluez.Device1", "Connected"))
+        except dbus.DBusException:
+            return False
+
+    attached = None
     while not stop and time.monotonic() < deadline:
+        if attached is None:
+            try:
+                attached = attach()
+            except SystemExit as error:   # services never resolved: the target may be busy; try again
+                say(f"reconnect: {error}")
+                time.sleep(1)
+                continue
+            if attached is None:
+                if first:
+                    raise SystemExit("hostile: the transfer service is not there")
+                time.sleep(1)
+                continue
+            device, props, gatt, channel, psm = attached
+            if first:
+                say(f"attacking {target} on gatt" + (f" and the channel to PSM 0x{psm:04x}" if channel else "")
+                    + f": {len(replays)} recorded frames, zero-context ERRORs, garbage")
+                print("attacking", flush=True)
+                first = False
+        device, props, gatt, channel, psm = attached
         rounds += 1
         batch = zero_errors + malformed + replays + garbage_frames(40)
         rng.shuffle(batch)
         for frame in batch:
             if stop or time.monotonic() >= deadline:
                 break
+            before = gatt.errors
             gatt.send(frame)
             sent["gatt"] += 1
             if channel is not None:
@@ -1028,20 +1061,35 @@ def cmd_live(target, seconds, captures, note_path):
                 sent["l2cap"] += 1
                 receive_all(channel.sock, 0.0, channel_frames)
             gatt.notes.drain(0.0)
-    if channel is not None:
-        receive_all(channel.sock, 1.0, channel_frames)
-    gatt.notes.drain(1.0)
-    say(f"{rounds} rounds: {sent['gatt']} GATT writes ({gatt.errors} refused), {sent['l2cap']} SDUs"
-        + (f" ({channel.errors} refused)" if channel else ""))
+            if gatt.errors > before and not connected(props):
+                break
+        if not connected(props):
+            drops += 1
+            refused += gatt.errors + (channel.errors if channel else 0)
+            notifications += gatt.notes.frames
+            say(f"dropped by the target (drop {drops}); connecting again")
+            for p in (gatt, channel):
+                if p is not None:
+                    p.close()
+            attached = None
+    if attached is not None:
+        device, props, gatt, channel, psm = attached
+        if channel is not None:
+            receive_all(channel.sock, 1.0, channel_frames)
+        gatt.notes.drain(1.0)
+        refused += gatt.errors + (channel.errors if channel else 0)
+        notifications += gatt.notes.frames
+    say(f"{rounds} rounds: {sent['gatt']} GATT writes, {sent['l2cap']} SDUs ({refused} refused or unsent), "
+        f"dropped {drops} times")
     bad, _ = classify(channel_frames, "channel")
     # Notifications go to every subscriber, so the real transfer's own frames (sealed) may be among them: they are
     # counted, and must hold nothing readable.
-    say(f"GATT notifications seen: {len(gatt.notes.frames)} (any real transfer's are sealed)")
+    say(f"GATT notifications seen: {len(notifications)} (any real transfer's are sealed)")
     leaks = []
     if note_path:
         parser = load_capture_parser()
         note = open(note_path, encoding="utf-8").read()
-        received = b"".join(channel_frames + gatt.notes.frames)
+        received = b"".join(channel_frames + notifications)
         for encoding, raw in parser.encodings(note).items():
             size = 16 if encoding == "UTF-8" else 32
             if any(piece in received for piece in parser.windows(raw, size, size // 2)):
@@ -1051,11 +1099,14 @@ def cmd_live(target, seconds, captures, note_path):
     figure("live_gatt_writes", sent["gatt"])
     figure("live_channel_sdus", sent["l2cap"])
     figure("live_replayed_frames", len(replays))
+    figure("live_drops", drops)
     figure("live_forbidden", len(bad) + len(leaks))
-    for p in (gatt, channel):
-        if p is not None:
-            p.close()
-    call("disconnect", device.Disconnect, timeout=10)
+    if attached is not None:
+        device, props, gatt, channel, psm = attached
+        for p in (gatt, channel):
+            if p is not None:
+                p.close()
+        call("disconnect", device.Disconnect, timeout=10)
     return 1 if bad or leaks else 0
 
 
