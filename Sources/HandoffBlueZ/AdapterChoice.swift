@@ -103,6 +103,8 @@ public struct AdapterChoice: Sendable, Equatable {
     var pending: Pending?
     /// The bluetoothd (its unique bus name) that last showed the adapter in use.
     var seenUnder: String?
+    /// BlueZ's default adapter (the lowest-numbered) at the last decision, when it is not the one in use.
+    var otherDefault: Adapter?
 
     /// A choice for `request`, with nothing chosen yet.
     public init(request: Request, settle: Duration = .seconds(2)) {
@@ -114,6 +116,13 @@ public struct AdapterChoice: Sendable, Equatable {
     /// Decides from the adapters `present` now, bluetoothd's unique bus name (nil while it is away: no owner of
     /// `org.bluez`) and the time.
     public mutating func decide(present: [Adapter], bluetoothd: String?, now: HandoffInstant) -> Decision {
+        let decision = deciding(present: present, bluetoothd: bluetoothd, now: now)
+        let bluezDefault = present.min(by: Self.bluezOrder)
+        otherDefault = current.flatMap { current in bluezDefault?.isSame(as: current) == false ? bluezDefault : nil }
+        return decision
+    }
+
+    private mutating func deciding(present: [Adapter], bluetoothd: String?, now: HandoffInstant) -> Decision {
         let target = self.target(among: present)
         let currentIsPresent = current.map { current in present.contains { $0.isSame(as: current) } } ?? false
         if currentIsPresent { seenUnder = bluetoothd }
@@ -151,8 +160,9 @@ public struct AdapterChoice: Sendable, Equatable {
         pending = nil
     }
 
-    /// How the adapter is chosen, as `handoff status` says it: `BlueZ's default`, `in place of 00:AA:… (away)`,
-    /// `as --adapter hci1 asks`, `waiting for an adapter`, `waiting for --adapter hci1 (00:AA:…)`.
+    /// How the adapter is chosen, as `handoff status` says it: `BlueZ's default`, `the first one used (BlueZ's default
+    /// is now hci0)`, `in place of 00:AA:… (away)`, `as --adapter hci1 asks`, `waiting for an adapter`,
+    /// `waiting for --adapter hci1 (00:AA:…)`.
     public var summary: String {
         switch request {
         case .named(let text):
@@ -162,6 +172,7 @@ public struct AdapterChoice: Sendable, Equatable {
         case .automatic:
             guard let current else { return "waiting for an adapter" }
             if let preferred, current.address != preferred { return "in place of \(preferred) (away)" }
+            if let otherDefault { return "the first one used (BlueZ's default is now \(otherDefault.name))" }
             return "BlueZ's default"
         }
     }

@@ -81,6 +81,9 @@ struct AdapterChoiceTests {
         #expect(choice.decide(present: [builtIn, back], bluetoothd: Self.bluetoothd, now: Self.at(30))
                 == .wait(until: Self.at(32)))
         #expect(choice.decide(present: [builtIn, back], bluetoothd: Self.bluetoothd, now: Self.at(32)) == .use(back))
+        // hci1 is BlueZ's default now; status must not call hci2 that.
+        #expect(choice.summary == "the first one used (BlueZ's default is now hci1)")
+        #expect(choice.decide(present: [back], bluetoothd: Self.bluetoothd, now: Self.at(40)) == .stay)
         #expect(choice.summary == "BlueZ's default")
         #expect(choice.preferred == Self.a)
     }
