@@ -224,6 +224,80 @@ class Notifications:
             os.close(self.fd)
 
 
+class Session:
+    """A stranger's GATT session to TARGET that connects again when the target drops it: the gate drops a central
+    that writes what no client of ours writes, and a real attacker comes back. Notifications from every connection
+    are kept in `frames`; `drops` counts the drops. After `max_drops` it stops coming back (raises Dropped)."""
+
+    class Dropped(Exception):
+        pass
+
+    def __init__(self, bluez, target, max_drops=40):
+        self.bluez, self.target, self.max_drops = bluez, target, max_drops
+        self.drops = 0
+        self.earlier = []     # notifications of the connections before this one
+        self.attach()
+
+    def attach(self):
+        self.device_path, self.device, self.target_type = self.bluez.connect(self.target)
+        self.chars = self.bluez.characteristics(self.device_path)
+        self.props = dbus.Interface(self.bluez.bus.get_object("org.bluez", self.device_path),
+                                    "org.freedesktop.DBus.Properties")
+        data = find(self.chars, DATA_UUID)
+        self.notes = Notifications(self.bluez, data) if data else None
+
+    @property
+    def frames(self):
+        return self.earlier + (self.notes.frames if self.notes else [])
+
+    def connected(self):
+        try:
+            return bool(self.props.Get("org.bluez.Device1", "Connected"))
+        except dbus.DBusException:
+            return False
+
+    def come_back(self):
+        """After a failed operation: when the target dropped us, count it and connect again; True when it did."""
+        if self.connected():
+            return False
+        self.drops += 1
+        if self.notes:
+            self.notes.drain(0.0)
+            self.earlier += self.notes.frames
+            self.notes.close()
+        if self.drops > self.max_drops:
+            raise Session.Dropped(f"dropped {self.drops} times")
+        say(f"dropped by the target (drop {self.drops}); connecting again")
+        self.attach()
+        return True
+
+    def write(self, path, value, options):
+        """One WriteValue; on a drop, connects again and writes once more. Returns the error or None."""
+        for _ in range(2):
+            _, error = call("write", self.bluez.char(path).WriteValue, dbus.Array(value, signature="y"),
+                            dbus.Dictionary(options, signature="sv"), timeout=10)
+            if not error or not self.come_back():
+                return error
+        return error
+
+    def read(self, path, offset):
+        for _ in range(2):
+            value, error = call("read", self.bluez.char(path).ReadValue,
+                                dbus.Dictionary({"offset": dbus.UInt16(offset)}, signature="sv"), timeout=10)
+            if not error or not self.come_back():
+                return value, error
+        return value, error
+
+    def drain(self, seconds=0.0):
+        if self.notes:
+            self.notes.drain(seconds)
+
+    def close(self):
+        if self.notes:
+            self.notes.close()
+        call("disconnect", self.device.Disconnect, timeout=10)
+
+
 def classify(frames, where):
     """Counts server frames by kind; returns the forbidden ones."""
     counts, codes, bad = {}, {}, []
@@ -326,61 +400,62 @@ def read_psm(bluez, chars):
 
 def cmd_gatt(target, writes):
     bluez = Bluez()
-    device_path, device, target_type = bluez.connect(target)
-    chars = bluez.characteristics(device_path)
+    session = Session(bluez, target)
+    chars = session.chars
     say(f"{len(chars)} characteristics: " + ", ".join(f"{u} {','.join(f)}" for u, f in chars.values()))
-    data = find(chars, DATA_UUID)
-    if data is None or find(chars, REQUEST_UUID) is None:
+    if find(chars, DATA_UUID) is None or find(chars, REQUEST_UUID) is None:
         raise SystemExit("hostile: the transfer service is not there")
-    notes = Notifications(bluez, data)
     started = time.monotonic()
     outcomes = {}
     sent = 0
     for path, (uuid, flags) in sorted(chars.items()):
-        ch = bluez.char(path)
         short = uuid.split("-")[0]
         if any(f in flags for f in ("write", "write-without-response")):
             kind = "request" if "write" in flags else "command"
             budget = writes if uuid == REQUEST_UUID else 40
             for value in garbage_frames(budget):
-                _, error = call("write", ch.WriteValue, dbus.Array(value, signature="y"),
-                                dbus.Dictionary({"type": kind}, signature="sv"), timeout=10)
+                error = session.write(path, value, {"type": kind})
                 outcomes[f"{short} write: {error or 'accepted'}"] = outcomes.get(f"{short} write: {error or 'accepted'}", 0) + 1
                 sent += 1
                 if sent % 50 == 0:
-                    notes.drain()
+                    session.drain()
             # Writes at offsets (prepared, long writes), in and out of bounds.
             for offset in (1, 100, 511, 512, 513, 4096, 65535):
-                _, error = call("write", ch.WriteValue, dbus.Array(rng.randbytes(40), signature="y"),
-                                dbus.Dictionary({"offset": dbus.UInt16(offset), "type": "request"}, signature="sv"),
-                                timeout=10)
+                error = session.write(path, rng.randbytes(40), {"offset": dbus.UInt16(offset), "type": "request"})
                 key = f"{short} write@{offset}: {error or 'accepted'}"
                 outcomes[key] = outcomes.get(key, 0) + 1
                 sent += 1
         else:
             # Not writable: the write must be refused (by bluetoothd or by the daemon), never crash anything.
-            _, error = call("write", ch.WriteValue, dbus.Array(rng.randbytes(20), signature="y"),
-                            dbus.Dictionary({}, signature="sv"), timeout=10)
+            error = session.write(path, rng.randbytes(20), {})
             outcomes[f"{short} write (not writable): {error or 'accepted'}"] = 1
             sent += 1
         if "read" in flags:
             for offset in (0, 1, 2, 3, 100, 511, 512, 513, 600, 65535):
-                value, error = call("read", ch.ReadValue, dbus.Dictionary({"offset": dbus.UInt16(offset)},
-                                                                          signature="sv"), timeout=10)
+                value, error = session.read(path, offset)
                 key = f"{short} read@{offset}: {error or f'{len(value)} bytes'}"
                 outcomes[key] = outcomes.get(key, 0) + 1
-    notes.drain(3)
+    session.drain(3)
     took = time.monotonic() - started
     for key in sorted(outcomes):
         say(f"  {outcomes[key]:4d} × {key}")
     figure("gatt_operations", sent)
     figure("gatt_seconds", f"{took:.1f}")
-    bad, codes = classify(notes.frames, "GATT")
-    figure("gatt_frames_back", len(notes.frames))
+    figure("gatt_drops", session.drops)
+    bad, codes = classify(session.frames, "GATT")
+    figure("gatt_frames_back", len(session.frames))
     figure("gatt_forbidden_frames", len(bad))
+    notes = session
+    if not session.connected():
+        session.come_back()
+    device, target_type = session.device, session.target_type
 
     # The L2CAP channel the PSM characteristic points to: garbage SDUs, then the same crafted frames.
-    psm = read_psm(bluez, chars)
+    psm_path = find(chars, PSM_UUID)
+    psm_value, psm_error = session.read(psm_path, 0) if psm_path else (None, "no PSM characteristic")
+    psm = int.from_bytes(bytes(psm_value), "little") if psm_value is not None else None
+    if psm_error:
+        say(f"PSM read: {psm_error}")
     channel_frames, channel_bad = [], []
     if psm is None:
         say("no PSM characteristic: the target offers no L2CAP channel")
@@ -504,30 +579,31 @@ def wait_pair(notes, session, seconds):
     return "silence", None
 
 
-def cmd_pair_guess(target, count):
+def cmd_pair_guess(target, count, seconds=60.0):
+    """COUNT pairing HELLOs, each a fresh session, as fast as GATT allows, for at most SECONDS. Outside pairing mode
+    each is refused (ERROR 4618), and the gate drops the stranger's link a moment after the first: it connects
+    again each time and goes on, so its rate of tries is what a persistent stranger gets."""
     bluez = Bluez()
-    device_path, device, _ = bluez.connect(target)
-    chars = bluez.characteristics(device_path)
-    notes = Notifications(bluez, find(chars, DATA_UUID))
-    request = bluez.char(find(chars, REQUEST_UUID))
+    session = Session(bluez, target, max_drops=1000)
+    request = find(session.chars, REQUEST_UUID)
     started = time.monotonic()
     sessions = []
     answers = write_errors = 0
-    for _ in range(count):
-        session = rng.randbytes(8)
-        sessions.append(session)
+    while len(sessions) < count and time.monotonic() - started < seconds:
+        hello = rng.randbytes(8)
         # HELLO: ver ‖ 0x10 ‖ an ephemeral public key (32 random bytes: a guess at nothing, as every try is).
-        _, error = call("write", request.WriteValue, dbus.Array(pair_fragment(session, bytes([WIRE, 0x10]) + rng.randbytes(32)),
-                                                                 signature="y"),
-                        dbus.Dictionary({"type": "request"}, signature="sv"), timeout=10)
+        error = session.write(request, pair_fragment(hello, bytes([WIRE, 0x10]) + rng.randbytes(32)),
+                              {"type": "request"})
         if error:
             write_errors += 1
-        notes.drain()
-    notes.drain(3)
+        else:
+            sessions.append(hello)
+        session.drain()
+    session.drain(3)
     took = time.monotonic() - started
     wanted = set(sessions)
     refused = {}
-    for frame in notes.frames:
+    for frame in session.frames:
         if len(frame) >= 12 and frame[2:10] in wanted:
             if frame[1] == 0x83:
                 code = int.from_bytes(frame[10:12], "big")
@@ -537,14 +613,14 @@ def cmd_pair_guess(target, count):
                 answers += 1
     for (code, message), n in refused.items():
         say(f"  {n} × ERROR {code} '{message}'")
-    figure("pair_attempts", count)
+    figure("pair_attempts", len(sessions))
     figure("pair_seconds", f"{took:.1f}")
-    figure("pair_attempts_per_second", f"{count / took:.1f}")
+    figure("pair_attempts_per_second", f"{len(sessions) / took:.1f}")
     figure("pair_refused", sum(refused.values()))
     figure("pair_answered", answers)
     figure("pair_write_errors", write_errors)
-    notes.close()
-    call("disconnect", device.Disconnect, timeout=10)
+    figure("pair_drops", session.drops)
+    session.close()
     return 1 if answers else 0
 
 
@@ -1031,7 +1107,9 @@ def cmd_live(target, seconds, captures, note_path):
         if attached is None:
             try:
                 attached = attach()
-            except SystemExit as error:   # services never resolved: the target may be busy; try again
+            except (SystemExit, dbus.DBusException) as error:
+                # Services never resolved, or this machine's bluetoothd was slow to answer (two strangers share it):
+                # the target may be busy; try again.
                 say(f"reconnect: {error}")
                 time.sleep(1)
                 continue
@@ -1060,6 +1138,10 @@ def cmd_live(target, seconds, captures, note_path):
                 channel.send(frame)
                 sent["l2cap"] += 1
                 receive_all(channel.sock, 0.0, channel_frames)
+                if channel.errors:   # the target closed it: no more sends on it until this stranger is back
+                    channel.close()
+                    attached = (device, props, gatt, None, psm)
+                    channel = None
             gatt.notes.drain(0.0)
             if gatt.errors > before and not connected(props):
                 break
