@@ -22,7 +22,7 @@ final class BlueZTransferService: TransferService {
     private let fallbackMTU: Int
     private let closed = Locked(false)
     private let onClose: @Sendable () async -> Void
-    private let channels: ChannelTable
+    private let channels: ChannelTable<L2CAPChannel>
     private let listener: L2CAPListener?
     private let acceptor: Task<Void, Never>?
     private let adapterPath: ObjectPath
@@ -40,7 +40,7 @@ final class BlueZTransferService: TransferService {
 
     private init(writes: AsyncStream<IncomingWrite>, continuation: AsyncStream<IncomingWrite>.Continuation,
                  registration: GattRegistration, centrals: CentralTable, bluez: BlueZ, fallbackMTU: Int,
-                 channels: ChannelTable, listener: L2CAPListener?, acceptor: Task<Void, Never>?,
+                 channels: ChannelTable<L2CAPChannel>, listener: L2CAPListener?, acceptor: Task<Void, Never>?,
                  publishedPSM: UInt16?, adapterPath: ObjectPath, log: @escaping @Sendable (String) -> Void,
                  onClose: @escaping @Sendable () async -> Void) {
         self.adapterPath = adapterPath
@@ -66,7 +66,7 @@ final class BlueZTransferService: TransferService {
         let fallbackMTU = options.fallbackMTU
         let (writes, continuation) = AsyncStream<IncomingWrite>.makeStream(bufferingPolicy: .unbounded)
         let centrals = CentralTable()
-        let channels = ChannelTable()
+        let channels = ChannelTable<L2CAPChannel>()
         var listener: L2CAPListener?
         if options.transport != .gatt {
             listener = await listen(on: adapter, bluez: bluez, receiveMTU: min(max(options.channelMTU, 23), 65535),
@@ -118,8 +118,11 @@ final class BlueZTransferService: TransferService {
                                     adapterPath: adapter.path, log: log, onClose: onClose)
     }
 
-    /// Most channels served at once; more are closed on arrival (each costs a socket and a pump).
+    /// Most channels served at once (each costs a socket and a pump): a newcomer then takes the place of the
+    /// oldest that never wrote, or is closed on arrival (``ChannelTable``).
     static let maximumChannels = 16
+    /// How long a channel may stay open without writing a frame.
+    static let channelSilenceLimit: Duration = .seconds(10)
 
     /// A listener on the adapter's address, or nil (logged once) when the kernel or the adapter cannot give one.
     private static func listen(on adapter: Adapter1, bluez: BlueZ, receiveMTU: Int, log: @Sendable (String) -> Void) async
@@ -143,7 +146,7 @@ final class BlueZTransferService: TransferService {
 
     /// Accepts channels until the listener closes; each channel's SDUs become writes of its own central.
     private static func accept(on listener: L2CAPListener, into writes: AsyncStream<IncomingWrite>.Continuation,
-                               channels: ChannelTable, clock: any HandoffClock,
+                               channels: ChannelTable<L2CAPChannel>, clock: any HandoffClock,
                                log: @escaping @Sendable (String) -> Void) async {
         var serial = 0
         var failures = 0
@@ -166,18 +169,34 @@ final class BlueZTransferService: TransferService {
             }
             serial += 1
             let central = PeerAddress("l2cap:\(channel.peer.address)#\(serial)")
-            guard channels.add(channel, as: central, limit: maximumChannels) else {
+            switch channels.add(channel, as: central, limit: maximumChannels) {
+            case .full:
                 log("transfer service: refusing a channel from \(channel.peer): \(maximumChannels) are open")
                 channel.close()
                 continue
+            case .added(let evicted?):
+                log("transfer service: \(maximumChannels) channels are open; closing the oldest that never wrote")
+                evicted.close()
+            case .added(nil):
+                break
             }
             log("transfer service: channel from \(channel.peer) as \(central), SDU \(channel.sendMTU)/"
                 + "\(channel.receiveMTU) B")
             let frameLimit = min(channel.sendMTU, 65535)
             let mtu = min(frameLimit, WireProtocol.maximumValueLength) + 3
             Task {
+                // A channel that writes nothing for `channelSilenceLimit` is closed: every client of ours writes
+                // its first frame as soon as its channel opens.
+                try? await clock.sleep(for: channelSilenceLimit)
+                if channels.isSilent(central) {
+                    log("transfer service: closing \(central): silent for \(channelSilenceLimit)")
+                    channels.remove(central)?.close()
+                }
+            }
+            Task {
                 do throws(L2CAPError) {
                     while let sdu = try await channel.receive() {
+                        channels.noteWrite(from: central)
                         writes.yield(IncomingWrite(central: central, value: sdu, mtu: mtu,
                                                    maximumFrameLength: frameLimit, transport: .l2cap))
                     }
@@ -287,30 +306,68 @@ final class CentralTable: Sendable {
 }
 
 /// The open channels of the transfer service, by central name.
-final class ChannelTable: Sendable {
-    private let open = Locked<[PeerAddress: L2CAPChannel]>([:])
+/// The open channels of the transfer service, by central name. A channel whose central has written nothing yet is
+/// *silent*: when every place is taken, the oldest silent channel makes room for a newcomer, so a stranger that
+/// opens channels and holds them cannot keep the user's own devices off the fast path (they write their REQUEST
+/// the moment their channel opens). A full table of channels that all wrote refuses the newcomer.
+final class ChannelTable<Channel: Sendable>: Sendable {
+    private struct Entry {
+        let channel: Channel
+        let serial: Int
+        var wrote = false
+    }
 
-    /// Adds `channel` unless `limit` are open already.
-    func add(_ channel: L2CAPChannel, as central: PeerAddress, limit: Int) -> Bool {
-        open.withLock { table in
-            guard table.count < limit else { return false }
-            table[central] = channel
-            return true
+    private let open = Locked<[PeerAddress: Entry]>([:])
+    private let serials = Locked(0)
+
+    /// What `add` did.
+    enum Admission {
+        /// Added; `evicted` is the silent channel that made room (close it), if one had to.
+        case added(evicted: Channel?)
+        /// Refused: `limit` channels are open, and each has written.
+        case full
+    }
+
+    /// Adds `channel` as `central`; when `limit` are open, the oldest silent one makes room.
+    func add(_ channel: Channel, as central: PeerAddress, limit: Int) -> Admission {
+        let serial = serials.withLock { value -> Int in
+            value += 1
+            return value
+        }
+        return open.withLock { table in
+            var evicted: Channel?
+            if table.count >= limit {
+                guard let oldest = table.filter({ !$0.value.wrote }).min(by: { $0.value.serial < $1.value.serial })
+                else { return .full }
+                evicted = table.removeValue(forKey: oldest.key)?.channel
+            }
+            table[central] = Entry(channel: channel, serial: serial)
+            return .added(evicted: evicted)
         }
     }
 
-    func channel(of central: PeerAddress) -> L2CAPChannel? {
-        open.withLock { $0[central] }
+    /// Notes that `central` wrote: its channel is no longer silent.
+    func noteWrite(from central: PeerAddress) {
+        open.withLock { $0[central]?.wrote = true }
     }
 
-    func remove(_ central: PeerAddress) -> L2CAPChannel? {
-        open.withLock { $0.removeValue(forKey: central) }
+    /// Whether `central`'s channel is open and has written nothing.
+    func isSilent(_ central: PeerAddress) -> Bool {
+        open.withLock { $0[central].map { !$0.wrote } ?? false }
     }
 
-    func removeAll() -> [L2CAPChannel] {
+    func channel(of central: PeerAddress) -> Channel? {
+        open.withLock { $0[central]?.channel }
+    }
+
+    func remove(_ central: PeerAddress) -> Channel? {
+        open.withLock { $0.removeValue(forKey: central)?.channel }
+    }
+
+    func removeAll() -> [Channel] {
         open.withLock { table in
             defer { table = [:] }
-            return Array(table.values)
+            return table.values.map(\.channel)
         }
     }
 }
