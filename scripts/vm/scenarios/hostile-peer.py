@@ -588,6 +588,7 @@ def cmd_pair_guess(target, count, seconds=60.0):
     request = find(session.chars, REQUEST_UUID)
     started = time.monotonic()
     sessions = []
+    link_of = {}          # each HELLO → the link it went out on (0 the first, n after the n-th drop)
     answers = write_errors = 0
     while len(sessions) < count and time.monotonic() - started < seconds:
         hello = rng.randbytes(8)
@@ -598,9 +599,12 @@ def cmd_pair_guess(target, count, seconds=60.0):
             write_errors += 1
         else:
             sessions.append(hello)
+            link_of[hello] = session.drops
         session.drain()
     session.drain(3)
     took = time.monotonic() - started
+    # The link the last HELLOs went out on counts as dropped too when the target closed it during the wait.
+    live_link = session.drops if session.connected() else None
     wanted = set(sessions)
     refused = {}
     for frame in session.frames:
@@ -613,6 +617,13 @@ def cmd_pair_guess(target, count, seconds=60.0):
                 answers += 1
     for (code, message), n in refused.items():
         say(f"  {n} × ERROR {code} '{message}'")
+    # A HELLO the target took but never refused is one of two things. Its link was dropped before the ERROR went
+    # out (the gate closes a stranger's link with replies still queued), or the target went silent on a link it
+    # kept: the first is the gate at work, the second a fault.
+    refused_sessions = {frame[2:10] for frame in session.frames
+                        if len(frame) >= 12 and frame[1] == 0x83 and frame[2:10] in wanted}
+    unrefused = [hello for hello in sessions if hello not in refused_sessions]
+    silent_on_live_link = sum(1 for hello in unrefused if link_of[hello] == live_link)
     figure("pair_attempts", len(sessions))
     figure("pair_seconds", f"{took:.1f}")
     figure("pair_attempts_per_second", f"{len(sessions) / took:.1f}")
@@ -620,6 +631,8 @@ def cmd_pair_guess(target, count, seconds=60.0):
     figure("pair_answered", answers)
     figure("pair_write_errors", write_errors)
     figure("pair_drops", session.drops)
+    figure("pair_lost_to_drops", len(unrefused) - silent_on_live_link)
+    figure("pair_unrefused_on_live_link", silent_on_live_link)
     session.close()
     return 1 if answers else 0
 
