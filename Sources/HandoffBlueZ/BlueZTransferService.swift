@@ -130,7 +130,7 @@ final class BlueZTransferService: TransferService {
         do {
             return try L2CAPListener.listen(on: local, receiveMTU: receiveMTU)
         } catch {
-            log("transfer service: no L2CAP channel listener (\(error)); serving GATT only")
+            log("transfer service: no L2CAP channel listener (\(ErrorChain.text(error))); serving GATT only")
             return nil
         }
     }
@@ -150,7 +150,7 @@ final class BlueZTransferService: TransferService {
                 if error.kind == .closed || error.kind == .cancelled { return }
                 // A listener that keeps failing must not spin: wait a little, and stop after ten in a row.
                 failures += 1
-                log("transfer service: accept failed (\(failures) in a row): \(error)")
+                log("transfer service: accept failed (\(failures) in a row): \(ErrorChain.text(error))")
                 guard failures < 10 else {
                     log("transfer service: no more channels are accepted; centrals fall back to GATT")
                     return
@@ -176,7 +176,7 @@ final class BlueZTransferService: TransferService {
                                                    maximumFrameLength: frameLimit, transport: .l2cap))
                     }
                 } catch {
-                    if error.kind != .closed { log("transfer service: channel \(central) ended: \(error)") }
+                    if error.kind != .closed { log("transfer service: channel \(central) ended: \(ErrorChain.text(error))") }
                 }
                 channels.remove(central)?.close()
             }

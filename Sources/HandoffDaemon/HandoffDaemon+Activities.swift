@@ -97,7 +97,7 @@ extension HandoffDaemon {
             try await becomeCurrent(activity)
             return activity
         } catch {
-            logger.warning("user \(uid)'s \(what) (\(userInfo.count) bytes of userInfo) refused: \(error)")
+            logger.warning("user \(uid)'s \(what) (\(userInfo.count) bytes of userInfo) refused: \(ErrorChain.text(error))")
             throw error
         }
     }

@@ -3,6 +3,7 @@ import FoundationEssentials
 import HandoffClient
 import HandoffDBusClient
 import HandoffKit
+import HandoffShared
 
 /// The handoff service: one `HandoffEngine` over an injected radio, its trust store and sequence persisted in a
 /// state directory, and the `org.handoff.Handoff1` D-Bus API (Docs/dbus-api.md) on a connection.
@@ -133,8 +134,7 @@ public actor HandoffDaemon {
             do {
                 try state.saveOwner(OwnerRecord(uid: owner, origin: .configured, decidedAt: now))
             } catch {
-                let why = (error as? DaemonError)?.message ?? "\(error)"
-                throw DaemonError.failed("cannot record uid \(owner) (--owner) as the owner: \(why)")
+                throw DaemonError.failed("cannot record uid \(owner) (--owner) as the owner", cause: error)
             }
             logger.notice("owner set to uid \(owner) by --owner")
             ownership = .owned(uid: owner)
@@ -192,7 +192,7 @@ public actor HandoffDaemon {
                 do {
                     try state.saveTrust(store)
                 } catch {
-                    logger.error("cannot save the trust store: \(error)")
+                    logger.error("cannot save the trust store: \(ErrorChain.text(error))")
                 }
             }
         }
@@ -212,7 +212,7 @@ public actor HandoffDaemon {
         do {
             try state.saveState(persisted)
         } catch {
-            logger.error("cannot save state: \(error)")
+            logger.error("cannot save state: \(ErrorChain.text(error))")
         }
     }
 }

@@ -85,8 +85,8 @@ extension HandoffEngine {
         do {
             try await radio.advertise(beacon)
         } catch {
-            throw HandoffError(.radioFailure, "the radio refused the advertisement: \(error)",
-                               activityType: current?.activityType)
+            throw HandoffError(.radioFailure, "the radio refused the advertisement",
+                               activityType: current?.activityType, cause: error)
         }
     }
 

@@ -89,13 +89,13 @@ public actor HandoffEngine {
         do {
             service = try await radio.openTransferService()
         } catch {
-            throw HandoffError(.radioFailure, "the radio could not publish the transfer service: \(error)")
+            throw HandoffError(.radioFailure, "the radio could not publish the transfer service", cause: error)
         }
         do {
             events = try await radio.scan()
         } catch {
             await service.close()
-            throw HandoffError(.radioFailure, "the radio could not start scanning: \(error)")
+            throw HandoffError(.radioFailure, "the radio could not start scanning", cause: error)
         }
         self.service = service
         serviceTask = Task { [weak self] in

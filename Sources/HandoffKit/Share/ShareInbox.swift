@@ -456,7 +456,7 @@ public final class ShareInbox: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         do { return Array(try encoder.encode(value)) } catch {
-            throw HandoffError(.handoffFailed, "cannot encode inbox metadata: \(error)")
+            throw HandoffError(.handoffFailed, "cannot encode inbox metadata", cause: error)
         }
     }
 
