@@ -86,7 +86,7 @@ let package = Package(
                            "HandoffDesktop", "HandoffDoctor", "HandoffShared"]
         ),
         // The daemon: the D-Bus API over a HandoffEngine, and the CLI's client for it.
-        .target(name: "HandoffDBusClient", dependencies: ["DBus", "HandoffClient", "HandoffShared"]),
+        .target(name: "HandoffDBusClient", dependencies: ["DBus", "HandoffClient", "HandoffKit", "HandoffShared"]),
         .target(name: "HandoffDaemon",
                 dependencies: ["HandoffKit", "DBus", "HandoffClient", "HandoffDBusClient", "HandoffShared"]),
         .executableTarget(name: "handoffd",

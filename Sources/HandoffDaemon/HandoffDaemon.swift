@@ -53,6 +53,8 @@ public actor HandoffDaemon {
         let id: String
         let uid: UInt32
         var activity: UserActivity
+        /// The size of the userInfo bytes the caller sent: what Status reports, without encoding them again.
+        var userInfoSize: Int
         var resignTask: Task<Void, Never>?
     }
 
