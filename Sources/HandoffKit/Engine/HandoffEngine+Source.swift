@@ -49,7 +49,7 @@ extension HandoffEngine {
     }
 
     /// Re-seals the current beacon with a fresh nonce (same sequence), so it looks new to strangers.
-    public func rotateBeacon() async throws(HandoffError) {
+    package func rotateBeacon() async throws(HandoffError) {
         guard let current, let sequence = lastSequence else { return }
         try checkAdvertisable(current.snapshot)
         try await send(sequence: sequence)

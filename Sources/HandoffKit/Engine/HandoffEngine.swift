@@ -24,7 +24,7 @@ public actor HandoffEngine {
     var currentTag: [UInt8] = []
     var sequences: BeaconSequences
     /// The last sequence number advertised; persist it and start the next run above it.
-    public var lastSequence: UInt32? { sequences.last }
+    package var lastSequence: UInt32? { sequences.last }
     var rotationTask: Task<Void, Never>?
     var transfers: TransferCache
     var streams: [PeerAddress: Task<Void, Never>] = [:]
