@@ -26,12 +26,12 @@ final class BlueZTransferService: TransferService {
     private let listener: L2CAPListener?
     private let acceptor: Task<Void, Never>?
 
-    // The `??` arms are never taken: the protocol's constants are valid UUIDs (this avoids a force-unwrap).
-    static let serviceUUID = BluetoothUUID(WireProtocol.transferServiceUUID) ?? BluetoothUUID(short: 0xFE2C)
-    static let requestUUID = BluetoothUUID(WireProtocol.requestCharacteristicUUID) ?? BluetoothUUID(short: 0xFE2C)
-    static let dataUUID = BluetoothUUID(WireProtocol.dataCharacteristicUUID) ?? BluetoothUUID(short: 0xFE2C)
+    // Typed in HandoffKit (WireUUID); BluetoothUUID(_:) stops the program rather than serve under another UUID.
+    static let serviceUUID = BluetoothUUID(WireProtocol.transferServiceUUID)
+    static let requestUUID = BluetoothUUID(WireProtocol.requestCharacteristicUUID)
+    static let dataUUID = BluetoothUUID(WireProtocol.dataCharacteristicUUID)
     /// The read-only PSM characteristic (the UUID Apple uses for the same purpose).
-    static let psmUUID = BluetoothUUID(WireProtocol.psmCharacteristicUUID) ?? BluetoothUUID(short: 0xFE2C)
+    static let psmUUID = BluetoothUUID(WireProtocol.psmCharacteristicUUID)
 
     /// The PSM the service publishes, nil when it publishes none.
     let publishedPSM: UInt16?

@@ -13,14 +13,14 @@ package enum WireProtocol {
     /// member range; placeholder until one is assigned).
     package static let beaconServiceUUID16: UInt16 = 0xFE2C
     /// The GATT transfer service.
-    package static let transferServiceUUID = "6c1a0000-6e6f-4c8f-9d5e-68616e646f66"
+    package static let transferServiceUUID = WireUUID(0x6c1a0000_6e6f4c8f, 0x9d5e6861_6e646f66)
     /// The request characteristic: write (with response), carries client → source frames.
-    package static let requestCharacteristicUUID = "6c1a0001-6e6f-4c8f-9d5e-68616e646f66"
+    package static let requestCharacteristicUUID = WireUUID(0x6c1a0001_6e6f4c8f, 0x9d5e6861_6e646f66)
     /// The data characteristic: notify, carries source → client frames.
-    package static let dataCharacteristicUUID = "6c1a0002-6e6f-4c8f-9d5e-68616e646f66"
+    package static let dataCharacteristicUUID = WireUUID(0x6c1a0002_6e6f4c8f, 0x9d5e6861_6e646f66)
     /// The PSM characteristic: read, the source's L2CAP LE PSM as a little-endian `uint16` (present only when the
     /// source listens for channels; Apple uses this UUID for the same purpose).
-    package static let psmCharacteristicUUID = "abdd3056-28fa-441d-a470-55a75a52553a"
+    package static let psmCharacteristicUUID = WireUUID(0xabdd3056_28fa441d, 0xa47055a7_5a52553a)
     /// Longest characteristic value the protocol ever writes or notifies (the ATT maximum).
     package static let maximumValueLength = 512
     /// Smallest ATT MTU a link must offer; below it the link is refused with `radioFailure`.
