@@ -42,11 +42,13 @@ build:
 # process of its own, after the rest: beside the other suites, their allocations would count as its growth.
 # The suites run one at a time (--no-parallel): many start real daemons, dbus-daemons, Xvfb, sway and killed
 # processes, and on two cores, all at once, a daemon's reply could take longer than a client's 10 s call timeout.
+# Docs/api.md's listing of HandoffKit's public API is checked against the compiler's (scripts/api-listing.sh, <1 s).
 # Last, the demo's own flow through the real binaries on bluezoo (a few seconds): `make demo`'s script stays working
 # on the host too, not only in the VM.
 test-unit:
 	@scripts/deps.sh test
 	$(SWIFT) build --build-tests
+	scripts/api-listing.sh --check
 	$(SWIFT) test --skip-build --no-parallel --skip SoakTests
 	$(SWIFT) test --skip-build --filter SoakTests
 	scripts/demo.sh --bluezoo

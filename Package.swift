@@ -86,10 +86,11 @@ let package = Package(
                            "HandoffDesktop", "HandoffDoctor", "HandoffShared"]
         ),
         // The daemon: the D-Bus API over a HandoffEngine, and the CLI's client for it.
-        .target(name: "HandoffDBusClient", dependencies: ["DBus", "HandoffClient", "HandoffShared"]),
+        .target(name: "HandoffDBusClient", dependencies: ["DBus", "HandoffClient", "HandoffKit", "HandoffShared"]),
         .target(name: "HandoffDaemon",
                 dependencies: ["HandoffKit", "DBus", "HandoffClient", "HandoffDBusClient", "HandoffShared"]),
-        .executableTarget(name: "handoffd", dependencies: ["HandoffDaemon", "HandoffBlueZ", "HandoffKit", "BlueZ", "DBus"]),
+        .executableTarget(name: "handoffd",
+                         dependencies: ["HandoffDaemon", "HandoffBlueZ", "HandoffKit", "BlueZ", "DBus", "HandoffShared"]),
 
         // MARK: Tools (Tools/): test and bench executables, run by scripts; nothing imports them
         // The benchmarks' Swift clients (bench/README.md, bench/codec/run.sh).

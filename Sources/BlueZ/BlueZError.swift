@@ -1,3 +1,5 @@
+import HandoffShared
+
 /// An error from the BlueZ layer: what went wrong (``code``), in words (``message``), and where it came from.
 ///
 /// Remote errors keep BlueZ's own error name (``name``), so nothing is lost in translation. GATT errors that
@@ -145,4 +147,8 @@ public struct BlueZError: Error, Sendable, CustomStringConvertible {
         if let cause { text += " [cause: \(cause)]" }
         return text
     }
+}
+
+extension BlueZError: CausedError {
+    package var link: ErrorLink { ErrorLink(kind: name ?? "BlueZError.\(code)", message: message) }
 }

@@ -1,3 +1,5 @@
+import HandoffShared
+
 /// The one error type of the D-Bus layer.
 ///
 /// A `DBusError` has a ``code`` saying what kind of failure happened, a human-readable ``message``, and, when the
@@ -101,4 +103,8 @@ public struct DBusError: Error, Sendable, CustomStringConvertible {
         if let name { return "\(name): \(message)" }
         return "DBusError.\(code): \(message)"
     }
+}
+
+extension DBusError: CausedError {
+    package var link: ErrorLink { ErrorLink(kind: name?.rawValue ?? "DBusError.\(code)", message: message) }
 }

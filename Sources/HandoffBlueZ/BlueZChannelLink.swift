@@ -42,7 +42,7 @@ final class BlueZChannelLink: RadioLink {
                 while let sdu = try await channel.receive() { continuation.yield(sdu) }
                 log("channel to \(peer) closed by the peer")
             } catch {
-                if error.kind != .closed, error.kind != .cancelled { log("channel to \(peer) ended: \(error)") }
+                if error.kind != .closed, error.kind != .cancelled { log("channel to \(peer) ended: \(ErrorChain.text(error))") }
             }
             continuation.finish()
         }
@@ -89,6 +89,6 @@ extension RadioError {
         case .messageTooLong: kind = .valueTooLong
         case .unsupported, .cancelled, .failed: kind = .failed
         }
-        self.init(kind, "\(action): \(error)")
+        self.init(kind, action, cause: error)
     }
 }

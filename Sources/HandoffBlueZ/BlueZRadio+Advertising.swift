@@ -1,6 +1,7 @@
 import BlueZ
 import FoundationEssentials
 import HandoffKit
+import HandoffShared
 
 extension BlueZRadio {
     /// Advertises `beacon` as the ManufacturerData of one `LEAdvertisement1` (Type `peripheral`), registering it
@@ -42,7 +43,7 @@ extension BlueZRadio {
                     radio.debug("advertisement registered again after the adapter was switched on")
                     return
                 } catch {
-                    radio.debug("cannot advertise again after the adapter was switched on (try \(attempt)): \(error)")
+                    radio.debug("cannot advertise again after the adapter was switched on (try \(attempt)): \(ErrorChain.text(error))")
                     try? await radio.options.clock.sleep(for: .seconds(1))
                 }
             }
@@ -57,7 +58,7 @@ extension BlueZRadio {
                 try await advertisement.update(wanted, method: options.advertisementUpdate)
                 return
             } catch {
-                debug("updating the advertisement failed (\(error)); registering it afresh")
+                debug("updating the advertisement failed (\(ErrorChain.text(error))); registering it afresh")
                 await advertisement.cancel()
                 self.advertisement = nil
             }

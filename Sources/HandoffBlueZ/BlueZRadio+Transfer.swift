@@ -3,6 +3,7 @@ import DBus
 import FoundationEssentials
 import HandoffKit
 import L2CAP
+import HandoffShared
 
 extension BlueZRadio {
     /// Registers the transfer service (a GATT application under `/org/handoff/…`) on the adapter.
@@ -79,7 +80,7 @@ extension BlueZRadio {
                                         linger: options.channelLinger, log: say)
             case .failure(let error):
                 knownPSMs[device.path] = nil
-                say("\(peer): the channel to the known PSM 0x\(String(psm, radix: 16)) failed (\(error)); "
+                say("\(peer): the channel to the known PSM 0x\(String(psm, radix: 16)) failed (\(ErrorChain.text(error))); "
                     + "reading the PSM again over GATT")
             }
         }
@@ -158,7 +159,7 @@ extension BlueZRadio {
                                             linger: options.channelLinger, log: say)
                 case .failure(let error) where error.kind == .refused:
                     say("\(peer): the channel to PSM 0x\(String(psm, radix: 16)) was refused on the connection "
-                        + "bluetoothd made (\(error)); trying it on a connection of its own")
+                        + "bluetoothd made (\(ErrorChain.text(error))); trying it on a connection of its own")
                     try? await device.disconnect(timeout: .seconds(5))
                     let again = options.clock.now
                     switch await openChannelOnOwnConnection(to: device, psm: psm) {
@@ -171,7 +172,7 @@ extension BlueZRadio {
                             linger: options.channelLinger, log: say)
                     case .failure(let second):
                         transport = LinkTransport(fallback: .refused,
-                                                  detail: "PSM 0x\(String(psm, radix: 16)): \(error); again: \(second)")
+                                                  detail: "PSM 0x\(String(psm, radix: 16)): \(ErrorChain.text(error)); again: \(second)")
                         // The GATT link needs the connection back, and a watch that has not seen it drop.
                         changes = try await BlueZRadioLink.watch(device, peer: peer)
                         setup += try await establish(peer, device: device, say: say)
@@ -182,7 +183,7 @@ extension BlueZRadio {
                     case .unsupported: .unsupported
                     default: .failed
                     }
-                    transport = LinkTransport(fallback: reason, detail: "PSM 0x\(String(psm, radix: 16)): \(error)")
+                    transport = LinkTransport(fallback: reason, detail: "PSM 0x\(String(psm, radix: 16)): \(ErrorChain.text(error))")
                 }
             } else if let published {
                 throw StaleAttributeCache(underlying: BlueZError(

@@ -3,6 +3,7 @@ import DBus
 import FoundationEssentials
 import HandoffKit
 import L2CAP
+import HandoffShared
 
 /// HandoffKit's `Radio` over BlueZ, on one adapter chosen by name.
 ///
@@ -97,7 +98,7 @@ public actor BlueZRadio: Radio {
             do {
                 try await adapter.setPowered(true)
             } catch {
-                options.log?("radio \(adapter.name): cannot switch the adapter on (\(error)); scanning starts when it is on")
+                options.log?("radio \(adapter.name): cannot switch the adapter on (\(ErrorChain.text(error))); scanning starts when it is on")
             }
         }
     }

@@ -60,8 +60,8 @@ extension BlueZRadioLink {
                 return wanted.isSubset(of: Set(found.map { $0.lowercased() }))
             }
         } catch {
-            throw RadioError(.unreachable, "\(peer) serves no handoff transfer service (\(error); "
-                                 + "\(await describe(path, bluez: bluez)))")
+            throw RadioError(.unreachable, "\(peer) serves no handoff transfer service ("
+                                 + "\(await describe(path, bluez: bluez)))", cause: error)
         }
         return [LinkSetupPhase("connect", started.duration(to: linked)),
                 LinkSetupPhase("services", linked.duration(to: clock.now))]

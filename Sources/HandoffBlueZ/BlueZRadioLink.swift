@@ -40,7 +40,7 @@ final class BlueZRadioLink: RadioLink {
         do {
             return try await device.connectionChanges()
         } catch {
-            throw RadioError(.failed, "cannot watch \(peer): \(error)")
+            throw RadioError(.failed, "cannot watch \(peer)", cause: error)
         }
     }
 
@@ -60,7 +60,7 @@ final class BlueZRadioLink: RadioLink {
             data = try await device.characteristic(BlueZTransferService.dataUUID,
                                                    service: BlueZTransferService.serviceUUID)
         } catch {
-            throw RadioError(.unreachable, "\(peer) serves no handoff transfer service (\(error))")
+            throw RadioError(.unreachable, "\(peer) serves no handoff transfer service", cause: error)
         }
         var mtu = options.fallbackMTU
         if let reported = try? await data.mtu() {

@@ -28,12 +28,12 @@ final class BlueZTransferService: TransferService {
     private let adapterPath: ObjectPath
     private let log: @Sendable (String) -> Void
 
-    // The `??` arms are never taken: the protocol's constants are valid UUIDs (this avoids a force-unwrap).
-    static let serviceUUID = BluetoothUUID(WireProtocol.transferServiceUUID) ?? BluetoothUUID(short: 0xFE2C)
-    static let requestUUID = BluetoothUUID(WireProtocol.requestCharacteristicUUID) ?? BluetoothUUID(short: 0xFE2C)
-    static let dataUUID = BluetoothUUID(WireProtocol.dataCharacteristicUUID) ?? BluetoothUUID(short: 0xFE2C)
+    // Typed in HandoffKit (WireUUID); BluetoothUUID(_:) stops the program rather than serve under another UUID.
+    static let serviceUUID = BluetoothUUID(WireProtocol.transferServiceUUID)
+    static let requestUUID = BluetoothUUID(WireProtocol.requestCharacteristicUUID)
+    static let dataUUID = BluetoothUUID(WireProtocol.dataCharacteristicUUID)
     /// The read-only PSM characteristic (the UUID Apple uses for the same purpose).
-    static let psmUUID = BluetoothUUID(WireProtocol.psmCharacteristicUUID) ?? BluetoothUUID(short: 0xFE2C)
+    static let psmUUID = BluetoothUUID(WireProtocol.psmCharacteristicUUID)
 
     /// The PSM the service publishes, nil when it publishes none.
     let publishedPSM: UInt16?
@@ -139,7 +139,7 @@ final class BlueZTransferService: TransferService {
         do {
             return try L2CAPListener.listen(on: local, receiveMTU: receiveMTU)
         } catch {
-            log("transfer service: no L2CAP channel listener (\(error)); serving GATT only")
+            log("transfer service: no L2CAP channel listener (\(ErrorChain.text(error))); serving GATT only")
             return nil
         }
     }
@@ -159,7 +159,7 @@ final class BlueZTransferService: TransferService {
                 if error.kind == .closed || error.kind == .cancelled { return }
                 // A listener that keeps failing must not spin: wait a little, and stop after ten in a row.
                 failures += 1
-                log("transfer service: accept failed (\(failures) in a row): \(error)")
+                log("transfer service: accept failed (\(failures) in a row): \(ErrorChain.text(error))")
                 guard failures < 10 else {
                     log("transfer service: no more channels are accepted; centrals fall back to GATT")
                     return
@@ -201,7 +201,7 @@ final class BlueZTransferService: TransferService {
                                                    maximumFrameLength: frameLimit, transport: .l2cap))
                     }
                 } catch {
-                    if error.kind != .closed { log("transfer service: channel \(central) ended: \(error)") }
+                    if error.kind != .closed { log("transfer service: channel \(central) ended: \(ErrorChain.text(error))") }
                 }
                 channels.remove(central)?.close()
             }

@@ -219,7 +219,7 @@ public actor FollowingBlueZRadio: Radio {
             choice.couldNotUse()
             failedTakes += 1
             if failedTakes == 1 || failedTakes.isMultiple(of: 10) {
-                notice("cannot use \(adapter.text) (\(error)); trying again")
+                notice("cannot use \(adapter.text) (\(ErrorChain.text(error))); trying again")
             }
             decideAgain = true      // the next decision waits the settle time, so this is no busy loop
             return
@@ -299,7 +299,7 @@ public actor FollowingBlueZRadio: Radio {
         do {
             try await radio.advertise(beacon)
         } catch {
-            notice("cannot advertise on \(radio.adapterName) (\(error)); the beacon goes on the air when it is on")
+            notice("cannot advertise on \(radio.adapterName) (\(ErrorChain.text(error))); the beacon goes on the air when it is on")
         }
     }
 
@@ -351,7 +351,7 @@ public actor FollowingBlueZRadio: Radio {
                 } catch {
                     failures += 1
                     if failures == 1 || failures.isMultiple(of: 10) {
-                        self?.notice("cannot scan on \(radio.adapterName) (\(error)); trying again")
+                        self?.notice("cannot scan on \(radio.adapterName) (\(ErrorChain.text(error))); trying again")
                     }
                     do { try await clock.sleep(for: pause) } catch { return }
                     pause = min(pause * 2, .seconds(10))
@@ -420,7 +420,7 @@ public actor FollowingBlueZRadio: Radio {
                     failures += 1
                     if failures == 1 || failures.isMultiple(of: 10) {
                         self?.notice("cannot publish the transfer service on \(radio.adapterName) "
-                            + "(\(error)); trying again")
+                            + "(\(ErrorChain.text(error))); trying again")
                     }
                     do { try await clock.sleep(for: pause) } catch { return }
                     pause = min(pause * 2, .seconds(10))

@@ -7,7 +7,7 @@ extension RadioError {
     /// `fallback` is the kind used when the BlueZ error says nothing more specific: `.unreachable` while
     /// connecting, `.disconnected` while writing to a connected peer, `.failed` elsewhere.
     init(_ error: BlueZError, while action: String, fallback: Kind = .failed) {
-        self.init(Self.kind(of: error, fallback: fallback), "\(action): \(error)")
+        self.init(Self.kind(of: error, fallback: fallback), action, cause: error)
     }
 
     static func kind(of error: BlueZError, fallback: Kind) -> Kind {

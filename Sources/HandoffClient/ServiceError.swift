@@ -1,4 +1,6 @@
-/// An error from the handoff daemon or from reaching it.
+import HandoffShared
+
+/// An error from the handoff daemon or from reaching it, with the chain of causes the daemon sent (``cause``).
 public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The kind of failure; the CLI maps each to an exit code.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
@@ -37,16 +39,31 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
     public let message: String
     /// The code the remote side reported (`didFailToContinue`'s error code, a D-Bus error name), if any.
     public let remoteCode: String?
+    /// What the failure wraps: the causes the daemon reported (as ``ReportedError``s) or a local error.
+    public let cause: (any Error)?
 
     /// Creates an error.
-    public init(_ code: Code, _ message: String, remoteCode: String? = nil) {
+    public init(_ code: Code, _ message: String, remoteCode: String? = nil, cause: (any Error)? = nil) {
         self.code = code
         self.message = message
         self.remoteCode = remoteCode
+        self.cause = cause
     }
+
+    /// Equal when code, message and remote code are; the cause is not compared.
+    public static func == (lhs: ServiceError, rhs: ServiceError) -> Bool {
+        lhs.code == rhs.code && lhs.message == rhs.message && lhs.remoteCode == rhs.remoteCode
+    }
+
+    /// The causes, top first, each `[kind] message`.
+    package var causes: [ErrorLink] { ErrorChain.causes(of: self) }
 
     /// The message, with the remote code when there is one.
     public var description: String {
         remoteCode.map { "\(message) [\($0)]" } ?? message
     }
+}
+
+extension ServiceError: CausedError {
+    package var link: ErrorLink { ErrorLink(kind: "ServiceError.\(code)", message: description) }
 }

@@ -34,6 +34,11 @@ public struct Invocation: Sendable {
         values[flag.parameter.key] != nil
     }
 
+    /// Whether the option or flag with this long name was given, for what every command shares (`--json`).
+    public func isGiven(_ name: String) -> Bool {
+        values[name] != nil
+    }
+
     /// Every value given for a repeating positional argument, in command-line order (empty when absent).
     public func all<Value>(_ argument: Argument<Value>) -> [Value] {
         (values[argument.parameter.key] ?? []).compactMap(Value.init(argument:))

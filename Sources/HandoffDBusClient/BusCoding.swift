@@ -1,6 +1,7 @@
 import DBus
 import FoundationEssentials
 import HandoffClient
+import HandoffKit
 
 /// An activity summary travels as `(ssssdt)`: id, type, title, device, age in seconds, size in bytes.
 extension ActivitySummary: DBusRepresentable {
@@ -73,55 +74,51 @@ public struct ContinuePath: DBusRepresentable, Equatable {
     }
 }
 
-/// The userInfo of the daemon's API: string dictionaries as the binary property lists it carries as `ay`. Written
-/// and read with FoundationEssentials' property list coders (`PropertyListSerialization` is full Foundation, which
-/// the daemon, linking this target, does not load: Docs/performance.md, Memory).
+/// The userInfo of the daemon's API: dictionaries as the binary property lists it carries as `ay`, written and
+/// read with HandoffKit's strict ``BinaryPropertyList``, the codec the daemon and the radio use: one codec from end
+/// to end, and the bytes a daemon sends are read with the reader that has the bounds for hostile input.
 public enum BusCoding {
     /// String userInfo as a binary property list, the `ay` the API carries.
     public static func propertyList(_ userInfo: [String: String]) throws -> [UInt8] {
-        let encoder = PropertyListEncoder()
-        encoder.outputFormat = .binary
         do {
-            return Array(try encoder.encode(userInfo))
+            return try BinaryPropertyList.encode(.dictionary(userInfo.mapValues { .string($0) }))
         } catch {
-            throw DBusError(.invalidValue, "userInfo cannot be written as a property list: \(error)")
+            throw DBusError(.invalidValue, "userInfo cannot be written as a property list", cause: error)
         }
     }
 
-    /// A property list's top-level entries as strings: strings as they are, other values as their description.
-    /// Throws for bytes that are not a property list with a dictionary at the root.
-    public static func stringUserInfo(_ bytes: [UInt8]) throws -> [String: String] {
-        let dictionary: [String: Described]
+    /// A property list's top-level entries with their types, as HandoffKit reads them. Throws for bytes that are
+    /// not a binary property list with a dictionary at the root.
+    package static func userInfo(_ bytes: [UInt8]) throws -> [String: PlistValue] {
         do {
-            dictionary = try PropertyListDecoder().decode([String: Described].self, from: Data(bytes))
-        } catch DecodingError.typeMismatch {
+            return try BinaryPropertyList.decodeDictionary(bytes)
+        } catch .rootNotDictionary {
             throw DBusError(.invalidValue, "userInfo's property list root is not a dictionary")
         } catch {
-            throw DBusError(.invalidValue, "userInfo is not a property list")
+            throw DBusError(.invalidValue, "userInfo is not a binary property list", cause: error)
         }
-        return dictionary.mapValues(\.text)
     }
 
-    /// Any property list value as text: a string as it is, a number, date or boolean as Swift prints it, data as
-    /// its size, arrays and dictionaries as Swift prints them with their members described so.
-    private struct Described: Decodable {
-        let text: String
+    /// A property list's top-level entries as strings, for the CLI's string-keyed kinds: strings as they are,
+    /// any other value as ``text(_:)`` writes it.
+    public static func stringUserInfo(_ bytes: [UInt8]) throws -> [String: String] {
+        try userInfo(bytes).mapValues(text)
+    }
 
-        init(from decoder: any Decoder) throws {
-            if let container = try? decoder.singleValueContainer() {
-                if let string = try? container.decode(String.self) { text = string; return }
-                if let bool = try? container.decode(Bool.self) { text = String(bool); return }
-                if let integer = try? container.decode(Int64.self) { text = String(integer); return }
-                if let integer = try? container.decode(UInt64.self) { text = String(integer); return }
-                if let double = try? container.decode(Double.self) { text = String(double); return }
-                if let date = try? container.decode(Date.self) { text = String(describing: date); return }
-                if let data = try? container.decode(Data.self) { text = "\(data.count) bytes"; return }
-            }
-            if let entries = try? [String: Described](from: decoder) {
-                text = String(describing: entries.mapValues(\.text))
-            } else {
-                text = String(describing: try [Described](from: decoder).map(\.text))
-            }
+    /// A value as one line of text: a string as it is, numbers and booleans as Swift prints them, a date in
+    /// ISO 8601, data as its size, a URL as its absolute string, containers with their members written so.
+    package static func text(_ value: PlistValue) -> String {
+        switch value {
+        case .string(let string): string
+        case .integer(let integer): String(integer)
+        case .real(let real): String(real)
+        case .bool(let bool): String(bool)
+        case .date(let date): date.formatted(.iso8601)
+        case .data(let data): "\(data.count) bytes"
+        case .url(let url): url.absoluteString
+        case .array(let items): "[" + items.map(text).joined(separator: ", ") + "]"
+        case .dictionary(let entries):
+            "[" + entries.sorted { $0.key < $1.key }.map { "\($0.key): \(text($0.value))" }.joined(separator: ", ") + "]"
         }
     }
 }

@@ -1,5 +1,6 @@
 import DBus
 import HandoffClient
+import HandoffShared
 
 /// Translates what a D-Bus call to the daemon threw into the CLI's ``ServiceError``.
 enum ServiceErrorMapping {
@@ -7,35 +8,42 @@ enum ServiceErrorMapping {
     /// `continueFailed` when they answer Continue (`member`), else `failed`.
     static func serviceError(_ error: any Error, bus: String, member: MemberName? = nil) -> ServiceError {
         if let error = error as? ServiceError { return error }
-        guard let error = error as? DBusError else { return ServiceError(.failed, String(describing: error)) }
+        guard let error = error as? DBusError else { return ServiceError(.failed, String(describing: error), cause: error) }
         let name = error.name?.rawValue ?? ""
-        guard name.hasPrefix(HandoffBusAPI.errorPrefix) else {
-            switch error.name {
-            case ErrorName.serviceUnknown?, ErrorName.nameHasNoOwner?:
-                return ServiceError(.unreachable, "the handoff daemon is not reachable: nobody owns "
-                    + "\(HandoffBusAPI.busName) on \(bus)", remoteCode: name)
-            case ErrorName.accessDenied?:
-                return ServiceError(.unreachable, "the handoff daemon is not reachable: the bus policy refused the "
-                    + "call (\(error.message))", remoteCode: name)
-            default:
-                break
-            }
-            if error.code == .disconnected || error.code == .connectionFailed || error.code == .noReply {
-                return ServiceError(.unreachable, "the handoff daemon is not reachable: \(error.message)")
-            }
-            return ServiceError(.failed, error.message, remoteCode: name.isEmpty ? nil : name)
-        }
+        guard name.hasPrefix(HandoffBusAPI.errorPrefix) else { return otherError(error, name: name, bus: bus) }
+        // The daemon's reply: its message, then a line per cause (ErrorChain.busText).
+        let (message, causes) = ErrorChain.parseBusText(error.message)
+        let cause = ReportedError(chain: causes)
         let suffix = String(name.dropFirst(HandoffBusAPI.errorPrefix.count))
         switch suffix {
-        case "AccessDenied": return ServiceError(.permissionDenied, error.message, remoteCode: name)
-        case "NoActivity": return ServiceError(.noActivity, error.message, remoteCode: name)
-        case "UnknownDevice": return ServiceError(.unknownDevice, error.message, remoteCode: name)
-        case "PairingFailed": return ServiceError(.pairingFailed, error.message, remoteCode: name)
-        case "NotCurrent", "InvalidArguments", "Failed": return ServiceError(.failed, error.message, remoteCode: name)
+        case "AccessDenied": return ServiceError(.permissionDenied, message, remoteCode: name, cause: cause)
+        case "NoActivity": return ServiceError(.noActivity, message, remoteCode: name, cause: cause)
+        case "UnknownDevice": return ServiceError(.unknownDevice, message, remoteCode: name, cause: cause)
+        case "PairingFailed": return ServiceError(.pairingFailed, message, remoteCode: name, cause: cause)
+        case "NotCurrent", "InvalidArguments", "Failed":
+            return ServiceError(.failed, message, remoteCode: name, cause: cause)
         default:
             // Declined, or a HandoffKit code: the message starts with "[4611 userInfoTooLarge]".
             let code: ServiceError.Code = member == HandoffBusAPI.Method.continueActivity.name ? .continueFailed : .failed
-            return ServiceError(code, error.message, remoteCode: name)
+            return ServiceError(code, message, remoteCode: name, cause: cause)
         }
+    }
+
+    /// A failure that is not the daemon's own reply: the bus's, or the connection's.
+    private static func otherError(_ error: DBusError, name: String, bus: String) -> ServiceError {
+        switch error.name {
+        case ErrorName.serviceUnknown?, ErrorName.nameHasNoOwner?:
+            return ServiceError(.unreachable, "the handoff daemon is not reachable: nobody owns "
+                + "\(HandoffBusAPI.busName) on \(bus)", remoteCode: name)
+        case ErrorName.accessDenied?:
+            return ServiceError(.unreachable, "the handoff daemon is not reachable: the bus policy refused the "
+                + "call (\(error.message))", remoteCode: name)
+        default:
+            break
+        }
+        if error.code == .disconnected || error.code == .connectionFailed || error.code == .noReply {
+            return ServiceError(.unreachable, "the handoff daemon is not reachable: \(error.message)")
+        }
+        return ServiceError(.failed, error.message, remoteCode: name.isEmpty ? nil : name, cause: error.cause)
     }
 }

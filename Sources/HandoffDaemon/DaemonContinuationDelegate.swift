@@ -1,4 +1,5 @@
 import HandoffKit
+import HandoffShared
 
 /// The daemon's receiving side: it accepts every declared type (the engine refuses the others) and logs failures.
 /// The CLI does the restoring; the daemon only hands the activity over. It is also the delegate of every activity
@@ -17,7 +18,7 @@ final class DaemonContinuationDelegate: ContinuationDelegate, UserActivityDelega
     }
 
     func didFailToContinue(activityType: String, error: HandoffError) {
-        logger.warning("could not continue \(activityType): \(error)")
+        logger.warning("could not continue \(activityType): \(ErrorChain.text(error))")
     }
 
     func userActivityWasContinued(_ activity: UserActivity) {

@@ -1,6 +1,7 @@
 import DBus
 import HandoffDBusClient
 import HandoffKit
+import HandoffShared
 
 /// An error the daemon replies with: an `org.handoff.Error.<Name>` and one line for the user.
 public struct DaemonError: Error, Sendable, CustomStringConvertible {
@@ -8,20 +9,25 @@ public struct DaemonError: Error, Sendable, CustomStringConvertible {
     public let name: ErrorName
     /// One line for the user.
     public let message: String
+    /// The lower error, whose chain the reply carries after the message (``ErrorChain/busText(message:causes:)``).
+    public let cause: (any Error)?
 
     /// Creates an error.
-    public init(_ name: ErrorName, _ message: String) {
+    public init(_ name: ErrorName, _ message: String, cause: (any Error)? = nil) {
         self.name = name
         self.message = message
+        self.cause = cause
     }
 
-    /// A HandoffKit error: named after its code, its message starting with `[<code> <name>]`.
+    /// A HandoffKit error: named after its code, its message starting with `[<code> <name>]`, its cause kept.
     public init(_ error: HandoffError) {
-        self.init(HandoffBusError.name(forHandoffCode: error.code.name), error.description)
+        self.init(HandoffBusError.name(forHandoffCode: error.code.name), error.description, cause: error.cause)
     }
 
-    /// The reply sent over D-Bus.
-    public var dbusError: DBusError { DBusError(name: name, message: message) }
+    /// The reply sent over D-Bus: the message, then a line per cause.
+    public var dbusError: DBusError {
+        DBusError(name: name, message: ErrorChain.busText(message: message, causes: ErrorChain.causes(of: self)))
+    }
 
     /// `name: message`.
     public var description: String { "\(name): \(message)" }
@@ -31,5 +37,11 @@ public struct DaemonError: Error, Sendable, CustomStringConvertible {
         DaemonError(HandoffBusError.invalidArguments, message)
     }
     static func pairingFailed(_ message: String) -> DaemonError { DaemonError(HandoffBusError.pairingFailed, message) }
-    static func failed(_ message: String) -> DaemonError { DaemonError(HandoffBusError.failed, message) }
+    static func failed(_ message: String, cause: (any Error)? = nil) -> DaemonError {
+        DaemonError(HandoffBusError.failed, message, cause: cause)
+    }
+}
+
+extension DaemonError: CausedError {
+    package var link: ErrorLink { ErrorLink(kind: name.rawValue, message: message) }
 }

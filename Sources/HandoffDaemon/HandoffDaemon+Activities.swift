@@ -15,7 +15,7 @@ extension HandoffDaemon {
                                            what: "offer of \(type)")
         offer?.resignTask?.cancel()
         let id = UUID().uuidString
-        offer = Offer(id: id, uid: uid, activity: activity, resignTask: nil)
+        offer = Offer(id: id, uid: uid, activity: activity, userInfoSize: userInfo.count, resignTask: nil)
         withdrawWhenExpired(id, activity)
         logger.log("user \(uid) offers \(type) '\(title)' (\(userInfo.count) bytes of userInfo)")
         return id
@@ -30,6 +30,7 @@ extension HandoffDaemon {
         offer?.resignTask?.cancel()
         offer?.resignTask = nil
         offer?.activity = activity
+        offer?.userInfoSize = userInfo.count
         withdrawWhenExpired(id, activity)
     }
 
@@ -75,10 +76,9 @@ extension HandoffDaemon {
     /// The caller's current activity as a summary, for Status.
     func currentSummary(uid: UInt32) async -> ActivitySummary? {
         guard let offer, offer.uid == uid else { return nil }
-        let size = (try? PlistValue.binaryPropertyList(from: offer.activity.userInfo).count) ?? 0
         return ActivitySummary(id: ActivityID(rawValue: offer.id), type: offer.activity.activityType,
                                title: offer.activity.title ?? "", device: await engine.trust.identity.name, age: 0,
-                               size: size)
+                               size: offer.userInfoSize)
     }
 
     private func ownOffer(uid: UInt32, id: String) throws -> Offer {
@@ -97,7 +97,7 @@ extension HandoffDaemon {
             try await becomeCurrent(activity)
             return activity
         } catch {
-            logger.warning("user \(uid)'s \(what) (\(userInfo.count) bytes of userInfo) refused: \(error)")
+            logger.warning("user \(uid)'s \(what) (\(userInfo.count) bytes of userInfo) refused: \(ErrorChain.text(error))")
             throw error
         }
     }

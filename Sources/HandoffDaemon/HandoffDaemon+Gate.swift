@@ -1,3 +1,4 @@
+import HandoffShared
 import FoundationEssentials
 import HandoffDBusClient
 
@@ -39,9 +40,8 @@ extension HandoffDaemon {
         do {
             try state.saveOwner(record)
         } catch {
-            let why = (error as? DaemonError)?.message ?? "\(error)"
-            logger.error("cannot record user \(uid) as the owner: \(why)")
-            throw DaemonError.failed("cannot record user \(uid) as this device's owner (\(why)); nothing was paired")
+            logger.error("cannot record user \(uid) as the owner: \(ErrorChain.text(error))")
+            throw DaemonError.failed("cannot record user \(uid) as this device's owner; nothing was paired", cause: error)
         }
         ownership = .owned(uid: uid)
         logger.log("user \(uid) claimed this device: it now belongs to them")

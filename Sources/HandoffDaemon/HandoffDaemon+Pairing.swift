@@ -21,18 +21,17 @@ extension HandoffDaemon {
         do {
             store = try await runPairing(role: role, timeout: timeout, sender: sender, uid: uid)
         } catch let error as HandoffError {
-            logger.warning("pairing failed: \(error)")
-            throw DaemonError.pairingFailed(error.message)
+            logger.warning("pairing failed: \(ErrorChain.text(error))")
+            throw DaemonError(HandoffBusError.pairingFailed, error.message, cause: error.cause)
         }
         recentCandidates = [:]
         // The owner is on disk already: the gate wrote it before this pairing ran.
         do {
             try state.saveTrust(store)
         } catch {
-            let why = (error as? DaemonError)?.message ?? "\(error)"
-            logger.error("paired, but the trust store could not be saved: \(why)")
-            throw DaemonError.failed("paired, but the trust store could not be saved (\(why)); the pairing is lost "
-                + "when handoffd restarts: free some space and pair again")
+            logger.error("paired, but the trust store could not be saved: \(ErrorChain.text(error))")
+            throw DaemonError.failed("paired, but the trust store could not be saved; the pairing is lost "
+                + "when handoffd restarts: free some space and pair again", cause: error)
         }
         if let offer, offer.uid != uid {
             await expire(offer.id)
@@ -113,9 +112,9 @@ extension HandoffDaemon {
                         sink.yield(.candidateSeen(candidate))
                     }
                 case .noteRetry(let error):
-                    logger.notice("pairing attempt failed (\(error)); trying again")
+                    logger.notice("pairing attempt failed (\(ErrorChain.text(error))); trying again")
                 case .noteSetAside(let candidate, let error):
-                    logger.notice("pairing with '\(candidate.name)' failed every attempt (\(error)); trying the other "
+                    logger.notice("pairing with '\(candidate.name)' failed every attempt (\(ErrorChain.text(error))); trying the other "
                                       + "devices in pairing mode")
                 case .finish(let result):
                     return try result.get()
@@ -194,7 +193,7 @@ extension HandoffDaemon {
                         HandoffBusAPI.Signal.pairingCode, deviceName, code, path: HandoffBusAPI.objectPath,
                         interface: HandoffBusAPI.interface, destination: sender)
                 } catch {
-                    logger.warning("cannot send the pairing code to \(sender): \(error)")
+                    logger.warning("cannot send the pairing code to \(sender): \(ErrorChain.text(error))")
                     answer(code: code, accept: false)
                 }
             }

@@ -96,7 +96,15 @@ extension HandoffDaemon {
         }
         switch outcome {
         case .continued(let activity, _, let transport):
-            let payload = Array((try? PlistValue.binaryPropertyList(from: activity.userInfo)) ?? Data())
+            // The engine decoded the payload once; userInfo goes on as the one property list the bus carries, and
+            // an activity whose userInfo cannot be written is an error, never empty bytes.
+            let payload: [UInt8]
+            do {
+                payload = try BinaryPropertyList.encode(.dictionary(activity.userInfo))
+            } catch {
+                throw DaemonError(HandoffError(.handoffFailed, "the continued userInfo cannot be passed on",
+                                               activityType: activity.activityType, cause: error))
+            }
             progress(.finishing, payload.count, payload.count)
             var result = summary(remote)
             result.title = activity.title ?? ""

@@ -318,11 +318,11 @@ extension HandoffDaemon {
             case .connectionUnavailable, .remoteApplicationTimedOut, .radioFailure:
                 record.reason = "waiting for \(record.deviceName): \(error.message)"
                 try? sharing.outbox.save(record)
-                logger.notice("outbox: \(id) waits: \(error)")
+                logger.notice("outbox: \(id) waits: \(ErrorChain.text(error))")
                 return false
             default:
                 finish(&record, .failed, error.description)
-                logger.error("outbox: \(id) failed: \(error)")
+                logger.error("outbox: \(id) failed: \(ErrorChain.text(error))")
                 return true
             }
         }
@@ -380,7 +380,7 @@ extension HandoffDaemon {
         record.state = state
         record.reason = reason
         record.finishedAt = clock.date
-        do { try sharing?.outbox.save(record) } catch { logger.error("outbox: cannot save \(record.id): \(error)") }
+        do { try sharing?.outbox.save(record) } catch { logger.error("outbox: cannot save \(record.id): \(ErrorChain.text(error))") }
     }
 
     // MARK: - Receiving

@@ -3,6 +3,7 @@ import FoundationEssentials
 import HandoffClient
 import HandoffDBusClient
 import HandoffKit
+import HandoffShared
 
 /// The handoff service: one `HandoffEngine` over an injected radio, its trust store and sequence persisted in a
 /// state directory, and the `org.handoff.Handoff1` D-Bus API (Docs/dbus-api.md) on a connection.
@@ -52,6 +53,8 @@ public actor HandoffDaemon {
         let id: String
         let uid: UInt32
         var activity: UserActivity
+        /// The size of the userInfo bytes the caller sent: what Status reports, without encoding them again.
+        var userInfoSize: Int
         var resignTask: Task<Void, Never>?
     }
 
@@ -133,8 +136,7 @@ public actor HandoffDaemon {
             do {
                 try state.saveOwner(OwnerRecord(uid: owner, origin: .configured, decidedAt: now))
             } catch {
-                let why = (error as? DaemonError)?.message ?? "\(error)"
-                throw DaemonError.failed("cannot record uid \(owner) (--owner) as the owner: \(why)")
+                throw DaemonError.failed("cannot record uid \(owner) (--owner) as the owner", cause: error)
             }
             logger.notice("owner set to uid \(owner) by --owner")
             ownership = .owned(uid: owner)
@@ -192,7 +194,7 @@ public actor HandoffDaemon {
                 do {
                     try state.saveTrust(store)
                 } catch {
-                    logger.error("cannot save the trust store: \(error)")
+                    logger.error("cannot save the trust store: \(ErrorChain.text(error))")
                 }
             }
         }
@@ -212,7 +214,7 @@ public actor HandoffDaemon {
         do {
             try state.saveState(persisted)
         } catch {
-            logger.error("cannot save state: \(error)")
+            logger.error("cannot save state: \(ErrorChain.text(error))")
         }
     }
 }

@@ -1,3 +1,4 @@
+import HandoffShared
 import HandoffKit
 
 /// One run of the daemon's Pair or AcceptPairing call, as a state machine: events in, actions out. It does no I/O
@@ -261,7 +262,7 @@ struct PairingSession: Sendable {
     }
 
     private static func describe(_ error: any Error) -> String {
-        (error as? HandoffError)?.message ?? "\(error)"
+        (error as? HandoffError)?.message ?? ErrorChain.text(error)
     }
 
     private mutating func finish(_ result: Result<TrustStore, any Error>) -> [Action] {

@@ -7,7 +7,7 @@ public struct ShareSettings: Sendable {
     /// activity is current (default true).
     public var acceptsShares = true
     /// The inbox's size limit per item and quota (defaults 16 MiB and 256 MiB).
-    public var inbox = ShareLimits()
+    package var inbox = ShareLimits()
     /// Largest item the outbox takes (default 16 MiB: about a minute over an L2CAP channel, 18–31 minutes over
     /// GATT; Docs/usage.md has the rates).
     public var maximumItemSize = 16 << 20

@@ -1,3 +1,4 @@
+import HandoffShared
 import FoundationEssentials
 import HandoffKit
 
@@ -49,7 +50,7 @@ public struct StateDirectory: Sendable {
         do {
             return try TrustStore.load(from: data)
         } catch {
-            throw DaemonError.failed("\(trustFile.path) cannot be used (\(error)); move it away to start afresh")
+            throw DaemonError.failed("\(trustFile.path) cannot be used; move it away to start afresh", cause: error)
         }
     }
 
@@ -69,7 +70,7 @@ public struct StateDirectory: Sendable {
         do {
             return try JSONDecoder().decode(DaemonState.self, from: data)
         } catch {
-            throw DaemonError.failed("\(stateFile.path) cannot be read (\(error)); move it away to start afresh")
+            throw DaemonError.failed("\(stateFile.path) cannot be read; move it away to start afresh", cause: error)
         }
     }
 
@@ -90,7 +91,7 @@ public struct StateDirectory: Sendable {
         do {
             data = try read(ownerFile)
         } catch {
-            return .locked(reason: "the owner record \(ownerFile.path) cannot be read (\(error)): " + fix)
+            return .locked(reason: "the owner record \(ownerFile.path) cannot be read (\(ErrorChain.text(error))): " + fix)
         }
         if let data {
             do {
@@ -98,7 +99,7 @@ public struct StateDirectory: Sendable {
                 decoder.dateDecodingStrategy = .iso8601
                 return .owned(uid: try decoder.decode(OwnerRecord.self, from: data).uid)
             } catch {
-                return .locked(reason: "the owner record \(ownerFile.path) is corrupt (\(error)): " + fix)
+                return .locked(reason: "the owner record \(ownerFile.path) is corrupt (\(ErrorChain.text(error))): " + fix)
             }
         }
         if let legacyOwner {

@@ -45,9 +45,7 @@ enum Handoff {
             do {
                 return try await dispatch(invocation, context: context)
             } catch {
-                let (code, message) = describe(error)
-                terminal.error(message)
-                return code
+                return report(error, json: invocation.isGiven("json"), terminal: terminal)
             }
         }
     }
@@ -60,13 +58,26 @@ enum Handoff {
         return try await run(invocation, context)
     }
 
+    /// Prints what a command threw, then the chain of its causes (one indented line each, escaped: the daemon's
+    /// causes may quote a peer), and with --json the same as a document on standard output; returns the status.
+    static func report(_ error: any Error, json: Bool, terminal: Terminal) -> ExitCode {
+        let (code, message) = describe(error)
+        let causes = ErrorChain.causes(of: error)
+        terminal.error(message)
+        for line in ErrorChain.causeLines(causes) { terminal.err(line + "\n") }
+        if json, let document = try? JSONOutput.document(ErrorReport(message: message, exitCode: code, causes: causes)) {
+            terminal.outRaw(document)
+        }
+        return code
+    }
+
     /// The exit status and message for an error a command threw.
     static func describe(_ error: any Error) -> (ExitCode, String) {
         switch error {
         case let error as CLIError:
             return (error.exitCode, error.message)
         case let error as ServiceError:
-            return (exitCode(for: error), error.description)
+            return (exitCode(for: error), ErrorChain.escaped(error.description))
         case let error as NoteError:
             return (exitCode(for: error), error.message)
         case let error as DesktopError:

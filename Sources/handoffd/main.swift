@@ -75,7 +75,7 @@ ProgramExecutors.run { await serve() }
         radio = try await FollowingBlueZRadio.connect(options.adapter.map { .named($0) } ?? .automatic,
                                                       options: radioOptions)
     } catch {
-        fail(error.message)
+        fail(ErrorChain.text(error))
     }
 
     let connection: Connection
@@ -99,7 +99,7 @@ ProgramExecutors.run { await serve() }
                                                 notifier: notifier, logger: logger)
         try await daemon.claimName()
     } catch {
-        fail("cannot start: \(error)")
+        fail("cannot start: " + ErrorChain.text(error))
     }
     let adapter = await radio.statusReport()
     logger.log("serving on \(options.apiBusText); adapter: "

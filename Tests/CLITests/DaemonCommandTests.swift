@@ -10,8 +10,17 @@ import Testing
         defer { handoff.removeHome() }
         let result = try handoff.run(arguments)
         #expect(result.status == 69)
-        #expect(result.output.isEmpty)
         #expect(result.error.hasPrefix("handoff: error: the handoff daemon is not reachable"))
+        if arguments.contains("--json") {
+            // The failure as a document too, for a script that reads standard output.
+            let document = try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any]
+            let error = document?["error"] as? [String: Any]
+            #expect(error?["exitCode"] as? Int == 69, "\(result.output)")
+            #expect((error?["message"] as? String)?.hasPrefix("the handoff daemon is not reachable") == true)
+            #expect(error?["causes"] is [Any])
+        } else {
+            #expect(result.output.isEmpty)
+        }
     }
 
     @Test func promptStaysSilentForPS1() throws {

@@ -27,7 +27,7 @@ final class StaleCacheTests: BluezooTestCase {
         // request characteristic's handle does when a stale table names it the PSM's), and 0 (none) afterwards.
         let reads = Locked(0)
         let writes = Locked<[Data]>([])
-        let uuid = { (text: String) in try XCTUnwrap(BluetoothUUID(text)) }
+        let uuid = { (wire: WireUUID) in try XCTUnwrap(BluetoothUUID(wire.string)) }
         let application = GattApplication(services: [
             GattApplication.Service(uuid: try uuid(WireProtocol.transferServiceUUID), characteristics: [
                 .init(uuid: try uuid(WireProtocol.requestCharacteristicUUID), flags: [.write],

@@ -94,6 +94,41 @@ import Testing
         #expect(status.error.hasPrefix("handoff: error: the handoff daemon is not reachable"))
     }
 
+    /// A failed continue says why, down to the radio's own error: one indented "caused by" line per cause on
+    /// standard error, and with --json the same chain as a list.
+    @Test func aFailedContinuePrintsTheRadiosCauseAndGivesItAsAListWithJSON() async throws {
+        let machines = try await TwoMachines.make()
+        defer { Task { await machines.shutDown() } }
+        let laptop = try HandoffProgram(busAddress: machines.laptop.bus.address)
+        let desktop = try HandoffProgram(busAddress: machines.desktop.bus.address)
+        defer { laptop.remove(); desktop.remove() }
+
+        _ = try await laptop.run(["note", "edit", "todo", "--stdin"], input: "# Todo\ncall Sam\n")
+        try await waitForAvailability(desktop)
+        await machines.ether.setReachable(machines.laptop.radio.address, false)
+        let failed = try await desktop.run(["continue", "--print", "--json"])
+        #expect(failed.status == 4, "\(failed.error)")
+        let lines = failed.error.split(separator: "\n")
+        #expect(lines.first?.hasPrefix("handoff: error: [4609 connectionUnavailable]") == true, "\(failed.error)")
+        #expect(lines.dropFirst().first?.hasPrefix("  caused by: [RadioError.unreachable] ") == true, "\(failed.error)")
+        #expect(failed.error.contains("is out of range or serves nothing"))
+
+        struct Report: Decodable {
+            struct Body: Decodable {
+                struct Cause: Decodable { let kind: String; let message: String }
+                let message: String
+                let exitCode: Int
+                let causes: [Cause]
+            }
+            let error: Body
+        }
+        let report = try JSONDecoder().decode(Report.self, from: Data(failed.output.utf8))
+        #expect(report.error.exitCode == 4)
+        #expect(report.error.message.hasPrefix("[4609 connectionUnavailable]"))
+        #expect(report.error.causes.first?.kind == "RadioError.unreachable")
+        #expect(report.error.causes.first?.message.hasSuffix("is out of range or serves nothing") == true)
+    }
+
     private func waitForAvailability(_ program: HandoffProgram) async throws {
         _ = try await eventually {
             let prompt = try await program.run(["prompt", "--marker", "*"])

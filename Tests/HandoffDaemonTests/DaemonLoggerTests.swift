@@ -104,10 +104,10 @@ struct DaemonLoggerTests {
         }
 
         let journal = try run(journal: true)
-        #expect(journal.hasPrefix("<3>cannot reach BlueZ: "), "\(journal)")
+        #expect(journal.hasPrefix("<3>cannot reach BlueZ (caused by: [BlueZError.bus] "), "\(journal)")
         #expect(!journal.contains("handoffd:"))
         let plain = try run(journal: false)
-        let pattern = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ handoffd: error: cannot reach BlueZ:/
+        let pattern = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ handoffd: error: cannot reach BlueZ \(caused by: \[BlueZError/
         #expect(plain.firstMatch(of: pattern) != nil, "\(plain)")
     }
 }

@@ -1,3 +1,4 @@
+import HandoffShared
 import FoundationEssentials
 @testable import HandoffKit
 import Testing
@@ -44,7 +45,7 @@ import Testing
             try PlistValue.dictionary(fromPropertyList: Data(bytes))
         }
         #expect(error.code == .corruptPayload)
-        #expect(error.message.contains("decodes to more than 33554432 bytes"))
+        #expect(ErrorChain.text(error).contains("decodes to more than 33554432 bytes"))
     }
 
     @Test("160 references to a 256 KiB string (40 MiB decoded from 300 KiB) are refused, as entries too")

@@ -1,3 +1,4 @@
+import HandoffShared
 import Foundation
 @testable import HandoffKit
 import XCTest
@@ -73,13 +74,13 @@ final class PlistValueTests: XCTestCase {
         bytes[array] = 0xC2
         XCTAssertThrowsError(try PlistValue.dictionary(fromPropertyList: Data(bytes))) { error in
             XCTAssertEqual((error as? HandoffError)?.code, .corruptPayload)
-            XCTAssertTrue("\(error)".contains("unsupported object type 0xc2"), "\(error)")
+            XCTAssertTrue(ErrorChain.text(error).contains("unsupported object type 0xc2"), "\(error)")
         }
         var keyed = [UInt8](try PlistValue.binaryPropertyList(from: ["k": 1]))
         let key = try XCTUnwrap(keyed.firstIndex(of: 0x51))   // ASCII string of length 1: "k"
         keyed[key] = 0x10                                       // now a one-byte integer
         XCTAssertThrowsError(try PlistValue.dictionary(fromPropertyList: Data(keyed))) { error in
-            XCTAssertTrue("\(error)".contains("key is not a string"), "\(error)")
+            XCTAssertTrue(ErrorChain.text(error).contains("key is not a string"), "\(error)")
         }
     }
 
@@ -91,7 +92,7 @@ final class PlistValueTests: XCTestCase {
         let data = try BinaryPropertyList.encode(.dictionary(["deep": value]), limits: .init(maximumDepth: 200))
         XCTAssertThrowsError(try PlistValue.dictionary(fromPropertyList: Data(data))) { error in
             XCTAssertEqual((error as? HandoffError)?.code, .corruptPayload)
-            XCTAssertTrue("\(error)".contains("deeper than 64"), "\(error)")
+            XCTAssertTrue(ErrorChain.text(error).contains("deeper than 64"), "\(error)")
         }
     }
 

@@ -1,3 +1,4 @@
+import HandoffShared
 import Foundation
 import HandoffKit
 import HandoffTesting
@@ -26,7 +27,7 @@ final class RadioFailureTests: XCTestCase {
             XCTFail("start succeeded on a refusing radio")
         } catch {
             XCTAssertEqual(error.code, .radioFailure)
-            XCTAssertTrue(error.message.contains("RegisterApplication refused"), error.message)
+            XCTAssertTrue(ErrorChain.text(error).contains("RegisterApplication refused"), ErrorChain.text(error))
         }
         do {
             try await UserActivity(activityType: noteType).becomeCurrent(in: engine)

@@ -54,14 +54,14 @@ extension Scenarios {
         let before = try await pairStrangers("to fill the cache") {
             try await within(.seconds(30), "the transfer service in \(cache)") {
                 while (try? String(contentsOfFile: cache, encoding: .utf8))?
-                    .contains(WireProtocol.requestCharacteristicUUID) != true {
+                    .contains(WireProtocol.requestCharacteristicUUID.string) != true {
                     try await Task.sleep(for: .milliseconds(250))
                 }
             }
             try await runGuest(["stop-bluetoothd"])
         }
-        let swapped = try swapCachedCharacteristics(WireProtocol.requestCharacteristicUUID,
-                                                    WireProtocol.psmCharacteristicUUID, cache: cache)
+        let swapped = try swapCachedCharacteristics(WireProtocol.requestCharacteristicUUID.string,
+                                                    WireProtocol.psmCharacteristicUUID.string, cache: cache)
         say("radio-pair-stale-cache: cache doctored: \(swapped)")
         try await runGuest(["start-bluetoothd"])
         try await runGuest(["wait-ready"])

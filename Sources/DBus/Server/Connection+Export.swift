@@ -22,7 +22,7 @@ extension Connection {
         do {
             added = try await core.interfacesAndProperties(object)
         } catch {
-            throw DBusError(.remote, "a property getter failed: \(error)", cause: error as? DBusError)
+            throw DBusError(.remote, "a property getter failed", cause: error)
         }
         try emitSignal(
             path: manager, interface: StandardInterfaces.objectManager, member: "InterfacesAdded",

@@ -13,19 +13,19 @@
 /// The subset is the one `PlistValue` can represent and Python's `plistlib` writes: dictionaries with string
 /// keys, arrays, ASCII and UTF-16 strings, data, integers of up to 64 bits (plistlib's 128-bit form is read when
 /// the value fits `Int64`), reals, booleans and dates. Sets, UIDs, `null` and fill bytes are refused.
-public enum BinaryPropertyList {
+package enum BinaryPropertyList {
     /// What the reader accepts, and the nesting the writer refuses to exceed.
-    public struct Limits: Sendable, Equatable {
+    package struct Limits: Sendable, Equatable {
         /// The largest input, in bytes.
-        public var maximumSize: Int
+        package var maximumSize: Int
         /// The deepest nesting of arrays and dictionaries (the root is level 0).
-        public var maximumDepth: Int
+        package var maximumDepth: Int
         /// The most bytes the decoded value may hold: every value costs ``decodedValueCost``, every string its
         /// UTF-8 bytes (three per UTF-16 unit, the most it can take, counted before it is decoded), every data
         /// its bytes, and a shared object as much again each time another reference reaches it.
-        public var maximumDecodedSize: Int
+        package var maximumDecodedSize: Int
 
-        public init(maximumSize: Int = 16 << 20, maximumDepth: Int = 64, maximumDecodedSize: Int = 32 << 20) {
+        package init(maximumSize: Int = 16 << 20, maximumDepth: Int = 64, maximumDecodedSize: Int = 32 << 20) {
             self.maximumSize = maximumSize
             self.maximumDepth = maximumDepth
             self.maximumDecodedSize = maximumDecodedSize
@@ -33,11 +33,11 @@ public enum BinaryPropertyList {
 
         /// 16 MiB in, 64 levels, 32 MiB decoded: above the 1 MiB payload limit (whose decoded tree is about its
         /// size), below anything that could exhaust the stack or a small machine's memory.
-        public static let standard = Limits()
+        package static let standard = Limits()
 
         /// What each decoded value costs against `maximumDecodedSize` besides its content: about its slot in
         /// the array or dictionary that holds it.
-        public static let decodedValueCost = 16
+        package static let decodedValueCost = 16
     }
 
     /// The eight bytes every binary property list starts with.
@@ -48,13 +48,13 @@ public enum BinaryPropertyList {
     static let urlMarkerKey = "$handoff.url"
 
     /// Decodes `bytes`, whose root may be any value.
-    public static func decode(_ bytes: [UInt8], limits: Limits = .standard) throws(BinaryPropertyListError) -> PlistValue {
+    package static func decode(_ bytes: [UInt8], limits: Limits = .standard) throws(BinaryPropertyListError) -> PlistValue {
         var reader = try Reader(bytes, limits: limits)
         return try reader.root()
     }
 
     /// Decodes `bytes`, whose root must be a dictionary.
-    public static func decodeDictionary(_ bytes: [UInt8], limits: Limits = .standard)
+    package static func decodeDictionary(_ bytes: [UInt8], limits: Limits = .standard)
         throws(BinaryPropertyListError) -> [String: PlistValue] {
         guard case .dictionary(let dictionary) = try decode(bytes, limits: limits) else {
             throw .rootNotDictionary
@@ -72,7 +72,7 @@ public enum BinaryPropertyList {
 
     /// Encodes `value`. Dictionary keys are written sorted, so equal values give equal bytes. Throws only for a
     /// value nested deeper than `limits.maximumDepth`, which the reader would refuse.
-    public static func encode(_ value: PlistValue, limits: Limits = .standard) throws(BinaryPropertyListError) -> [UInt8] {
+    package static func encode(_ value: PlistValue, limits: Limits = .standard) throws(BinaryPropertyListError) -> [UInt8] {
         var writer = Writer(limits: limits)
         return try writer.write(value)
     }
@@ -87,7 +87,7 @@ public enum BinaryPropertyList {
 }
 
 /// Why bytes are not a binary property list this reader accepts. Object numbers index the offset table.
-public enum BinaryPropertyListError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum BinaryPropertyListError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The input is larger than `Limits.maximumSize`.
     case tooLarge(size: Int, limit: Int)
     /// The input does not start with `bplist00`, or is too short to hold a header and a trailer.
@@ -129,7 +129,7 @@ public enum BinaryPropertyListError: Error, Sendable, Equatable, CustomStringCon
     /// The root is not a dictionary, where one is required.
     case rootNotDictionary
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .tooLarge(let size, let limit): "\(size) bytes, above the limit of \(limit)"
         case .notBinaryPropertyList: "not a binary property list (no bplist00 header and trailer)"

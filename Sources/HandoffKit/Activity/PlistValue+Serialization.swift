@@ -13,7 +13,7 @@ extension PlistValue {
         do {
             return Data(try BinaryPropertyList.encode(.dictionary(dictionary)))
         } catch {
-            throw HandoffError(.invalidActivity, "userInfo cannot be written as a property list: \(error)")
+            throw HandoffError(.invalidActivity, "userInfo cannot be written as a property list", cause: error)
         }
     }
 
@@ -22,7 +22,7 @@ extension PlistValue {
         do {
             return Data(try BinaryPropertyList.encode(entries: entries))
         } catch {
-            throw HandoffError(.invalidActivity, "userInfo cannot be written as a property list: \(error)")
+            throw HandoffError(.invalidActivity, "userInfo cannot be written as a property list", cause: error)
         }
     }
 
@@ -34,7 +34,7 @@ extension PlistValue {
             let bytes = data.withUnsafeBytes { [UInt8]($0) }
             return try BinaryPropertyList.decodeDictionary(bytes)
         } catch {
-            throw HandoffError(.corruptPayload, "the payload is not a valid binary property list (\(error))")
+            throw HandoffError(.corruptPayload, "the payload is not a valid binary property list", cause: error)
         }
     }
 
@@ -45,7 +45,7 @@ extension PlistValue {
             let bytes = data.withUnsafeBytes { [UInt8]($0) }
             return try BinaryPropertyList.decodeRootEntries(bytes)
         } catch {
-            throw HandoffError(.corruptPayload, "the payload is not a valid binary property list (\(error))")
+            throw HandoffError(.corruptPayload, "the payload is not a valid binary property list", cause: error)
         }
     }
 }

@@ -76,8 +76,8 @@ extension HandoffEngine {
         } catch let error as HandoffError {
             return fail(error.about(remote.activityType), remote: remote, delegate: delegate)
         } catch {
-            return fail(HandoffError(.handoffFailed, "\(error)", activityType: remote.activityType), remote: remote,
-                        delegate: delegate)
+            return fail(HandoffError(.handoffFailed, "the activity could not be continued", activityType: remote.activityType,
+                                      cause: error), remote: remote, delegate: delegate)
         }
     }
 

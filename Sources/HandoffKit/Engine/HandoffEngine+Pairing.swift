@@ -62,7 +62,7 @@ extension HandoffEngine {
             do {
                 try await radio.advertise(PairingBeacon.encode(name: trust.identity.name))
             } catch {
-                throw HandoffError(.radioFailure, "the radio refused the pairing beacon: \(error)")
+                throw HandoffError(.radioFailure, "the radio refused the pairing beacon", cause: error)
             }
             let store = try await answerPairing(stream, inbox: continuation, confirm: confirm)
             try await updateTrust(store)
@@ -156,7 +156,7 @@ extension HandoffEngine {
             do {
                 try await service.notify(frame.encoded(), to: address.central)
             } catch {
-                throw HandoffError(.connectionUnavailable, "the other device left during pairing (\(error))")
+                throw HandoffError(.connectionUnavailable, "the other device left during pairing", cause: error)
             }
         }
     }
@@ -180,7 +180,7 @@ extension HandoffEngine {
         do {
             link = try await radio.connect(to: peer)
         } catch {
-            throw HandoffError(.connectionUnavailable, "cannot connect to \(peer) to pair (\(error))")
+            throw HandoffError(.connectionUnavailable, "cannot connect to \(peer) to pair", cause: error)
         }
         let inbox = LinkInbox(link: link, tick: configuration.stallInterval, clock: configuration.clock)
         do {
@@ -211,7 +211,7 @@ extension HandoffEngine {
                 do {
                     try await link.write(frame.encoded())
                 } catch {
-                    throw HandoffError(.connectionUnavailable, "the other device left during pairing (\(error))")
+                    throw HandoffError(.connectionUnavailable, "the other device left during pairing", cause: error)
                 }
             }
         }

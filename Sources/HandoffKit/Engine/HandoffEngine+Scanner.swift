@@ -33,7 +33,7 @@ extension HandoffEngine {
 
     /// Forgets an availability (for example after the user dismissed it, or the source refused it): only a newer
     /// version of the device's activity is listed again.
-    public func forget(_ remote: RemoteActivity) {
+    package func forget(_ remote: RemoteActivity) {
         ledger.forget(remote)
     }
 
@@ -43,7 +43,7 @@ extension HandoffEngine {
     /// again without the source having to change anything. Hides nothing if a newer version is listed already.
     /// The radio is asked to report the source's next advertisement even if it repeats the last
     /// (`Radio.reportNextAdvertisement(of:)`), so that nothing has to wait for the beacon's next rotation.
-    public func setAside(_ remote: RemoteActivity) async {
+    package func setAside(_ remote: RemoteActivity) async {
         guard ledger.setAside(remote) else { return }
         await radio.reportNextAdvertisement(of: remote.peer)
     }

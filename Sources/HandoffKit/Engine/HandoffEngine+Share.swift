@@ -72,7 +72,7 @@ extension HandoffEngine {
     /// beacon while no activity is current and some device is paired, so paired devices see that this one is in
     /// range. The presence beacon is
     /// sealed like an activity beacon (nothing readable to strangers) and re-sealed every `beaconRotationInterval`.
-    public func enableSharing(inbox: ShareInbox?, advertisePresence: Bool) async {
+    package func enableSharing(inbox: ShareInbox?, advertisePresence: Bool) async {
         share.inbox = inbox
         share.presence = advertisePresence
         share.presenceTask?.cancel()
@@ -94,7 +94,7 @@ extension HandoffEngine {
     /// Push the same item (same transfer id) again after a failure: it resumes, and is never stored twice.
     /// - Throws: `connectionUnavailable` when the device was not seen or cannot be reached, the receiver's
     ///   refusal (`untrustedPeer`, `inboxFull`, `itemTooLarge`...), or `remoteApplicationTimedOut`.
-    public func push(_ item: OutgoingShare, to deviceID: UUID,
+    package func push(_ item: OutgoingShare, to deviceID: UUID,
                      progress: @escaping @Sendable (Int, Int) -> Void = { _, _ in }) async throws(HandoffError) {
         guard let device = trust.device(deviceID) else {
             throw HandoffError(.untrustedPeer, "device \(deviceID) is not paired with this one")
@@ -123,18 +123,18 @@ extension HandoffEngine {
     }
 
     /// When each trusted device's beacon (an activity or presence) was last received.
-    public func lastSightings() -> [UUID: Date] {
+    package func lastSightings() -> [UUID: Date] {
         share.sightings.mapValues(\.seenAt)
     }
 
     /// The id of a trusted device each time it comes into range (first beacon, a new address, or a beacon after a
     /// minute of silence). The daemon retries its outbox then. Ends when the engine stops.
-    public func sightings() -> AsyncStream<UUID> {
+    package func sightings() -> AsyncStream<UUID> {
         share.sightingBroadcast.subscribe()
     }
 
     /// Every item that arrives in the inbox. Ends when the engine stops.
-    public func arrivals() -> AsyncStream<InboxItem> {
+    package func arrivals() -> AsyncStream<InboxItem> {
         share.arrivalBroadcast.subscribe()
     }
 

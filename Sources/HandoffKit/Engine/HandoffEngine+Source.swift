@@ -49,7 +49,7 @@ extension HandoffEngine {
     }
 
     /// Re-seals the current beacon with a fresh nonce (same sequence), so it looks new to strangers.
-    public func rotateBeacon() async throws(HandoffError) {
+    package func rotateBeacon() async throws(HandoffError) {
         guard let current, let sequence = lastSequence else { return }
         try checkAdvertisable(current.snapshot)
         try await send(sequence: sequence)
@@ -85,8 +85,8 @@ extension HandoffEngine {
         do {
             try await radio.advertise(beacon)
         } catch {
-            throw HandoffError(.radioFailure, "the radio refused the advertisement: \(error)",
-                               activityType: current?.activityType)
+            throw HandoffError(.radioFailure, "the radio refused the advertisement",
+                               activityType: current?.activityType, cause: error)
         }
     }
 

@@ -24,7 +24,7 @@ public actor HandoffEngine {
     var currentTag: [UInt8] = []
     var sequences: BeaconSequences
     /// The last sequence number advertised; persist it and start the next run above it.
-    public var lastSequence: UInt32? { sequences.last }
+    package var lastSequence: UInt32? { sequences.last }
     var rotationTask: Task<Void, Never>?
     var transfers: TransferCache
     var streams: [PeerAddress: Task<Void, Never>] = [:]
@@ -91,13 +91,13 @@ public actor HandoffEngine {
         do {
             service = try await radio.openTransferService()
         } catch {
-            throw HandoffError(.radioFailure, "the radio could not publish the transfer service: \(error)")
+            throw HandoffError(.radioFailure, "the radio could not publish the transfer service", cause: error)
         }
         do {
             events = try await radio.scan()
         } catch {
             await service.close()
-            throw HandoffError(.radioFailure, "the radio could not start scanning: \(error)")
+            throw HandoffError(.radioFailure, "the radio could not start scanning", cause: error)
         }
         self.service = service
         serviceTask = Task { [weak self] in

@@ -129,7 +129,7 @@ struct TransferClient: Sendable {
         do {
             link = try await radio.connect(to: remote.peer)
         } catch {
-            throw HandoffError(.connectionUnavailable, "cannot connect to \(remote.device.name) (\(error))")
+            throw HandoffError(.connectionUnavailable, "cannot connect to \(remote.device.name)", cause: error)
         }
         guard link.mtu >= WireProtocol.minimumMTU,
               link.maximumFrameLength >= WireProtocol.valueLength(forMTU: WireProtocol.minimumMTU) else {

@@ -34,16 +34,16 @@ public protocol Radio: Sendable {
 
 /// A radio that wraps another to watch or change one part of it (the daemon's transfer progress, a scenario's
 /// connection count): every requirement it does not implement itself goes to `base` unchanged.
-public protocol RadioDecorator: Radio {
+package protocol RadioDecorator: Radio {
     /// The radio underneath.
     var base: any Radio { get }
 }
 
 extension RadioDecorator {
-    public func advertise(_ beacon: [UInt8]) async throws { try await base.advertise(beacon) }
-    public func stopAdvertising() async { await base.stopAdvertising() }
-    public func scan() async throws -> AsyncStream<ScanEvent> { try await base.scan() }
-    public func reportNextAdvertisement(of peer: PeerAddress) async { await base.reportNextAdvertisement(of: peer) }
-    public func openTransferService() async throws -> any TransferService { try await base.openTransferService() }
-    public func connect(to peer: PeerAddress) async throws -> any RadioLink { try await base.connect(to: peer) }
+    package func advertise(_ beacon: [UInt8]) async throws { try await base.advertise(beacon) }
+    package func stopAdvertising() async { await base.stopAdvertising() }
+    package func scan() async throws -> AsyncStream<ScanEvent> { try await base.scan() }
+    package func reportNextAdvertisement(of peer: PeerAddress) async { await base.reportNextAdvertisement(of: peer) }
+    package func openTransferService() async throws -> any TransferService { try await base.openTransferService() }
+    package func connect(to peer: PeerAddress) async throws -> any RadioLink { try await base.connect(to: peer) }
 }

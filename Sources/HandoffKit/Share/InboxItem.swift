@@ -2,30 +2,30 @@ import FoundationEssentials
 
 /// One item that arrived in the inbox, complete: its bytes are in the store and this metadata is written beside
 /// them. `Codable`: it is the `meta.json` of the item.
-public struct InboxItem: Codable, Sendable, Equatable, Identifiable {
+package struct InboxItem: Codable, Sendable, Equatable, Identifiable {
     /// The item's id in the inbox (16 hex digits, random).
-    public var id: String
+    package var id: String
     /// The push's transfer id (hex); a push that is repeated after it arrived never makes a second item.
-    public var transferID: String
+    package var transferID: String
     /// The sending device.
-    public var senderID: UUID
+    package var senderID: UUID
     /// Its name when the item arrived.
-    public var senderName: String
+    package var senderName: String
     /// When the item was complete.
-    public var receivedAt: Date
+    package var receivedAt: Date
     /// Its length in bytes.
-    public var size: Int
+    package var size: Int
     /// File, text or link.
-    public var kind: ShareKind
+    package var kind: ShareKind
     /// The media type the sender gave.
-    public var mediaType: String
+    package var mediaType: String
     /// The sanitised name (safe to create in a directory).
-    public var name: String
+    package var name: String
     /// The name exactly as the sender sent it (to show, never to use as a path).
-    public var originalName: String
+    package var originalName: String
 
     /// Creates an item record.
-    public init(id: String, transferID: String, senderID: UUID, senderName: String, receivedAt: Date, size: Int,
+    package init(id: String, transferID: String, senderID: UUID, senderName: String, receivedAt: Date, size: Int,
                 kind: ShareKind, mediaType: String, name: String, originalName: String) {
         self.id = id
         self.transferID = transferID
@@ -41,39 +41,39 @@ public struct InboxItem: Codable, Sendable, Equatable, Identifiable {
 }
 
 /// Limits of the receiving side.
-public struct ShareLimits: Sendable, Equatable {
+package struct ShareLimits: Sendable, Equatable {
     /// Largest item accepted, in bytes (default 16 MiB).
-    public var maximumItemSize = 16 << 20
+    package var maximumItemSize = 16 << 20
     /// Bytes the inbox may hold in all, arrived and arriving items together, each counted with its metadata and
     /// ``entryOverhead`` (default 256 MiB).
-    public var quota = 256 << 20
+    package var quota = 256 << 20
     /// How long a push that stopped halfway is kept for resumption, from its start on the inbox's clock; after that
     /// it no longer counts against the quota and is removed (default 24 h).
-    public var partialLifetime: TimeInterval = 24 * 3600
+    package var partialLifetime: TimeInterval = 24 * 3600
 
     /// What every item and every push under way counts against the quota beside its bytes and names: its folder
     /// and bookkeeping files (512 bytes).
-    public static let entryOverhead = 512
+    package static let entryOverhead = 512
 
     /// The defaults above.
-    public init() {}
+    package init() {}
 }
 
 /// A push that started and has not finished: kept for its sender to resume until ``expiresAt``, counted against the
 /// quota with its announced length until then.
-public struct PartialPush: Sendable, Equatable {
+package struct PartialPush: Sendable, Equatable {
     /// The push's transfer id (hex), which ``ShareInbox/dropPartial(_:)`` takes.
-    public var transferID: String
+    package var transferID: String
     /// The sending device's name.
-    public var senderName: String
+    package var senderName: String
     /// The item's name as sent, once its metadata record arrived.
-    public var name: String?
+    package var name: String?
     /// Payload bytes stored so far.
-    public var receivedBytes: Int
+    package var receivedBytes: Int
     /// The payload length the push announced.
-    public var announcedBytes: Int
+    package var announcedBytes: Int
     /// When it started.
-    public var startedAt: Date
+    package var startedAt: Date
     /// When it is removed unless it completes.
-    public var expiresAt: Date
+    package var expiresAt: Date
 }

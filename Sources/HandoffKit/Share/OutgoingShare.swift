@@ -6,9 +6,9 @@ import Glibc
 /// An item to push to another device: what it is, its bytes (in memory or in a file), and the transfer id that
 /// names this push. Keep the transfer id with the item (the daemon's outbox does): pushing the same id again
 /// resumes from the last byte the receiver holds, even after either side restarted, and never stores it twice.
-public struct OutgoingShare: Sendable, Equatable {
+package struct OutgoingShare: Sendable, Equatable {
     /// Where the bytes are.
-    public enum Content: Sendable, Equatable {
+    package enum Content: Sendable, Equatable {
         /// In memory (text, a link, a small file).
         case bytes([UInt8])
         /// In a file that must not change until the push is delivered (the daemon keeps its own copy).
@@ -16,33 +16,33 @@ public struct OutgoingShare: Sendable, Equatable {
     }
 
     /// 16 hex digits naming this push.
-    public let transferID: String
+    package let transferID: String
     /// Kind, name and media type.
-    public var metadata: ShareMetadata
+    package var metadata: ShareMetadata
     /// The bytes.
-    public var content: Content
+    package var content: Content
     /// Plaintext bytes per sealed record (default 4096; 256...65535).
-    public var recordSize = 4096
+    package var recordSize = 4096
 
     /// An item with a fresh transfer id.
-    public init(metadata: ShareMetadata, content: Content) {
+    package init(metadata: ShareMetadata, content: Content) {
         self.init(transferID: Self.newTransferID(), metadata: metadata, content: content)
     }
 
     /// An item with a given transfer id (16 hex digits, from `newTransferID()`).
-    public init(transferID: String, metadata: ShareMetadata, content: Content) {
+    package init(transferID: String, metadata: ShareMetadata, content: Content) {
         self.transferID = transferID
         self.metadata = metadata
         self.content = content
     }
 
     /// A fresh random transfer id.
-    public static func newTransferID() -> String {
+    package static func newTransferID() -> String {
         TransferID.random().description
     }
 
     /// The item's length in bytes.
-    public func size() throws(HandoffError) -> Int {
+    package func size() throws(HandoffError) -> Int {
         switch content {
         case .bytes(let bytes): return bytes.count
         case .file(let url):

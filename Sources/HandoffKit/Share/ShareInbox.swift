@@ -18,11 +18,11 @@ import HandoffShared
 /// first), so a partial item never shows and a crash never leaves an item without metadata. Taking an item out
 /// starts with a rename from `items/` to `claimed/` that never replaces anything: of two takers, exactly one wins.
 /// Every path under the store is built from ids this type generated or validated, never from a sender's name.
-public final class ShareInbox: Sendable {
+package final class ShareInbox: Sendable {
     /// The store's directory (created 0700).
-    public let directory: URL
+    package let directory: URL
     /// Size limit and quota.
-    public let limits: ShareLimits
+    package let limits: ShareLimits
     /// Where claims, arrivals and partial pushes get their dates.
     private let clock: any HandoffClock
 
@@ -34,7 +34,7 @@ public final class ShareInbox: Sendable {
 
     /// Opens (or creates) the store at `directory` and finishes what a crash interrupted: a push whose metadata was
     /// written completes its rename, expired partial pushes and the trash are removed. Dates come from `clock`.
-    public convenience init(directory: URL, limits: ShareLimits = ShareLimits(),
+    package convenience init(directory: URL, limits: ShareLimits = ShareLimits(),
                             clock: any HandoffClock = RealClock()) throws(HandoffError) {
         try self.init(directory: directory, limits: limits, clock: clock, crashAfter: nil)
     }
@@ -60,12 +60,12 @@ public final class ShareInbox: Sendable {
     // MARK: - The user's side
 
     /// The items that arrived and are not being taken, oldest first.
-    public func items() -> [InboxItem] {
+    package func items() -> [InboxItem] {
         list(itemsFolder).sorted { ($0.receivedAt, $0.id) < ($1.receivedAt, $1.id) }
     }
 
     /// Items whose take started and did not finish (their taker may have been killed), oldest first.
-    public func claimedItems() -> [(item: InboxItem, claim: InboxClaim)] {
+    package func claimedItems() -> [(item: InboxItem, claim: InboxClaim)] {
         list(claimedFolder).compactMap { item in claim(of: item.id).map { (item, $0) } }
             .sorted { ($0.item.receivedAt, $0.item.id) < ($1.item.receivedAt, $1.item.id) }
     }
@@ -74,7 +74,7 @@ public final class ShareInbox: Sendable {
     /// for every push under way younger than `partialLifetime`, its announced length and metadata length. Each also
     /// counts ``ShareLimits/entryOverhead``, so items of no bytes with long names fill the quota too. Expired
     /// partial pushes are removed first.
-    public func usedBytes() -> Int {
+    package func usedBytes() -> Int {
         expirePartials()
         return (list(itemsFolder) + list(claimedFolder)).reduce(0) { $0 + charge(of: $1) }
             + partials().reduce(0) { $0 + charge(of: $1) }
@@ -93,7 +93,7 @@ public final class ShareInbox: Sendable {
 
     /// Pushes that started and did not finish, younger than `partialLifetime`, oldest first; older ones are
     /// removed first.
-    public func partialPushes() -> [PartialPush] {
+    package func partialPushes() -> [PartialPush] {
         expirePartials()
         return contents(partialFolder).compactMap { folder -> PartialPush? in
             guard let state = partialState(folder) else { return nil }
@@ -108,7 +108,7 @@ public final class ShareInbox: Sendable {
     /// Deletes the push under way `transferID` (hex, as ``partialPushes()`` lists it), freeing its quota. Its sender
     /// may start it again from the beginning.
     /// - Throws: `InboxError.notFound` when no such push is under way.
-    public func dropPartial(_ transferID: String) throws(InboxError) {
+    package func dropPartial(_ transferID: String) throws(InboxError) {
         guard let id = TransferID(hex: transferID) else { throw InboxError.notFound(transferID) }
         let folder = partialFolder.appendingPathComponent(id.description)
         guard partialState(folder) != nil else { throw InboxError.notFound(transferID) }
@@ -128,7 +128,7 @@ public final class ShareInbox: Sendable {
     /// Claims item `id` for `claimant` (the taker), who will copy it to `destination`: moves it from `items/` to
     /// `claimed/`. Of several claims at once, in this process or others, exactly one succeeds.
     /// - Throws: `InboxError.notFound` when no such item waits, `.busy` when another take holds it.
-    public func claim(_ id: String, claimant: String, destination: String) throws -> ClaimedItem {
+    package func claim(_ id: String, claimant: String, destination: String) throws -> ClaimedItem {
         let source = try entry(itemsFolder, id)
         let target = try entry(claimedFolder, id)
         guard try ShareFiles.moveIfAbsent(source, to: target) else {
@@ -147,7 +147,7 @@ public final class ShareInbox: Sendable {
 
     /// Hands an item already claimed (by a taker that is gone) to `claimant`, keeping the destination it was
     /// going to, so the new taker can tell whether the old one finished.
-    public func reclaim(_ id: String, claimant: String) throws -> ClaimedItem {
+    package func reclaim(_ id: String, claimant: String) throws -> ClaimedItem {
         guard var claim = claim(of: id) else {
             // A claim whose record was never written: its taker never learned it had the item.
             return try claimed(id, claim: InboxClaim(claimant: claimant, destination: "", claimedAt: clock.date))
@@ -158,19 +158,19 @@ public final class ShareInbox: Sendable {
     }
 
     /// The claim on `id`, if it is claimed and the claim was recorded.
-    public func claim(of id: String) -> InboxClaim? {
+    package func claim(of id: String) -> InboxClaim? {
         guard let folder = try? entry(claimedFolder, id),
               let data = try? Data(contentsOf: folder.appendingPathComponent("claim.json")) else { return nil }
         return try? Self.decoder.decode(InboxClaim.self, from: data)
     }
 
     /// The item is out: removes it for good and remembers its transfer id.
-    public func finish(_ id: String) throws {
+    package func finish(_ id: String) throws {
         try discard(claimedFolder, id)
     }
 
     /// Puts a claimed item back in the queue (its take failed before anything was written).
-    public func release(_ id: String) throws {
+    package func release(_ id: String) throws {
         let source = try entry(claimedFolder, id)
         try? FileManager.default.removeItem(at: source.appendingPathComponent("claim.json"))
         guard try ShareFiles.moveIfAbsent(source, to: try entry(itemsFolder, id)) else { throw InboxError.notFound(id) }
@@ -178,12 +178,12 @@ public final class ShareInbox: Sendable {
     }
 
     /// Deletes a waiting item.
-    public func drop(_ id: String) throws {
+    package func drop(_ id: String) throws {
         try discard(itemsFolder, id)
     }
 
     /// The bytes of a waiting or claimed item, for `--print`.
-    public func dataURL(of id: String) throws -> URL {
+    package func dataURL(of id: String) throws -> URL {
         for parent in [itemsFolder, claimedFolder] {
             let url = try entry(parent, id).appendingPathComponent("data")
             if ShareFiles.size(of: url) != nil { return url }
@@ -456,7 +456,7 @@ public final class ShareInbox: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         do { return Array(try encoder.encode(value)) } catch {
-            throw HandoffError(.handoffFailed, "cannot encode inbox metadata: \(error)")
+            throw HandoffError(.handoffFailed, "cannot encode inbox metadata", cause: error)
         }
     }
 
@@ -472,16 +472,16 @@ public final class ShareInbox: Sendable {
 }
 
 /// Who is taking an item out, and where to.
-public struct InboxClaim: Codable, Sendable, Equatable {
+package struct InboxClaim: Codable, Sendable, Equatable {
     /// The taker (the daemon uses the caller's bus name).
-    public var claimant: String
+    package var claimant: String
     /// The directory it copies the item into.
-    public var destination: String
+    package var destination: String
     /// When it claimed the item.
-    public var claimedAt: Date
+    package var claimedAt: Date
 
     /// Creates a claim.
-    public init(claimant: String, destination: String, claimedAt: Date) {
+    package init(claimant: String, destination: String, claimedAt: Date) {
         self.claimant = claimant
         self.destination = destination
         self.claimedAt = claimedAt
@@ -489,24 +489,24 @@ public struct InboxClaim: Codable, Sendable, Equatable {
 }
 
 /// An item claimed for taking: its record, where its bytes are, and the claim.
-public struct ClaimedItem: Sendable, Equatable {
+package struct ClaimedItem: Sendable, Equatable {
     /// The item.
-    public var item: InboxItem
+    package var item: InboxItem
     /// Its bytes (read them, never move them: `finish` removes them).
-    public var data: URL
+    package var data: URL
     /// The claim.
-    public var claim: InboxClaim
+    package var claim: InboxClaim
 }
 
 /// Why an inbox operation on an item failed.
-public enum InboxError: Error, Equatable, CustomStringConvertible {
+package enum InboxError: Error, Equatable, CustomStringConvertible {
     /// No such item waits (it was taken, dropped, or never existed).
     case notFound(String)
     /// Another take holds the item.
     case busy(id: String, claim: InboxClaim)
 
     /// A sentence for the user.
-    public var description: String {
+    package var description: String {
         switch self {
         case .notFound(let id): "no inbox item \(id) (it was taken or dropped, or the id is wrong)"
         case .busy(let id, _): "inbox item \(id) is being taken by another 'handoff inbox take'"
@@ -515,9 +515,9 @@ public enum InboxError: Error, Equatable, CustomStringConvertible {
 }
 
 /// Byte counts for people: `1.2 MB`, `512 B` (SI units, as desktop file managers show them).
-public enum ByteFormat {
+package enum ByteFormat {
     /// `count` bytes in the largest unit that keeps the number at least 1.
-    public static func string(_ count: Int) -> String {
+    package static func string(_ count: Int) -> String {
         if count < 1000 { return "\(count) B" }
         let units = ["kB", "MB", "GB", "TB"]
         var value = Double(count) / 1000

@@ -1,5 +1,5 @@
 /// What kind of thing a push carries.
-public enum ShareKind: String, Codable, Sendable, CaseIterable {
+package enum ShareKind: String, Codable, Sendable, CaseIterable {
     /// A file's bytes.
     case file
     /// UTF-8 text.
@@ -29,19 +29,19 @@ public enum ShareKind: String, Codable, Sendable, CaseIterable {
 /// trusts the name; it sanitises it (`ShareName`).
 ///
 ///     kind(1) ‖ nameLength(2) ‖ UTF-8 name ‖ mediaTypeLength(1) ‖ ASCII media type
-public struct ShareMetadata: Sendable, Equatable, Codable {
+package struct ShareMetadata: Sendable, Equatable, Codable {
     /// The item's kind.
-    public var kind: ShareKind
+    package var kind: ShareKind
     /// The name on the sending side (a file's last path component, or a name the sender chose).
-    public var name: String
+    package var name: String
     /// The media type, `application/octet-stream` when unknown.
-    public var mediaType: String
+    package var mediaType: String
 
     /// Longest name the sender may send, in UTF-8 bytes (the receiver shortens it further).
-    public static let maximumNameLength = 1024
+    package static let maximumNameLength = 1024
 
     /// Creates metadata.
-    public init(kind: ShareKind, name: String, mediaType: String) {
+    package init(kind: ShareKind, name: String, mediaType: String) {
         self.kind = kind
         self.name = name
         self.mediaType = mediaType

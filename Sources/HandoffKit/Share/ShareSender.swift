@@ -166,7 +166,7 @@ struct ShareSender: Sendable {
         do {
             link = try await radio.connect(to: peer)
         } catch {
-            throw HandoffError(.connectionUnavailable, "cannot connect to \(receiver.name) (\(error))")
+            throw HandoffError(.connectionUnavailable, "cannot connect to \(receiver.name)", cause: error)
         }
         guard link.mtu >= WireProtocol.minimumMTU else {
             await link.disconnect()

@@ -1,5 +1,8 @@
-/// Every failure HandoffKit reports: a code in Apple's NSUserActivity error range, a clear message, and the
-/// activity type it concerns when there is one (failures are reported per activity type).
+import HandoffShared
+
+/// Every failure HandoffKit reports: a code in Apple's NSUserActivity error range, a clear message, the
+/// activity type it concerns when there is one (failures are reported per activity type), and the lower error it
+/// wraps (a ``RadioError``, a disk failure...) as its ``cause``.
 public struct HandoffError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The numeric error code; Apple's codes keep Apple's values, ours live in 4612...4863.
     public var code: Code
@@ -7,12 +10,20 @@ public struct HandoffError: Error, Sendable, Equatable, CustomStringConvertible 
     public var message: String
     /// The activity type the failure concerns, when known.
     public var activityType: String?
+    /// The lower error this one wraps, if any: why it happened, where ``message`` says what.
+    public var cause: (any Error)?
 
     /// Creates an error.
-    public init(_ code: Code, _ message: String, activityType: String? = nil) {
+    public init(_ code: Code, _ message: String, activityType: String? = nil, cause: (any Error)? = nil) {
         self.code = code
         self.message = message
         self.activityType = activityType
+        self.cause = cause
+    }
+
+    /// Equal when code, message and activity type are; the cause is detail for the reader and is not compared.
+    public static func == (lhs: HandoffError, rhs: HandoffError) -> Bool {
+        lhs.code == rhs.code && lhs.message == rhs.message && lhs.activityType == rhs.activityType
     }
 
     /// The same error, attributed to `activityType`.
@@ -27,6 +38,10 @@ public struct HandoffError: Error, Sendable, Equatable, CustomStringConvertible 
         let type = activityType.map { "\($0): " } ?? ""
         return "[\(code.rawValue) \(code.name)] \(type)\(message)"
     }
+}
+
+extension HandoffError: CausedError {
+    package var link: ErrorLink { ErrorLink(kind: "HandoffError.\(code.name)", message: description) }
 }
 
 extension HandoffError {

@@ -3,7 +3,7 @@ import FoundationEssentials
 /// The device that starts pairing (the GATT client). A sans-I/O state machine: feed it the responder's messages,
 /// send what it returns. Steps: `hello()` → `receiveCommit(_:)` → `receiveReveal(_:)` (code known) →
 /// the user confirms the same code on both screens → `confirm()` → `receiveFinish(_:)` (new trust store).
-public struct PairingInitiator: Sendable {
+package struct PairingInitiator: Sendable {
     private var store: TrustStore
     private let keyPair: (publicKey: [UInt8], secretKey: [UInt8])
     private let clock: any HandoffClock
@@ -12,13 +12,13 @@ public struct PairingInitiator: Sendable {
     private var sessionKeys: (receive: [UInt8], transmit: [UInt8])?
 
     /// Starts a pairing for the device that owns `store`; the new peer's `pairedAt` is read from `clock`.
-    public init(store: TrustStore, clock: any HandoffClock = RealClock()) throws(HandoffError) {
+    package init(store: TrustStore, clock: any HandoffClock = RealClock()) throws(HandoffError) {
         try Sodium.ensureInitialized()
         try self.init(store: store, clock: clock, keyPair: Sodium.keyExchangeKeyPair())
     }
 
     /// The same with a given ephemeral key pair (the fuzz target's fixed keys, so it does no key generation per
-    /// input); production always takes the public initializer's fresh pair.
+    /// input); production always takes the other initializer's fresh pair.
     init(store: TrustStore, clock: any HandoffClock,
          keyPair: (publicKey: [UInt8], secretKey: [UInt8])) throws(HandoffError) {
         try Sodium.ensureInitialized()
@@ -29,10 +29,10 @@ public struct PairingInitiator: Sendable {
     }
 
     /// Message 1: the ephemeral public key.
-    public func hello() -> [UInt8] { PairingMessage.make(PairingMessage.hello, keyPair.publicKey) }
+    package func hello() -> [UInt8] { PairingMessage.make(PairingMessage.hello, keyPair.publicKey) }
 
     /// Takes message 2 (responder key and commitment); returns message 3 (our nonce).
-    public mutating func receiveCommit(_ message: [UInt8]) throws(HandoffError) -> [UInt8] {
+    package mutating func receiveCommit(_ message: [UInt8]) throws(HandoffError) -> [UInt8] {
         let body = try PairingMessage.body(message, kind: PairingMessage.commit, length: 32 + PairingTranscript.commitLength)
         transcript.responderKey = Array(body.prefix(32))
         commitment = Array(body.suffix(PairingTranscript.commitLength))
@@ -46,7 +46,7 @@ public struct PairingInitiator: Sendable {
     }
 
     /// Takes message 4 (the responder's nonce), checks it against the commitment and returns the code to show.
-    public mutating func receiveReveal(_ message: [UInt8]) throws(HandoffError) -> String {
+    package mutating func receiveReveal(_ message: [UInt8]) throws(HandoffError) -> String {
         let nonce = try PairingMessage.body(message, kind: PairingMessage.reveal, length: PairingTranscript.nonceLength)
         let expected = PairingTranscript.commitment(responderKey: transcript.responderKey,
                                                     initiatorKey: transcript.initiatorKey, responderNonce: nonce)
@@ -59,10 +59,10 @@ public struct PairingInitiator: Sendable {
     }
 
     /// The code, once `receiveReveal` succeeded.
-    public var confirmationCode: String? { transcript.responderNonce.isEmpty ? nil : transcript.confirmationCode }
+    package var confirmationCode: String? { transcript.responderNonce.isEmpty ? nil : transcript.confirmationCode }
 
     /// Message 5, after the user confirmed the code: our identity, group and roster, sealed.
-    public func confirm() throws(HandoffError) -> [UInt8] {
+    package func confirm() throws(HandoffError) -> [UInt8] {
         guard let sessionKeys, !transcript.responderNonce.isEmpty else {
             throw PairingMessage.failure("confirm() called before the code was shown")
         }
@@ -72,7 +72,7 @@ public struct PairingInitiator: Sendable {
     }
 
     /// Takes message 6 and returns the updated trust store (to save and hand to the engine).
-    public func receiveFinish(_ message: [UInt8]) throws(HandoffError) -> TrustStore {
+    package func receiveFinish(_ message: [UInt8]) throws(HandoffError) -> TrustStore {
         guard let sessionKeys else { throw PairingMessage.failure("receiveFinish() called out of order") }
         let offer = try PairingMessage.open(message, key: sessionKeys.receive, transcript: transcript,
                                             kind: PairingMessage.finish)

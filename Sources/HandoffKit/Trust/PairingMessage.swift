@@ -32,7 +32,7 @@ enum PairingMessage {
         do {
             plain = [UInt8](try JSONEncoder().encode(offer))
         } catch {
-            throw failure("cannot encode this device's pairing offer (\(error))")
+            throw HandoffError(.pairingFailed, "cannot encode this device's pairing offer", cause: error)
         }
         return make(kind, nonce + Sodium.seal(plain, additionalData: transcript.hash + [kind], nonce: nonce, key: key))
     }

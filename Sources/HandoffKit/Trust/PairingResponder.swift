@@ -2,7 +2,7 @@ import FoundationEssentials
 
 /// The device that answers pairing (the GATT server). Steps: `receiveHello(_:)` → `receiveNonce(_:)` (code known)
 /// → the user confirms on both screens → `receiveConfirm(_:)` returns message 6 and the new trust store.
-public struct PairingResponder: Sendable {
+package struct PairingResponder: Sendable {
     private var store: TrustStore
     private let keyPair: (publicKey: [UInt8], secretKey: [UInt8])
     private let clock: any HandoffClock
@@ -10,13 +10,13 @@ public struct PairingResponder: Sendable {
     private var sessionKeys: (receive: [UInt8], transmit: [UInt8])?
 
     /// Answers a pairing for the device that owns `store`; the new peer's `pairedAt` is read from `clock`.
-    public init(store: TrustStore, clock: any HandoffClock = RealClock()) throws(HandoffError) {
+    package init(store: TrustStore, clock: any HandoffClock = RealClock()) throws(HandoffError) {
         try Sodium.ensureInitialized()
         try self.init(store: store, clock: clock, keyPair: Sodium.keyExchangeKeyPair())
     }
 
     /// The same with a given ephemeral key pair (the fuzz target's fixed keys, so it does no key generation per
-    /// input); production always takes the public initializer's fresh pair.
+    /// input); production always takes the other initializer's fresh pair.
     init(store: TrustStore, clock: any HandoffClock,
          keyPair: (publicKey: [UInt8], secretKey: [UInt8])) throws(HandoffError) {
         try Sodium.ensureInitialized()
@@ -28,7 +28,7 @@ public struct PairingResponder: Sendable {
     }
 
     /// Takes message 1; returns message 2 (our key and a commitment to our nonce).
-    public mutating func receiveHello(_ message: [UInt8]) throws(HandoffError) -> [UInt8] {
+    package mutating func receiveHello(_ message: [UInt8]) throws(HandoffError) -> [UInt8] {
         transcript.initiatorKey = try PairingMessage.body(message, kind: PairingMessage.hello, length: 32)
         guard let keys = Sodium.sessionKeys(isClient: false, publicKey: keyPair.publicKey, secretKey: keyPair.secretKey,
                                             peerPublicKey: transcript.initiatorKey) else {
@@ -41,7 +41,7 @@ public struct PairingResponder: Sendable {
     }
 
     /// Takes message 3 (the initiator's nonce); returns message 4 (our nonce). The code is then known.
-    public mutating func receiveNonce(_ message: [UInt8]) throws(HandoffError) -> [UInt8] {
+    package mutating func receiveNonce(_ message: [UInt8]) throws(HandoffError) -> [UInt8] {
         guard sessionKeys != nil else { throw PairingMessage.failure("receiveNonce() called out of order") }
         transcript.initiatorNonce = try PairingMessage.body(message, kind: PairingMessage.nonce,
                                                             length: PairingTranscript.nonceLength)
@@ -49,11 +49,11 @@ public struct PairingResponder: Sendable {
     }
 
     /// The code, once `receiveNonce` succeeded.
-    public var confirmationCode: String? { transcript.initiatorNonce.isEmpty ? nil : transcript.confirmationCode }
+    package var confirmationCode: String? { transcript.initiatorNonce.isEmpty ? nil : transcript.confirmationCode }
 
     /// Takes message 5 after the user confirmed the code; returns message 6 and the updated trust store.
     /// The device that is alone joins the other's group; two devices already in different groups cannot pair.
-    public func receiveConfirm(_ message: [UInt8]) throws(HandoffError) -> (reply: [UInt8], store: TrustStore) {
+    package func receiveConfirm(_ message: [UInt8]) throws(HandoffError) -> (reply: [UInt8], store: TrustStore) {
         guard let sessionKeys, !transcript.initiatorNonce.isEmpty else {
             throw PairingMessage.failure("receiveConfirm() called out of order")
         }

@@ -4,7 +4,7 @@ extension TrustStore {
     /// Revokes `deviceID`: removes it and replaces the group key (epoch + 1), so the revoked device can no longer
     /// read beacons or payloads, request transfers or inject activities. Returns one `RekeyMessage` per remaining
     /// device; deliver each (any channel will do: it is sealed and authenticated) and call `applyRekey(_:)` there.
-    public mutating func revoke(_ deviceID: UUID) throws(HandoffError) -> [RekeyMessage] {
+    package mutating func revoke(_ deviceID: UUID) throws(HandoffError) -> [RekeyMessage] {
         guard device(deviceID) != nil else {
             throw HandoffError(.invalidTrustState, "device \(deviceID) is not in the trust list")
         }
@@ -35,7 +35,7 @@ extension TrustStore {
     /// under the pairwise key of its sender.
     /// Throws `untrustedPeer` for an unknown sender, `invalidTrustState` for any other rule broken, and
     /// `corruptPayload` when the message fails authentication.
-    public mutating func applyRekey(_ message: RekeyMessage) throws(HandoffError) {
+    package mutating func applyRekey(_ message: RekeyMessage) throws(HandoffError) {
         guard message.to == identity.id else {
             throw HandoffError(.invalidTrustState, "the rekey message is addressed to another device")
         }

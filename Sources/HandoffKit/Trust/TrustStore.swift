@@ -41,7 +41,7 @@ public struct TrustStore: Codable, Sendable, Equatable {
         do {
             store = try JSONDecoder().decode(TrustStore.self, from: data)
         } catch {
-            throw HandoffError(.invalidTrustState, "the trust store cannot be read: \(error)")
+            throw HandoffError(.invalidTrustState, "the trust store cannot be read", cause: error)
         }
         try store.validate()
         return store

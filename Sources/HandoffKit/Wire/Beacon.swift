@@ -1,15 +1,15 @@
 import FoundationEssentials
 
 /// What a trusted peer recovers from a beacon.
-public struct Beacon: Sendable, Equatable {
+package struct Beacon: Sendable, Equatable {
     /// The advertising device.
-    public var device: UUID
+    package var device: UUID
     /// Keyed 4-byte tag of the activity type (see `GroupKeys.typeTag`).
-    public var typeTag: [UInt8]
+    package var typeTag: [UInt8]
     /// The activity's sequence number; grows with every update.
-    public var sequence: UInt32
+    package var sequence: UInt32
     /// The beacon's random nonce (7 bytes); distinguishes rotations of the same sequence.
-    public var nonce: [UInt8]
+    package var nonce: [UInt8]
 }
 
 /// Seals and opens the 24-byte beacon (layout in Docs/protocol.md):

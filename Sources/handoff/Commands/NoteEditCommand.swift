@@ -2,6 +2,7 @@ import Foundation
 import HandoffClient
 import HandoffCommandLine
 import HandoffNotes
+import HandoffShared
 
 /// `handoff note edit [NAME]`: edit a note and offer it to nearby devices on every save.
 enum NoteEditCommand: HandoffCommand {
@@ -80,7 +81,7 @@ enum NoteEditCommand: HandoffCommand {
         }
         if let offer {
             if let error = await offer.firstError {
-                throw CLIError(Handoff.describe(error).0, "the note is saved but could not be offered: \(error)")
+                throw CLIError(Handoff.describe(error).0, "the note is saved but could not be offered: \(ErrorChain.text(error))")
             }
             if await offer.isOffered {
                 try await offer.resign(after: .seconds(graceSeconds))
