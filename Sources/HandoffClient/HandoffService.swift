@@ -40,3 +40,10 @@ public protocol HandoffService: Sendable {
     /// Activities appearing and disappearing, until the stream is cancelled or the connection drops.
     func activityEvents() async throws -> AsyncThrowingStream<ActivityEvent, any Error>
 }
+
+/// What a client may ask that not every service knows: answered with nothing by default.
+public protocol ActivityAppNaming: Sendable {
+    /// The app this device declared for each activity type (`ActivityTypes`' `App`), by type; types without one
+    /// are absent.
+    func activityApps() async throws -> [String: String]
+}

@@ -34,7 +34,7 @@ enum ServiceErrorMapping {
         case "NotCurrent", "InvalidArguments", "Failed": return ServiceError(.failed, error.message, remoteCode: name)
         default:
             // Declined, or a HandoffKit code: the message starts with "[4611 userInfoTooLarge]".
-            let code: ServiceError.Code = member == HandoffBusAPI.Method.continueActivity.name ? .continueFailed : .failed
+            let code: ServiceError.Code = [HandoffBusAPI.Method.continueActivity.name, HandoffBusAPI.Method.continue.name].contains(member) ? .continueFailed : .failed
             return ServiceError(code, error.message, remoteCode: name)
         }
     }

@@ -154,6 +154,7 @@ extension HandoffDaemon {
         values[Key.pairedDevices] = UInt32(await engine.trust.devices.count)
         values[Key.availableActivities] = UInt32(await engine.availableActivities().count)
         values[Key.currentActivity] = await currentSummary(uid: uid)
+        values[Key.currentActivityApp] = currentApp(uid: uid)
         return values
     }
 }

@@ -38,6 +38,8 @@ public actor HandoffDaemon {
     var announced: [UUID: ActivitySummary] = [:]
     var lastSeen: [UUID: Date] = [:]
     var titles: [String: String] = [:]
+    /// The app declared for each type (`DeclareActivityType`'s `App`), by type.
+    var declaredApps: [String: String] = [:]
     var pairingBusy = false
     var confirmations: [String: PendingConfirmation] = [:]
     var availabilityTask: Task<Void, Never>?
@@ -51,6 +53,8 @@ public actor HandoffDaemon {
     struct Offer {
         let id: String
         let uid: UInt32
+        /// The name of the process that offered it (`/proc/PID/comm`), when the bus and /proc told.
+        let process: String?
         var activity: UserActivity
         var resignTask: Task<Void, Never>?
     }

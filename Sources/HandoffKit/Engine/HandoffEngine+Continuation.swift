@@ -9,7 +9,7 @@ extension HandoffEngine {
                                  progress: @escaping @Sendable (ContinuationProgress) -> Void = { _ in })
         async -> ContinuationOutcome {
         let delegate = self.delegate
-        let declared = configuration.declaredTypes
+        let declared = declaredTypes
         let limit = configuration.maximumPayloadSize
         if let type = remote.activityType, !(delegate?.willContinue(activityType: type) ?? true) {
             return .declined(activityType: type)

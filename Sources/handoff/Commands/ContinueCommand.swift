@@ -30,7 +30,8 @@ enum ContinueCommand: HandoffCommand {
             xdg-open, http and https only (--print prints its URL); a clipboard is written to standard output; \
             a terminal (org.handoff.terminal) is found among your local clones by its remote URL, at the same \
             path, with an offer to check out its branch and its last command shown, never run (see \
-            'handoff shell-init').
+            'handoff shell-init'). What is playing (org.handoff.media, offered by handoff-media) opens in \
+            your MPRIS media player at the source's position (--print prints its URL and position).
 
             A continued note never overwrites a local note that is open in an editor or whose text differs from \
             what an earlier continue wrote: both are kept, the continued one as a conflict copy named \
