@@ -13,9 +13,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, Optional, Union
 
-from jeepney import DBusAddress, HeaderFields, MatchRule, MessageType, message_bus, new_method_call
+from jeepney import DBusAddress, HeaderFields, MatchRule, MessageType, new_method_call
 from jeepney.io.blocking import DBusConnection, open_dbus_connection
-from jeepney.wrappers import DBusErrorResponse
 
 BUS_NAME = "org.handoff.Handoff1"
 OBJECT_PATH = "/org/handoff/Handoff1"
@@ -140,8 +139,12 @@ class Handoff:
     """
 
     def __init__(self, bus: Optional[str] = None, timeout: float = 10.0) -> None:
-        self._connection: DBusConnection = open_dbus_connection(
-            bus=bus or os.environ.get("HANDOFF_BUS_ADDRESS") or "SYSTEM")
+        address = bus or os.environ.get("HANDOFF_BUS_ADDRESS") or "SYSTEM"
+        try:
+            self._connection: DBusConnection = open_dbus_connection(bus=address)
+        except OSError as error:
+            raise HandoffError("org.freedesktop.DBus.Error.NoServer",
+                               f"cannot reach the bus {address}: {error}") from error
         self._daemon = DBusAddress(OBJECT_PATH, bus_name=BUS_NAME, interface=INTERFACE)
         self.timeout = timeout
 
@@ -315,4 +318,4 @@ def _float(value: object) -> float:
 
 
 __all__ = ["ActivityEvent", "ActivitySummary", "ContinuedActivity", "Handoff", "HandoffError", "PlistValue",
-           "ProtocolError", "Status", "UserInfo", "decode_user_info", "encode_user_info", "message_bus"]
+           "ProtocolError", "Status", "UserInfo", "decode_user_info", "encode_user_info"]
