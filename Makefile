@@ -5,7 +5,7 @@ SWIFT ?= swift
 CONFIG ?= debug
 export PATH := $(CURDIR)/.venv/bin:$(PATH)
 
-.PHONY: deb lint-deb test-deb test-installed all build test test-unit test-vm test-matrix test-many vm2-images test-tsan test-fuzz fuzz bench bench-ble bench-cost bench-e2e demo deps clean help install uninstall soak
+.PHONY: deb lint-deb test-deb test-installed all build test test-unit test-python test-vm test-matrix test-many vm2-images test-tsan test-fuzz fuzz bench bench-ble bench-cost bench-e2e demo deps clean help install uninstall soak
 
 all: build
 
@@ -13,6 +13,7 @@ help:
 	@echo "make demo      two machines in a VM: note edit on one, continue on the other"
 	@echo "make test      every test tier: unit and integration (private dbus-daemon, bluezoo), TSan, the VM, the package"
 	@echo "make test-unit the Swift test suites, then the demo's flow on bluezoo (no VM)"
+	@echo "make test-python the Python client and handoff-media against the real daemons, mpv (part of make test)"
 	@echo "make test-vm   the real-BlueZ tier only: bluetoothd and two virtual controllers in qemu"
 	@echo "make test-matrix two Debian VMs (12, 13, mixed) on one emulated radio, the .deb installed (DEB=path)"
 	@echo "make test-many  one laptop VM and eight receiver VMs on one radio: eight continues at once, strangers holding on"
@@ -55,7 +56,16 @@ test-vm:
 	@scripts/deps.sh test
 	scripts/vm-test.sh
 
-test: test-unit test-fuzz test-tsan test-vm test-deb test-installed
+test: test-unit test-python test-fuzz test-tsan test-vm test-deb test-installed
+
+# The Python client (clients/python): mypy --strict, then its tests against the real handoffd, two daemons paired
+# over bluezoo, and the MPRIS bridge with the real mpv and mpv-mpris (about 20 s).
+test-python:
+	@scripts/deps.sh test
+	$(SWIFT) build --product handoffd
+	$(SWIFT) build --product handoff
+	cd clients/python && mypy --strict handoff_client
+	cd clients/python && python -W ignore::ResourceWarning -m unittest discover -s tests -t . -v
 
 # The package as a user gets it: built (static Swift runtime, release), then lintian, which fails on any tag not
 # accepted with its reason in scripts/deb/lintian-accepted.

@@ -77,9 +77,13 @@ struct MediaContinuation {
         var trackID: ObjectPath?
         for _ in 0..<200 {
             let metadata = try? await player.property("Metadata", as: [String: Variant].self)
-            if let metadata, metadata != before || before == nil,
-               let id = try? metadata["mpris:trackid"]?.get(ObjectPath.self),
-               (try? await player.property("PlaybackStatus", as: String.self)) != "Stopped" {
+            // A new track id ("/noplaylist" is MPRIS's "no track"). Some players (mpv-mpris) keep saying
+            // PlaybackStatus Stopped for a track opened from idle although it plays, so that is not waited for.
+            // The same URL again (continued twice) may leave the metadata as it was: its url says it is there.
+            if let metadata,
+               metadata != before || before == nil
+                || (try? metadata["xesam:url"]?.get(String.self)) == url.absoluteString,
+               let id = try? metadata["mpris:trackid"]?.get(ObjectPath.self), id.rawValue != "/noplaylist" {
                 trackID = id
                 break
             }
@@ -88,8 +92,17 @@ struct MediaContinuation {
         guard let trackID else {
             throw CLIError(.unavailable, "\(name) did not load \(ActivitySummary.printable(url.absoluteString))")
         }
-        let target = position(now: Date(), age: age)
-        try await player.call("SetPosition", .objectPath(trackID), .int64(Int64(target * 1_000_000)))
+        // A player may show the new track before it can seek in it, and drop a seek made too early: seek until
+        // the player says it is there (at most 2 s), each time to where the source is by then.
+        for _ in 0..<20 {
+            let target = position(now: Date(), age: age)
+            try await player.call("SetPosition", .objectPath(trackID), .int64(Int64(target * 1_000_000)))
+            try await Task.sleep(for: .milliseconds(100))
+            if let now = try? await player.property("Position", as: Int64.self),
+               abs(Double(now) / 1_000_000 - position(now: Date(), age: age)) < 0.5 {
+                break
+            }
+        }
         if !playing { try await player.call("Pause") }
         return name
     }
