@@ -29,7 +29,7 @@ help:
 	@echo "make bench-cost handoffd's cost in a crowded room and at rest, in the VM (about 20 min)"
 	@echo "make bench-e2e  note edit -> watch line -> continue --print, 20 runs in the VM, p50 and p95 (about 5 min)"
 	@echo "make build     swift build"
-	@echo "make install   handoffd, handoff, the D-Bus policy, the systemd unit (PREFIX=/usr/local, DESTDIR)"
+	@echo "make install   handoffd, handoff, handoff-media, the D-Bus policy and interface XML, the units (PREFIX=/usr/local, DESTDIR)"
 	@echo "make deb       the Debian package handoff_VERSION-1_ARCH.deb (lint-deb: and lintian on it)"
 
 deps:
@@ -158,6 +158,9 @@ lint-deb: deb
 PREFIX ?= /usr/local
 SYSCONFDIR ?= /etc
 UNITDIR ?= $(PREFIX)/lib/systemd/system
+USERUNITDIR ?= $(PREFIX)/lib/systemd/user
+# Where python3 looks for modules under PREFIX (/usr/local/lib/python3.11/dist-packages on Debian 12).
+PYTHONDIR ?= $(PREFIX)/$(shell /usr/bin/python3 -c 'import sys; print("lib/python%d.%d/dist-packages" % sys.version_info[:2])')
 INSTALL_CONFIG ?= release
 # Optimised for size: handoffd runs all day, and most of its resident memory is mapped code (Docs/performance.md,
 # Memory: 20.2-20.3 MB with -O, 19.8-19.9 MB with -Osize). Its own scratch path keeps `swift build -c release`'s.
@@ -173,13 +176,20 @@ install:
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions
 	install -m 0755 $(BUILT)/handoffd $(BUILT)/handoff $(DESTDIR)$(PREFIX)/bin/
 	install -m 0644 dbus-policy/org.handoff.Handoff1.conf $(DESTDIR)$(SYSCONFDIR)/dbus-1/system.d/
+	install -d $(DESTDIR)$(PREFIX)/share/dbus-1/interfaces $(DESTDIR)$(PYTHONDIR)/handoff_client $(DESTDIR)$(USERUNITDIR)
+	install -m 0644 dbus-policy/interfaces/org.handoff.Handoff1.xml $(DESTDIR)$(PREFIX)/share/dbus-1/interfaces/
+	install -m 0644 clients/python/handoff_client/*.py clients/python/handoff_client/py.typed \
+		$(DESTDIR)$(PYTHONDIR)/handoff_client/
+	install -m 0755 scripts/handoff-media $(DESTDIR)$(PREFIX)/bin/handoff-media
+	sed 's|@HANDOFF_MEDIA@|$(PREFIX)/bin/handoff-media|g; s|@DOCDIR@|$(PREFIX)/share/doc/handoff|g' \
+		scripts/systemd/handoff-media.service > $(DESTDIR)$(USERUNITDIR)/handoff-media.service
 	sed 's|@HANDOFFD@|$(PREFIX)/bin/handoffd|g; s|@DOCDIR@|$(PREFIX)/share/doc/handoff|g' scripts/systemd/handoffd.service \
 		> $(DESTDIR)$(UNITDIR)/handoffd.service
 	sed 's|@HANDOFFD@|$(PREFIX)/bin/handoffd|g' scripts/systemd/org.handoff.Handoff1.service \
 		> $(DESTDIR)$(PREFIX)/share/dbus-1/system-services/org.handoff.Handoff1.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/handoffd.service \
 		$(DESTDIR)$(PREFIX)/share/dbus-1/system-services/org.handoff.Handoff1.service
-	install -m 0644 Docs/dbus-api.md Docs/usage.md $(DESTDIR)$(PREFIX)/share/doc/handoff/
+	install -m 0644 Docs/dbus-api.md Docs/usage.md Docs/apps.md $(DESTDIR)$(PREFIX)/share/doc/handoff/
 	$(BUILT)/handoff completions bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/handoff
 	$(BUILT)/handoff completions zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_handoff
 	@echo "installed; now: systemctl daemon-reload && systemctl enable --now handoffd"
@@ -188,8 +198,10 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/handoffd $(DESTDIR)$(PREFIX)/bin/handoff \
 		$(DESTDIR)$(SYSCONFDIR)/dbus-1/system.d/org.handoff.Handoff1.conf $(DESTDIR)$(UNITDIR)/handoffd.service \
 		$(DESTDIR)$(PREFIX)/share/dbus-1/system-services/org.handoff.Handoff1.service \
-		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/handoff $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_handoff
-	rm -rf $(DESTDIR)$(PREFIX)/share/doc/handoff
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/handoff $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_handoff \
+		$(DESTDIR)$(PREFIX)/share/dbus-1/interfaces/org.handoff.Handoff1.xml $(DESTDIR)$(PREFIX)/bin/handoff-media \
+		$(DESTDIR)$(USERUNITDIR)/handoff-media.service
+	rm -rf $(DESTDIR)$(PREFIX)/share/doc/handoff $(DESTDIR)$(PYTHONDIR)/handoff_client
 
 clean:
 	rm -rf .build .vm bench/results
