@@ -88,7 +88,7 @@ public final class DBusHandoffService: HandoffService {
     }
 
     public func continueActivity(
-        _ id: ActivityID, progress: @escaping @Sendable (ContinueProgress) -> Void
+        _ id: ActivityID, pauseSource: Bool, progress: @escaping @Sendable (ContinueProgress) -> Void
     ) async throws -> ContinuedActivity {
         let progressSignal = HandoffBusAPI.Signal.progress
         let updates = try await signals(progressSignal)
@@ -108,8 +108,10 @@ public final class DBusHandoffService: HandoffService {
             finishing.finish()
         }
         defer { forwarder.cancel() }
+        var options: [String: Variant] = [:]
+        if pauseSource { options[HandoffBusAPI.ContinueOption.pauseSource] = true }
         let values = try await call(
-            HandoffBusAPI.Method.continueActivity, id.rawValue, [String: Variant](), timeout: .seconds(120))
+            HandoffBusAPI.Method.continueActivity, id.rawValue, options, timeout: .seconds(120))
         // Already queued when the reply came, so this is at once; bounded for a daemon that never says it.
         let waited = Task { for await _ in finished {} }
         let limit = Task { [clock] in

@@ -63,6 +63,19 @@ extension HandoffBusAPI {
         public static let app = StatusKey<String>("App")
     }
 
+    /// `ContinueActivity`'s options. A daemon ignores options it does not know.
+    public enum ContinueOption {
+        /// Ask the source to pause what it plays (`handoff continue --pause-source`): carried to the source in the
+        /// transfer's DONE, and signalled there to the app that offered the activity.
+        public static let pauseSource = StatusKey<Bool>("PauseSource")
+    }
+
+    /// `CurrentActivityContinued`'s details.
+    public enum ContinuedKey {
+        /// The device that continued it asked the source to pause what it plays.
+        public static let pauseSource = StatusKey<Bool>("PauseSource")
+    }
+
     /// The entries of a declared type, in `DeclareActivityType`'s options and `ActivityTypes`' answer.
     public enum TypeKey {
         /// The app that handles the type, as people know it (`mpv`, `Firefox`).

@@ -84,6 +84,10 @@ public enum HandoffBusAPI {
         public static let progress = SignalDeclaration(
             "Progress", of: String.self, String.self, UInt64.self, UInt64.self,
             argumentNames: ["id", "phase", "receivedBytes", "totalBytes"])
+        /// `CurrentActivityContinued(s id, a{sv} details)`, to the connection that offered the activity `id`, when
+        /// a paired device continued it; `details` says what it asked (``HandoffBusAPI/ContinuedKey``).
+        public static let currentActivityContinued = SignalDeclaration(
+            "CurrentActivityContinued", of: String.self, [String: Variant].self, argumentNames: ["id", "details"])
         /// `PairingCode(s deviceName, s code)`, to the caller of Pair or AcceptPairing.
         public static let pairingCode = SignalDeclaration(
             "PairingCode", of: String.self, String.self, argumentNames: ["deviceName", "code"])

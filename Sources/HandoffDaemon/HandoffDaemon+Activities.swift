@@ -8,8 +8,8 @@ import HandoffKit
 /// The caller's own current activity: set, update, resign.
 extension HandoffDaemon {
     /// Makes a new activity current for `uid` and returns its id.
-    func setCurrentActivity(uid: UInt32, type: String, title: String, userInfo: [UInt8], process: String? = nil)
-        async throws -> String {
+    func setCurrentActivity(uid: UInt32, type: String, title: String, userInfo: [UInt8], process: String? = nil,
+                            sender: BusName? = nil) async throws -> String {
         if let offer, offer.uid != uid {
             throw DaemonError.accessDenied("another user's activity is current on this device")
         }
@@ -17,7 +17,7 @@ extension HandoffDaemon {
                                            what: "offer of \(type)")
         offer?.resignTask?.cancel()
         let id = UUID().uuidString
-        offer = Offer(id: id, uid: uid, process: process, activity: activity, resignTask: nil)
+        offer = Offer(id: id, uid: uid, process: process, sender: sender, activity: activity, resignTask: nil)
         withdrawWhenExpired(id, activity)
         logger.log("user \(uid) offers \(type) '\(title)' (\(userInfo.count) bytes of userInfo)")
         return id
@@ -72,6 +72,22 @@ extension HandoffDaemon {
         offer = nil
         await current.activity.resignCurrent(in: engine)
         logger.log("user \(current.uid)'s activity is no longer offered")
+    }
+
+    /// A peer took the current activity: its offering connection hears it, with what the peer asked
+    /// (`CurrentActivityContinued`; `PauseSource` for `handoff continue --pause-source`). The activity stays
+    /// current: continuing it again elsewhere is the app's choice to allow.
+    func offerWasContinued(_ activity: UserActivity, requests: ContinuationRequests) {
+        guard let offer, offer.activity === activity, let sender = offer.sender else { return }
+        var details: [String: Variant] = [:]
+        details[HandoffBusAPI.ContinuedKey.pauseSource] = requests.contains(.pauseSource)
+        do {
+            try connection.emitSignal(HandoffBusAPI.Signal.currentActivityContinued, offer.id, details,
+                                      path: HandoffBusAPI.objectPath, interface: HandoffBusAPI.interface,
+                                      destination: sender)
+        } catch {
+            logger.warning("cannot signal \(sender): \(error.message)")
+        }
     }
 
     /// The app that offered `uid`'s current activity, for Status: the app declared for its type, else the process.

@@ -12,9 +12,10 @@ extension HandoffDaemon {
             await daemon.status(uid: uid)
         }
         method(&interface, HandoffBusAPI.Method.setCurrentActivity, .owner) { daemon, call, uid, type, title, userInfo in
-            let process = await daemon.callers.processName(of: try Self.sender(call))
+            let sender = try Self.sender(call)
+            let process = await daemon.callers.processName(of: sender)
             return try await daemon.setCurrentActivity(uid: uid, type: type, title: title, userInfo: userInfo,
-                                                       process: process)
+                                                       process: process, sender: sender)
         }
         method(&interface, HandoffBusAPI.Method.updateCurrentActivity, .owner) { daemon, _, uid, id, title, userInfo in
             try await daemon.updateCurrentActivity(uid: uid, id: id, title: title, userInfo: userInfo)
@@ -33,9 +34,11 @@ extension HandoffDaemon {
                 id: id, sender: try Self.sender(call), uid: uid)
             return (result, activity.activityType, activity.title ?? "", payload)
         }
-        method(&interface, HandoffBusAPI.Method.continueActivity, .owner) { daemon, call, uid, id, _ in
+        method(&interface, HandoffBusAPI.Method.continueActivity, .owner) { daemon, call, uid, id, options in
+            let requests: ContinuationRequests = options[HandoffBusAPI.ContinueOption.pauseSource] == true
+                ? .pauseSource : []
             let (result, activity, payload, transport) = try await daemon.continueActivity(
-                id: id, sender: try Self.sender(call), uid: uid)
+                id: id, sender: try Self.sender(call), uid: uid, requests: requests)
             typealias Key = HandoffBusAPI.ContinueResult
             var values: [String: Variant] = [:]
             values[Key.summary] = result
@@ -74,6 +77,7 @@ extension HandoffDaemon {
         interface.signal(HandoffBusAPI.Signal.activityDisappeared)
         interface.signal(HandoffBusAPI.Signal.progress)
         interface.signal(HandoffBusAPI.Signal.pairingCode)
+        interface.signal(HandoffBusAPI.Signal.currentActivityContinued)
         addShareMethods(&interface)
         return interface
     }

@@ -55,6 +55,8 @@ public actor HandoffDaemon {
         let uid: UInt32
         /// The name of the process that offered it (`/proc/PID/comm`), when the bus and /proc told.
         let process: String?
+        /// The connection that offered it: told when a peer continues it (`CurrentActivityContinued`).
+        let sender: BusName?
         var activity: UserActivity
         var resignTask: Task<Void, Never>?
     }
@@ -181,6 +183,11 @@ public actor HandoffDaemon {
     private func begin() async throws {
         try await startSharing()
         try await connection.export([makeInterface()], at: HandoffBusAPI.objectPath)
+        delegate.continued.withLock {
+            $0 = { [weak self] activity, requests in
+                Task { await self?.offerWasContinued(activity, requests: requests) }
+            }
+        }
         let updates = await engine.availabilityUpdates()
         availabilityTask = Task { [weak self] in
             for await remote in updates {
