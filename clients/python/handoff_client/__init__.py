@@ -8,8 +8,9 @@
 See Docs/apps.md for how an app adopts handoff, and Docs/dbus-api.md for the API itself.
 """
 
-from .client import (ActivityEvent, ActivitySummary, ContinuedActivity, Handoff, HandoffError, PlistValue,
-                     ProtocolError, Status, UserInfo, decode_user_info, encode_user_info)
+from .client import (ActivityEvent, ActivitySummary, Continued, ContinuedActivity, ContinuedListener, Handoff,
+                     HandoffError, PlistValue, ProtocolError, Status, UserInfo, decode_user_info, encode_user_info)
 
-__all__ = ["ActivityEvent", "ActivitySummary", "ContinuedActivity", "Handoff", "HandoffError", "PlistValue",
-           "ProtocolError", "Status", "UserInfo", "decode_user_info", "encode_user_info"]
+__all__ = ["ActivityEvent", "ActivitySummary", "Continued", "ContinuedActivity", "ContinuedListener", "Handoff",
+           "HandoffError", "PlistValue", "ProtocolError", "Status", "UserInfo", "decode_user_info",
+           "encode_user_info"]

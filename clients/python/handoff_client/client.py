@@ -77,6 +77,70 @@ class ActivityEvent:
 
 
 @dataclass(frozen=True)
+class Continued:
+    """One ``CurrentActivityContinued`` signal: a paired device continued the activity ``activity_id`` this
+    connection offers. ``pause_source``: it asked to pause what this machine plays (``--pause-source``)."""
+
+    activity_id: str
+    pause_source: bool
+    #: Every detail as the bus gave it, newer keys included.
+    details: dict[str, object] = field(default_factory=dict)
+
+
+class ContinuedListener:
+    """Hears ``CurrentActivityContinued`` on a :class:`Handoff`'s connection; made by
+    :meth:`Handoff.listen_continued`. ``fileno()`` lets a program wait on it beside other sockets (``select``);
+    ``poll()`` then reads what came. Close it (or use it as a context manager) to stop listening."""
+
+    def __init__(self, connection: DBusConnection, rule: MatchRule, owner: Callable[[], Optional[str]]) -> None:
+        self._connection = connection
+        self._handle = connection.filter(rule, bufsize=64)
+        self._queue = self._handle.queue
+        self._owner = owner
+        self._daemon: Optional[str] = None
+
+    def fileno(self) -> int:
+        return int(self._connection.sock.fileno())
+
+    def poll(self, timeout: Optional[float] = 0.0) -> list[Continued]:
+        """What arrived: when nothing is queued yet, waits up to ``timeout`` seconds (None: without end) for the
+        connection's next message, then reads whatever else is ready without waiting. As on any jeepney
+        connection, a message no listener wants is dropped."""
+        wait = 0.0 if self._queue else timeout
+        try:
+            while True:
+                self._connection.recv_messages(timeout=wait)
+                wait = 0.0
+        except TimeoutError:
+            pass
+        events: list[Continued] = []
+        while self._queue:
+            message = self._queue.popleft()
+            # Anyone on the bus may send a signal to this connection: only the daemon's counts. Its unique name is
+            # asked again when another sends one (the daemon may have restarted).
+            sender = message.header.fields.get(HeaderFields.sender)
+            if sender != self._daemon:
+                self._daemon = self._owner()
+                if sender != self._daemon:
+                    continue
+            body = message.body
+            if len(body) != 2 or not isinstance(body[0], str) or not isinstance(body[1], dict):
+                continue   # not the signal this version knows
+            details = _variants(body[1])
+            events.append(Continued(body[0], details.get("PauseSource") is True, details))
+        return events
+
+    def close(self) -> None:
+        self._handle.close()
+
+    def __enter__(self) -> ContinuedListener:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+
+@dataclass(frozen=True)
 class Status:
     """``Status``'s answer. Fields a non-owner is not told are None."""
 
@@ -226,8 +290,11 @@ class Handoff:
     def continue_activity(self, activity_id: str,
                           will_continue: Optional[Callable[[ActivitySummary], bool]] = None,
                           progress: Optional[Callable[[str, int, int], None]] = None,
-                          timeout: float = 120.0) -> Optional[ContinuedActivity]:
+                          timeout: float = 120.0, pause_source: bool = False) -> Optional[ContinuedActivity]:
         """Fetches ``activity_id`` from its device.
+
+        ``pause_source`` asks the source to pause what it plays once this device has the activity (``handoff
+        continue --pause-source``): the app that offered it there hears ``CurrentActivityContinued``.
 
         ``will_continue`` is asked first with the summary (its type) and may say no: then nothing is fetched and
         None is returned, as Apple's ``willContinueUserActivityWithType``. ``progress(phase, received, total)``
@@ -240,7 +307,8 @@ class Handoff:
                 return None
         rule = MatchRule(type="signal", interface=INTERFACE, member="Progress", path=OBJECT_PATH)
         with self._connection.filter(rule, bufsize=64) as queue:
-            message = new_method_call(self._daemon, "ContinueActivity", "sa{sv}", (activity_id, {}))
+            options = {"PauseSource": ("b", True)} if pause_source else {}
+            message = new_method_call(self._daemon, "ContinueActivity", "sa{sv}", (activity_id, options))
             reply = self._connection.send_and_get_reply(message, timeout=timeout)
             if progress is not None:
                 while queue:
@@ -264,6 +332,28 @@ class Handoff:
             summary=summary, type=activity_type, title=_str(values.get("Title", summary.title)),
             user_info=decode_user_info(info), transport=optional.get("Transport"),
             fallback=optional.get("Fallback"), app=optional.get("App"), entries=values)
+
+    def listen_continued(self) -> ContinuedListener:
+        """Hears when a paired device continues the activity this connection offered (``set_current_activity``
+        on this same :class:`Handoff`), and what it asked; see :class:`ContinuedListener`."""
+        rule = MatchRule(type="signal", interface=INTERFACE, member="CurrentActivityContinued", path=OBJECT_PATH)
+        listener = ContinuedListener(self._connection, rule, self._daemon_owner)
+        bus = DBusAddress("/org/freedesktop/DBus", bus_name="org.freedesktop.DBus",
+                          interface="org.freedesktop.DBus")
+        # The signal is unicast to the offering connection; the rule only keeps a bus from dropping it.
+        self._connection.send_and_get_reply(
+            new_method_call(bus, "AddMatch", "s", (rule.serialise(),)), timeout=self.timeout)
+        return listener
+
+    def _daemon_owner(self) -> Optional[str]:
+        """The unique name that owns ``org.handoff.Handoff1`` now (None: nobody)."""
+        bus = DBusAddress("/org/freedesktop/DBus", bus_name="org.freedesktop.DBus",
+                          interface="org.freedesktop.DBus")
+        reply = self._connection.send_and_get_reply(new_method_call(bus, "GetNameOwner", "s", (BUS_NAME,)),
+                                                    timeout=self.timeout)
+        if reply.header.message_type == MessageType.error or not reply.body or not isinstance(reply.body[0], str):
+            return None
+        return reply.body[0]
 
     def watch(self, timeout: Optional[float] = None) -> Iterator[ActivityEvent]:
         """``ActivityAppeared``/``ActivityDisappeared`` as they come. Stops after ``timeout`` seconds without an

@@ -3,7 +3,8 @@
 Watches the MPRIS media players on the session bus (mpv with mpv-mpris, VLC, Rhythmbox, browsers…). While one
 plays, its track's URL, position and playing state are this machine's current activity; a seek, another track
 or another player updates it, and it is withdrawn when nothing plays any more (paused, stopped, player gone).
-On the other machine, ``handoff continue`` opens the URL in its own MPRIS player at the same position.
+On the other machine, ``handoff continue`` opens the URL in its own MPRIS player at the same position, and with
+``--pause-source`` this machine's player pauses (the daemon signals ``CurrentActivityContinued``).
 
 It sleeps on the bus between changes: no timer, no polling. Run it in your session::
 
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import select
 import signal
 import sys
 import time
@@ -27,7 +29,7 @@ from typing import Any, Optional
 from jeepney import DBusAddress, MatchRule, MessageType, new_method_call
 from jeepney.io.blocking import DBusConnection, open_dbus_connection
 
-from .client import Handoff, HandoffError
+from .client import Continued, Handoff, HandoffError
 
 MEDIA_TYPE = "org.handoff.media"
 MPRIS_PREFIX = "org.mpris.MediaPlayer2."
@@ -146,6 +148,22 @@ class MediaBridge:
                 self.activity_id, self.offered = None, None
             self.log(f"cannot offer {track.url}: {error}")
 
+    def continued(self, events: list[Continued]) -> None:
+        """A paired device continued what this bridge offers: when it asked, the player pauses (and the offer is
+        then withdrawn, as for any pause)."""
+        for event in events:
+            if self.activity_id is None or event.activity_id != self.activity_id or self.offered is None:
+                continue
+            if not event.pause_source:
+                self.log(f"continued on another device: {self.offered.activity_title()}")
+                continue
+            player = DBusAddress(MPRIS_PATH, bus_name=self.offered.player, interface=PLAYER)
+            if self.players.call(player, "Pause") is None:
+                self.log(f"continued on another device, which asked to pause, but {self.offered.identity} "
+                         "did not pause")
+            else:
+                self.log(f"continued on another device, which asked to pause: {self.offered.identity} paused")
+
     def withdraw(self) -> None:
         if self.activity_id is None:
             return
@@ -158,7 +176,8 @@ class MediaBridge:
         self.activity_id, self.offered = None, None
 
     def run(self, stop: Callable[[], bool] = lambda: False) -> None:
-        """Syncs now, then on every change the players signal, until ``stop()`` says so (checked each second)."""
+        """Syncs now, then on every change the players signal and on every continue of the offer, until
+        ``stop()`` says so (checked each second)."""
         session = self.players.session
         rules = [MatchRule(type="signal", interface="org.freedesktop.DBus.Properties", member="PropertiesChanged",
                            path=MPRIS_PATH),
@@ -167,22 +186,33 @@ class MediaBridge:
                            member="NameOwnerChanged")]
         rules[2].add_arg_condition(0, "org.mpris.MediaPlayer2", "namespace")
         with session.filter(rules[0], bufsize=256) as changes, session.filter(rules[1], bufsize=256) as seeks, \
-                session.filter(rules[2], bufsize=256) as owners:
+                session.filter(rules[2], bufsize=256) as owners, self.handoff.listen_continued() as continues:
             for rule in rules:
                 self.players.call(self.players.bus, "AddMatch", "s", (rule.serialise(),))
             self.sync()
             while not stop():
-                try:
-                    session.recv_messages(timeout=1.0)
-                except TimeoutError:
-                    continue
-                moved = bool(seeks)
+                # Both connections are read dry before sleeping on their sockets: a call's reply may have brought
+                # a whole message more with it, which no socket would announce.
+                _drain(session)
+                self.continued(continues.poll(0.0))
                 if changes or seeks or owners:
+                    moved = bool(seeks)
                     changes.clear()
                     seeks.clear()
                     owners.clear()
                     self.sync(moved=moved)
+                    continue
+                select.select([session.sock, continues], [], [], 1.0)
         self.withdraw()
+
+
+def _drain(connection: DBusConnection) -> None:
+    """Hands every message ready on ``connection`` to its filters, without waiting."""
+    try:
+        while True:
+            connection.recv_messages(timeout=0.0)
+    except TimeoutError:
+        pass
 
 
 def main(argv: Optional[list[str]] = None) -> int:

@@ -10,9 +10,10 @@ import subprocess
 import threading
 import unittest
 
-from jeepney import DBusAddress, new_method_call
+from jeepney import DBusAddress, HeaderFields, new_method_call, new_signal
+from jeepney.io.blocking import open_dbus_connection
 
-from handoff_client import ActivityEvent, Handoff, HandoffError
+from handoff_client import ActivityEvent, Continued, Handoff, HandoffError
 
 from .machines import BIN, rig, wait_until
 
@@ -177,6 +178,28 @@ class ClientTests(unittest.TestCase):
         summary, activity_type, title, user_info = reply.body   # "too many values to unpack" would fail here
         self.assertEqual((activity_type, title, summary[3]), (READER, "four", "laptop"))
         self.assertTrue(user_info.startswith(b"bplist00"))
+
+    def test_the_offering_app_hears_the_continue_and_whether_to_pause(self) -> None:
+        with self.laptop.listen_continued() as heard:
+            earlier = {a.id for a in self.desktop.available_activities()}   # an earlier test's offer, not yet gone
+            activity_id = self.offer("paused", {"page": 3})
+            # Anyone on the bus can send this connection the same signal: a forgery, marked to be told apart.
+            with open_dbus_connection(bus=self.rig.laptop.bus) as forger:
+                forged = new_signal(DBusAddress("/org/handoff/Handoff1", interface="org.handoff.Handoff1"),
+                                    "CurrentActivityContinued", "sa{sv}",
+                                    (activity_id, {"PauseSource": ("b", True), "Forged": ("b", True)}))
+                forged.header.fields[HeaderFields.destination] = self.laptop._connection.unique_name
+                forger.send(forged)
+            listed = wait_until(lambda: next((a.id for a in self.desktop.available_activities()
+                                              if a.type == READER and a.id not in earlier), None), 20,
+                                "the desktop did not see the offer")
+            continued = self.desktop.continue_activity(str(listed), pause_source=True)
+            assert continued is not None
+            events: list[Continued] = []
+            # The forgery was sent first, so it was read (and dropped) before the daemon's signal.
+            wait_until(lambda: events.extend(heard.poll(0.5)) or events, 20, "the laptop's app heard nothing")
+        self.assertEqual([(e.activity_id, e.pause_source) for e in events], [(activity_id, True)])
+        self.assertNotIn("Forged", events[0].details)
 
     def test_errors_keep_the_daemon_s_name(self) -> None:
         with self.assertRaises(HandoffError) as missing:

@@ -3,7 +3,7 @@ MPRIS plugin (mpv-mpris), headless (no video, audio to null), each machine with 
 
 The laptop's mpv plays a minute of sound the test writes; handoff-media (the bridge) offers it; the desktop's
 `handoff continue` opens it in the desktop's idle mpv at the laptop's position, within a second; a seek on the
-laptop updates the offer; a pause withdraws it."""
+laptop updates the offer; a pause withdraws it; `handoff continue --pause-source` pauses the laptop's mpv."""
 
 from __future__ import annotations
 
@@ -121,8 +121,8 @@ class MediaTests(unittest.TestCase):
             return ids[0] if ids else None
         return str(wait_until(find, 20, "the desktop did not see what the laptop plays"))
 
-    def continue_on_desktop(self) -> None:
-        result = self.rig.desktop.handoff("continue", "--type", MEDIA_TYPE,
+    def continue_on_desktop(self, *options: str) -> None:
+        result = self.rig.desktop.handoff("continue", "--type", MEDIA_TYPE, *options,
                                           env=self.rig.desktop.env(DBUS_SESSION_BUS_ADDRESS=self.target.address))
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertIn("playing a minute.wav from laptop in mpv at", result.stderr)
@@ -162,6 +162,23 @@ class MediaTests(unittest.TestCase):
         self.source.control("Pause")
         wait_until(lambda: self.laptop.status().current_activity is None, 10,
                    "the laptop still offers what no longer plays")
+
+    def test_pause_source_pauses_the_laptops_player_and_the_song_plays_on_the_desktop(self) -> None:
+        self.offered()
+        self.continue_on_desktop("--pause-source")
+        wait_until(lambda: self.source.player()["PlaybackStatus"] == "Paused", 10,
+                   "the laptop's mpv still plays after continue --pause-source")
+        paused_at = self.source.position()
+        target = self.target.position()
+        print(f"\nmedia: the laptop paused at {paused_at:.3f} s, the desktop plays at {target:.3f} s", file=sys.stderr)
+        self.assertLess(abs(paused_at - target), 1.0, f"the laptop paused at {paused_at:.2f} s, "
+                                                       f"the desktop is at {target:.2f} s")
+        before = self.target.position()
+        time.sleep(0.5)
+        self.assertGreater(self.target.position(), before + 0.2, "the desktop does not play")
+        wait_until(lambda: self.laptop.status().current_activity is None, 10,
+                   "the laptop still offers what it paused")
+        self.assertIn("which asked to pause: mpv paused", (self.folder / "bridge.log").read_text())
 
 
 if __name__ == "__main__":
