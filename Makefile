@@ -5,7 +5,7 @@ SWIFT ?= swift
 CONFIG ?= debug
 export PATH := $(CURDIR)/.venv/bin:$(PATH)
 
-.PHONY: deb lint-deb test-deb test-installed all build test test-unit test-vm test-matrix test-many vm2-images test-tsan test-fuzz fuzz bench bench-ble bench-cost bench-e2e demo deps clean help install uninstall soak
+.PHONY: deb lint-deb test-deb test-installed all build test test-unit test-python test-vm test-matrix test-many vm2-images test-tsan test-fuzz fuzz bench bench-ble bench-cost bench-e2e demo deps clean help install uninstall soak
 
 all: build
 
@@ -13,6 +13,7 @@ help:
 	@echo "make demo      two machines in a VM: note edit on one, continue on the other"
 	@echo "make test      every test tier: unit and integration (private dbus-daemon, bluezoo), TSan, the VM, the package"
 	@echo "make test-unit the Swift test suites, then the demo's flow on bluezoo (no VM)"
+	@echo "make test-python the Python client and handoff-media against the real daemons, mpv (part of make test)"
 	@echo "make test-vm   the real-BlueZ tier only: bluetoothd and two virtual controllers in qemu"
 	@echo "make test-matrix two Debian VMs (12, 13, mixed) on one emulated radio, the .deb installed (DEB=path)"
 	@echo "make test-many  one laptop VM and eight receiver VMs on one radio: eight continues at once, strangers holding on"
@@ -28,7 +29,7 @@ help:
 	@echo "make bench-cost handoffd's cost in a crowded room and at rest, in the VM (about 20 min)"
 	@echo "make bench-e2e  note edit -> watch line -> continue --print, 20 runs in the VM, p50 and p95 (about 5 min)"
 	@echo "make build     swift build"
-	@echo "make install   handoffd, handoff, the D-Bus policy, the systemd unit (PREFIX=/usr/local, DESTDIR)"
+	@echo "make install   handoffd, handoff, handoff-media, the D-Bus policy and interface XML, the units (PREFIX=/usr/local, DESTDIR)"
 	@echo "make deb       the Debian package handoff_VERSION-1_ARCH.deb (lint-deb: and lintian on it)"
 
 deps:
@@ -57,7 +58,16 @@ test-vm:
 	@scripts/deps.sh test
 	scripts/vm-test.sh
 
-test: test-unit test-fuzz test-tsan test-vm test-deb test-installed
+test: test-unit test-python test-fuzz test-tsan test-vm test-deb test-installed
+
+# The Python client (clients/python): mypy --strict, then its tests against the real handoffd, two daemons paired
+# over bluezoo, and the MPRIS bridge with the real mpv and mpv-mpris (about 20 s).
+test-python:
+	@scripts/deps.sh test
+	$(SWIFT) build --product handoffd
+	$(SWIFT) build --product handoff
+	cd clients/python && mypy --strict handoff_client
+	cd clients/python && python -W ignore::ResourceWarning -m unittest discover -s tests -t . -v
 
 # The package as a user gets it: built (static Swift runtime, release), then lintian, which fails on any tag not
 # accepted with its reason in scripts/deb/lintian-accepted.
@@ -150,6 +160,9 @@ lint-deb: deb
 PREFIX ?= /usr/local
 SYSCONFDIR ?= /etc
 UNITDIR ?= $(PREFIX)/lib/systemd/system
+USERUNITDIR ?= $(PREFIX)/lib/systemd/user
+# Where python3 looks for modules under PREFIX (/usr/local/lib/python3.11/dist-packages on Debian 12).
+PYTHONDIR ?= $(PREFIX)/$(shell /usr/bin/python3 -c 'import sys; print("lib/python%d.%d/dist-packages" % sys.version_info[:2])')
 INSTALL_CONFIG ?= release
 # Optimised for size: handoffd runs all day, and most of its resident memory is mapped code (Docs/performance.md,
 # Memory: 20.2-20.3 MB with -O, 19.8-19.9 MB with -Osize). Its own scratch path keeps `swift build -c release`'s.
@@ -165,13 +178,20 @@ install:
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions
 	install -m 0755 $(BUILT)/handoffd $(BUILT)/handoff $(DESTDIR)$(PREFIX)/bin/
 	install -m 0644 dbus-policy/org.handoff.Handoff1.conf $(DESTDIR)$(SYSCONFDIR)/dbus-1/system.d/
+	install -d $(DESTDIR)$(PREFIX)/share/dbus-1/interfaces $(DESTDIR)$(PYTHONDIR)/handoff_client $(DESTDIR)$(USERUNITDIR)
+	install -m 0644 dbus-policy/interfaces/org.handoff.Handoff1.xml $(DESTDIR)$(PREFIX)/share/dbus-1/interfaces/
+	install -m 0644 clients/python/handoff_client/*.py clients/python/handoff_client/py.typed \
+		$(DESTDIR)$(PYTHONDIR)/handoff_client/
+	install -m 0755 scripts/handoff-media $(DESTDIR)$(PREFIX)/bin/handoff-media
+	sed 's|@HANDOFF_MEDIA@|$(PREFIX)/bin/handoff-media|g; s|@DOCDIR@|$(PREFIX)/share/doc/handoff|g' \
+		scripts/systemd/handoff-media.service > $(DESTDIR)$(USERUNITDIR)/handoff-media.service
 	sed 's|@HANDOFFD@|$(PREFIX)/bin/handoffd|g; s|@DOCDIR@|$(PREFIX)/share/doc/handoff|g' scripts/systemd/handoffd.service \
 		> $(DESTDIR)$(UNITDIR)/handoffd.service
 	sed 's|@HANDOFFD@|$(PREFIX)/bin/handoffd|g' scripts/systemd/org.handoff.Handoff1.service \
 		> $(DESTDIR)$(PREFIX)/share/dbus-1/system-services/org.handoff.Handoff1.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/handoffd.service \
 		$(DESTDIR)$(PREFIX)/share/dbus-1/system-services/org.handoff.Handoff1.service
-	install -m 0644 Docs/dbus-api.md Docs/usage.md $(DESTDIR)$(PREFIX)/share/doc/handoff/
+	install -m 0644 Docs/dbus-api.md Docs/usage.md Docs/apps.md $(DESTDIR)$(PREFIX)/share/doc/handoff/
 	$(BUILT)/handoff completions bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/handoff
 	$(BUILT)/handoff completions zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_handoff
 	@echo "installed; now: systemctl daemon-reload && systemctl enable --now handoffd"
@@ -180,8 +200,10 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/handoffd $(DESTDIR)$(PREFIX)/bin/handoff \
 		$(DESTDIR)$(SYSCONFDIR)/dbus-1/system.d/org.handoff.Handoff1.conf $(DESTDIR)$(UNITDIR)/handoffd.service \
 		$(DESTDIR)$(PREFIX)/share/dbus-1/system-services/org.handoff.Handoff1.service \
-		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/handoff $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_handoff
-	rm -rf $(DESTDIR)$(PREFIX)/share/doc/handoff
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/handoff $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_handoff \
+		$(DESTDIR)$(PREFIX)/share/dbus-1/interfaces/org.handoff.Handoff1.xml $(DESTDIR)$(PREFIX)/bin/handoff-media \
+		$(DESTDIR)$(USERUNITDIR)/handoff-media.service
+	rm -rf $(DESTDIR)$(PREFIX)/share/doc/handoff $(DESTDIR)$(PYTHONDIR)/handoff_client
 
 clean:
 	rm -rf .build .vm bench/results

@@ -82,7 +82,7 @@ let package = Package(
         .target(name: "HandoffDoctor"),
         .executableTarget(
             name: "handoff",
-            dependencies: ["HandoffCommandLine", "HandoffNotes", "HandoffClient", "HandoffDBusClient",
+            dependencies: ["DBus", "HandoffCommandLine", "HandoffNotes", "HandoffClient", "HandoffDBusClient",
                            "HandoffDesktop", "HandoffDoctor", "HandoffShared"]
         ),
         // The daemon: the D-Bus API over a HandoffEngine, and the CLI's client for it.

@@ -8,6 +8,8 @@ public struct ContinuedActivity: Sendable, Equatable, Codable {
     public var transport: String?
     /// Why a GATT transfer did not use the L2CAP channel: `no-psm`, `refused`, `no-le-coc`, `channel-failed`.
     public var fallback: String?
+    /// The app this device declared for the activity's type, when one did (`ContinueActivity`'s `App`).
+    public var app: String?
 
     /// Creates a continued activity.
     public init(summary: ActivitySummary, content: ActivityContent, transport: String? = nil, fallback: String? = nil) {

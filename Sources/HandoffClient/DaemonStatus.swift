@@ -22,6 +22,9 @@ public struct DaemonStatus: Sendable, Equatable, Codable {
     public var availableActivities: Int
     /// The caller's own current activity, if it has one.
     public var currentActivity: ActivitySummary?
+    /// The app that offered the current activity: the name declared for its type, else the offering process's
+    /// name. Chosen by a process, so shown escaped.
+    public var currentActivityApp: String?
     /// How the daemon scans for beacons (`advertisement monitor (…)`, `discovery (fallback: …)`); absent from
     /// daemons that do not say.
     public var scanning: String?

@@ -22,8 +22,9 @@ public protocol HandoffService: Sendable {
 
     /// Fetches an available activity from its device, reporting progress, and returns its full content.
     /// Throws ``ServiceError/Code/continueFailed`` with the remote `didFailToContinue` code and message.
+    /// `pauseSource` asks the source to pause what it plays once this device has the activity.
     func continueActivity(
-        _ id: ActivityID,
+        _ id: ActivityID, pauseSource: Bool,
         progress: @escaping @Sendable (ContinueProgress) -> Void
     ) async throws -> ContinuedActivity
 
@@ -39,4 +40,20 @@ public protocol HandoffService: Sendable {
 
     /// Activities appearing and disappearing, until the stream is cancelled or the connection drops.
     func activityEvents() async throws -> AsyncThrowingStream<ActivityEvent, any Error>
+}
+
+/// What a client may ask that not every service knows: answered with nothing by default.
+public protocol ActivityAppNaming: Sendable {
+    /// The app this device declared for each activity type (`ActivityTypes`' `App`), by type; types without one
+    /// are absent.
+    func activityApps() async throws -> [String: String]
+}
+
+extension HandoffService {
+    /// Continues `id`, asking nothing of its source.
+    public func continueActivity(
+        _ id: ActivityID, progress: @escaping @Sendable (ContinueProgress) -> Void
+    ) async throws -> ContinuedActivity {
+        try await continueActivity(id, pauseSource: false, progress: progress)
+    }
 }

@@ -63,6 +63,7 @@ public final class DBusHandoffService: HandoffService {
         status.scanning = values[Key.scanning]
         status.adapterAddress = values[Key.adapterAddress].flatMap { $0.isEmpty ? nil : $0 }
         status.adapterChoice = values[Key.adapterChoice]
+        status.currentActivityApp = values[Key.currentActivityApp]
         return status
     }
 
@@ -87,7 +88,7 @@ public final class DBusHandoffService: HandoffService {
     }
 
     public func continueActivity(
-        _ id: ActivityID, progress: @escaping @Sendable (ContinueProgress) -> Void
+        _ id: ActivityID, pauseSource: Bool, progress: @escaping @Sendable (ContinueProgress) -> Void
     ) async throws -> ContinuedActivity {
         let progressSignal = HandoffBusAPI.Signal.progress
         let updates = try await signals(progressSignal)
@@ -107,8 +108,10 @@ public final class DBusHandoffService: HandoffService {
             finishing.finish()
         }
         defer { forwarder.cancel() }
-        let (summary, type, title, info, path) = try await call(
-            HandoffBusAPI.Method.continueActivity, id.rawValue, timeout: .seconds(120))
+        var options: [String: Variant] = [:]
+        if pauseSource { options[HandoffBusAPI.ContinueOption.pauseSource] = true }
+        let values = try await call(
+            HandoffBusAPI.Method.continueActivity, id.rawValue, options, timeout: .seconds(120))
         // Already queued when the reply came, so this is at once; bounded for a daemon that never says it.
         let waited = Task { for await _ in finished {} }
         let limit = Task { [clock] in
@@ -117,9 +120,20 @@ public final class DBusHandoffService: HandoffService {
         }
         await waited.value
         limit.cancel()
-        return ContinuedActivity(
-            summary: summary, content: ActivityContent(type: type, title: title, userInfo: try BusCoding.stringUserInfo(info)),
-            transport: path.transport, fallback: path.fallback)
+        typealias Key = HandoffBusAPI.ContinueResult
+        // The entries every version has; a missing one is the daemon breaking its contract.
+        guard let summary = try values[Key.summary.name].map({ try $0.get(ActivitySummary.self) }),
+              let type = values[Key.type], let info = values[Key.userInfo]
+        else {
+            throw ServiceError(.failed, "the daemon's ContinueActivity answer lacks Summary, Type or UserInfo")
+        }
+        var continued = ContinuedActivity(
+            summary: summary,
+            content: ActivityContent(type: type, title: values[Key.title] ?? summary.title,
+                                     userInfo: try BusCoding.stringUserInfo(info)),
+            transport: values[Key.transport], fallback: values[Key.fallback])
+        continued.app = values[Key.app]
+        return continued
     }
 
     public func devices() async throws -> [DeviceInfo] {
@@ -193,5 +207,12 @@ public final class DBusHandoffService: HandoffService {
                               _ message: Message) -> ActivityEvent? {
         guard let summary = try? signal.arguments(of: message) else { return nil }
         return ActivityEvent(kind, summary)
+    }
+}
+
+extension DBusHandoffService: ActivityAppNaming {
+    public func activityApps() async throws -> [String: String] {
+        let types = try await call(HandoffBusAPI.Method.activityTypes)
+        return types.compactMapValues { $0[HandoffBusAPI.TypeKey.app] }
     }
 }

@@ -39,6 +39,49 @@ extension HandoffBusAPI {
         public static let availableActivities = StatusKey<UInt32>("AvailableActivities")
         /// The caller's current activity, if it has one.
         public static let currentActivity = StatusKey<ActivitySummary>("CurrentActivity")
+        /// The app that offered the caller's current activity: the name declared for its type
+        /// (`DeclareActivityType`'s `App`), else the name of the process that called SetCurrentActivity.
+        public static let currentActivityApp = StatusKey<String>("CurrentActivityApp")
+    }
+
+    /// `ContinueActivity`'s entries (Docs/dbus-api.md). Later versions may add keys; a client ignores those it
+    /// does not know.
+    public enum ContinueResult {
+        /// The activity's summary, with its real title and size.
+        public static let summary = StatusKey<ActivitySummary>("Summary")
+        /// Its type.
+        public static let type = StatusKey<String>("Type")
+        /// Its title.
+        public static let title = StatusKey<String>("Title")
+        /// Its userInfo, a binary property list.
+        public static let userInfo = StatusKey<[UInt8]>("UserInfo")
+        /// The link that carried it: `l2cap` or `gatt`.
+        public static let transport = StatusKey<String>("Transport")
+        /// Why GATT stood in for L2CAP, when it did.
+        public static let fallback = StatusKey<String>("Fallback")
+        /// The app this device declared for the type, when one declared it.
+        public static let app = StatusKey<String>("App")
+    }
+
+    /// `ContinueActivity`'s options. A daemon ignores options it does not know.
+    public enum ContinueOption {
+        /// Ask the source to pause what it plays (`handoff continue --pause-source`): carried to the source in the
+        /// transfer's DONE, and signalled there to the app that offered the activity.
+        public static let pauseSource = StatusKey<Bool>("PauseSource")
+    }
+
+    /// `CurrentActivityContinued`'s details.
+    public enum ContinuedKey {
+        /// The device that continued it asked the source to pause what it plays.
+        public static let pauseSource = StatusKey<Bool>("PauseSource")
+    }
+
+    /// The entries of a declared type, in `DeclareActivityType`'s options and `ActivityTypes`' answer.
+    public enum TypeKey {
+        /// The app that handles the type, as people know it (`mpv`, `Firefox`).
+        public static let app = StatusKey<String>("App")
+        /// Whether the daemon declares it itself (`ActivityTypes` only).
+        public static let builtIn = StatusKey<Bool>("BuiltIn")
     }
 }
 

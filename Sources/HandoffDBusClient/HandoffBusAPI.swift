@@ -36,11 +36,17 @@ public enum HandoffBusAPI {
             "AvailableActivities", out: [ActivitySummary].self, outputNames: ["activities"])
         /// `WatchActivities()`: ActivityAppeared/ActivityDisappeared are sent to the caller from now on.
         public static let watchActivities = MethodDeclaration("WatchActivities")
-        /// `Continue(s id) → ((ssssdt) summary, s type, s title, ay userInfo, a{ss} path)`, with Progress signals;
-        /// `path` says how the bytes came: `transport` (`l2cap`, `gatt`) and, after a fallback, `fallback`.
-        public static let continueActivity = MethodDeclaration(
+        /// `Continue(s id) → ((ssssdt) summary, s type, s title, ay userInfo)`, with Progress signals: the four
+        /// values of the interface as first published. (0.1.0 returned a fifth, the transfer's path, which broke
+        /// clients written against the documentation; `ContinueActivity` returns it, in a dictionary that can grow.)
+        public static let `continue` = MethodDeclaration(
             "Continue", in: String.self, out: ActivitySummary.self, String.self, String.self, [UInt8].self,
-            ContinuePath.self, inputNames: ["id"], outputNames: ["summary", "type", "title", "userInfo", "path"])
+            inputNames: ["id"], outputNames: ["summary", "type", "title", "userInfo"])
+        /// `ContinueActivity(s id, a{sv} options) → a{sv}`, with Progress signals: the continue whose result can
+        /// gain keys (``HandoffBusAPI/ContinueResult``). No option is defined yet; unknown options are ignored.
+        public static let continueActivity = MethodDeclaration(
+            "ContinueActivity", in: String.self, [String: Variant].self, out: [String: Variant].self,
+            inputNames: ["id", "options"], outputNames: ["activity"])
         /// `Devices() → a(ssbd)`.
         public static let devices = MethodDeclaration("Devices", out: [DeviceInfo].self, outputNames: ["devices"])
         /// `Pair(s deviceName, u timeoutSeconds) → (ssbd)`, with PairingCode signals.
@@ -56,6 +62,13 @@ public enum HandoffBusAPI {
             "ConfirmPairing", in: String.self, Bool.self, inputNames: ["code", "accept"])
         /// `Unpair(s device)`.
         public static let unpair = MethodDeclaration("Unpair", in: String.self, inputNames: ["device"])
+        /// `DeclareActivityType(s type, a{sv} options)`: the type may be offered and continued from now on, for as
+        /// long as the daemon runs; `App` s names the app that handles it (``HandoffBusAPI/TypeKey``).
+        public static let declareActivityType = MethodDeclaration(
+            "DeclareActivityType", in: String.self, [String: Variant].self, inputNames: ["type", "options"])
+        /// `ActivityTypes() → a{sa{sv}}`: every declared type, with what is known of it (``HandoffBusAPI/TypeKey``).
+        public static let activityTypes = MethodDeclaration(
+            "ActivityTypes", out: [String: [String: Variant]].self, outputNames: ["types"])
     }
 
     /// The signals, each with its arguments' Swift types, which the daemon emits and the client reads; every
@@ -71,6 +84,10 @@ public enum HandoffBusAPI {
         public static let progress = SignalDeclaration(
             "Progress", of: String.self, String.self, UInt64.self, UInt64.self,
             argumentNames: ["id", "phase", "receivedBytes", "totalBytes"])
+        /// `CurrentActivityContinued(s id, a{sv} details)`, to the connection that offered the activity `id`, when
+        /// a paired device continued it; `details` says what it asked (``HandoffBusAPI/ContinuedKey``).
+        public static let currentActivityContinued = SignalDeclaration(
+            "CurrentActivityContinued", of: String.self, [String: Variant].self, argumentNames: ["id", "details"])
         /// `PairingCode(s deviceName, s code)`, to the caller of Pair or AcceptPairing.
         public static let pairingCode = SignalDeclaration(
             "PairingCode", of: String.self, String.self, argumentNames: ["deviceName", "code"])

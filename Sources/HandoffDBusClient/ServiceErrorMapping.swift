@@ -24,7 +24,8 @@ enum ServiceErrorMapping {
             return ServiceError(.failed, message, remoteCode: name, cause: cause)
         default:
             // Declined, or a HandoffKit code: the message starts with "[4611 userInfoTooLarge]".
-            let code: ServiceError.Code = member == HandoffBusAPI.Method.continueActivity.name ? .continueFailed : .failed
+            let continuing = [HandoffBusAPI.Method.continueActivity.name, HandoffBusAPI.Method.continue.name]
+            let code: ServiceError.Code = member.map(continuing.contains) == true ? .continueFailed : .failed
             return ServiceError(code, message, remoteCode: name, cause: cause)
         }
     }

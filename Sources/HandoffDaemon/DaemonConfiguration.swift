@@ -37,7 +37,7 @@ public struct DaemonConfiguration: Sendable {
     public var scanning: @Sendable () async -> String? = { nil }
 
     /// The default: `/var/lib/handoff`, the host name, handoff's own activity types (note, clipboard, web page,
-    /// terminal).
+    /// terminal, what is playing, the file in the editor).
     /// `adapter` names a controller that is always there and on (nil: none); set ``adapter`` to report one that
     /// changes.
     public init(stateDirectory: URL = URL(fileURLWithPath: "/var/lib/handoff"),
@@ -46,7 +46,8 @@ public struct DaemonConfiguration: Sendable {
         self.deviceName = deviceName
         self.adapter = { AdapterReport(name: adapter, powered: adapter != nil) }
         self.handoff = HandoffConfiguration(declaredTypes: try DeclaredActivityTypes(
-            ["org.handoff.note", "org.handoff.clipboard", "org.handoff.web", "org.handoff.terminal"]))
+            ["org.handoff.note", "org.handoff.clipboard", "org.handoff.web", "org.handoff.terminal",
+             "org.handoff.media", "org.handoff.editor"]))
     }
 }
 

@@ -7,6 +7,9 @@ import HandoffShared
 /// thing a user, or a scenario counting it, sees of a continuation on the source's side.
 final class DaemonContinuationDelegate: ContinuationDelegate, UserActivityDelegate {
     let logger: DaemonLogger
+    /// Told of every continue of an activity the daemon offers, with what the receiver asked (the daemon signals
+    /// the app that offered it: `CurrentActivityContinued`). Set once the daemon runs.
+    let continued = Locked<(@Sendable (UserActivity, ContinuationRequests) -> Void)?>(nil)
 
     init(logger: DaemonLogger) {
         self.logger = logger
@@ -22,6 +25,12 @@ final class DaemonContinuationDelegate: ContinuationDelegate, UserActivityDelega
     }
 
     func userActivityWasContinued(_ activity: UserActivity) {
-        logger.log("offered \(activity.activityType) was continued on a paired device")
+        userActivityWasContinued(activity, requests: [])
+    }
+
+    func userActivityWasContinued(_ activity: UserActivity, requests: ContinuationRequests) {
+        let asked = requests.contains(.pauseSource) ? ", which asked to pause the source" : ""
+        logger.log("offered \(activity.activityType) was continued on a paired device\(asked)")
+        continued.withLock { $0 }?(activity, requests)
     }
 }

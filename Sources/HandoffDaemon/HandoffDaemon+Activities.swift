@@ -1,3 +1,4 @@
+import DBus
 import FoundationEssentials
 import HandoffShared
 import HandoffDBusClient
@@ -7,7 +8,8 @@ import HandoffKit
 /// The caller's own current activity: set, update, resign.
 extension HandoffDaemon {
     /// Makes a new activity current for `uid` and returns its id.
-    func setCurrentActivity(uid: UInt32, type: String, title: String, userInfo: [UInt8]) async throws -> String {
+    func setCurrentActivity(uid: UInt32, type: String, title: String, userInfo: [UInt8], process: String? = nil,
+                            sender: BusName? = nil) async throws -> String {
         if let offer, offer.uid != uid {
             throw DaemonError.accessDenied("another user's activity is current on this device")
         }
@@ -15,7 +17,8 @@ extension HandoffDaemon {
                                            what: "offer of \(type)")
         offer?.resignTask?.cancel()
         let id = UUID().uuidString
-        offer = Offer(id: id, uid: uid, activity: activity, userInfoSize: userInfo.count, resignTask: nil)
+        offer = Offer(id: id, uid: uid, process: process, sender: sender, activity: activity,
+                      userInfoSize: userInfo.count, resignTask: nil)
         withdrawWhenExpired(id, activity)
         logger.log("user \(uid) offers \(type) '\(title)' (\(userInfo.count) bytes of userInfo)")
         return id
@@ -73,6 +76,56 @@ extension HandoffDaemon {
         logger.log("user \(current.uid)'s activity is no longer offered")
     }
 
+    /// A peer took the current activity: its offering connection hears it, with what the peer asked
+    /// (`CurrentActivityContinued`; `PauseSource` for `handoff continue --pause-source`). The activity stays
+    /// current: continuing it again elsewhere is the app's choice to allow.
+    func offerWasContinued(_ activity: UserActivity, requests: ContinuationRequests) {
+        guard let offer, offer.activity === activity, let sender = offer.sender else { return }
+        var details: [String: Variant] = [:]
+        details[HandoffBusAPI.ContinuedKey.pauseSource] = requests.contains(.pauseSource)
+        do {
+            try connection.emitSignal(HandoffBusAPI.Signal.currentActivityContinued, offer.id, details,
+                                      path: HandoffBusAPI.objectPath, interface: HandoffBusAPI.interface,
+                                      destination: sender)
+        } catch {
+            logger.warning("cannot signal \(sender): \(error.message)")
+        }
+    }
+
+    /// The app that offered `uid`'s current activity, for Status: the app declared for its type, else the process.
+    func currentApp(uid: UInt32) -> String? {
+        guard let offer, offer.uid == uid else { return nil }
+        return declaredApps[offer.activity.activityType] ?? offer.process
+    }
+
+    /// Declares `type` for as long as the daemon runs (`DeclareActivityType`), with the app that handles it.
+    func declareActivityType(_ type: String, app: String?, uid: UInt32) async throws {
+        do {
+            try await engine.declare(type)
+        } catch {
+            throw DaemonError.invalidArguments("cannot declare the activity type: \(error.message)")
+        }
+        if let app, !app.isEmpty {
+            guard app.utf8.count <= 100, !app.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+            else { throw DaemonError.invalidArguments("an app name is at most 100 bytes, without control characters") }
+            declaredApps[type] = app
+        }
+        logger.log("user \(uid) declared \(type)\(app.map { " for '\($0)'" } ?? "")")
+    }
+
+    /// Every declared type, with its app and whether the daemon declares it itself.
+    func activityTypes() async -> [String: [String: Variant]] {
+        let builtIn = configuration.handoff.declaredTypes
+        var types: [String: [String: Variant]] = [:]
+        for type in await engine.declaredTypes.types {
+            var entry: [String: Variant] = [:]
+            entry[HandoffBusAPI.TypeKey.builtIn] = builtIn.contains(type)
+            entry[HandoffBusAPI.TypeKey.app] = declaredApps[type]
+            types[type] = entry
+        }
+        return types
+    }
+
     /// The caller's current activity as a summary, for Status.
     func currentSummary(uid: UInt32) async -> ActivitySummary? {
         guard let offer, offer.uid == uid else { return nil }
@@ -93,7 +146,8 @@ extension HandoffDaemon {
     private func offerAnew(uid: UInt32, type: String, title: String, userInfo: [UInt8], what: String) async throws
         -> UserActivity {
         do {
-            let activity = try makeActivity(type: type, title: title, userInfo: userInfo)
+            let activity = try makeActivity(type: type, title: title, userInfo: userInfo,
+                                            declared: await engine.declaredTypes)
             try await becomeCurrent(activity)
             return activity
         } catch {
@@ -105,11 +159,12 @@ extension HandoffDaemon {
     /// Checks what is cheap to check first (the type is declared, the userInfo bytes alone fit the payload
     /// limit), so a refusal of a multi-megabyte offer does not wait for its property list to be parsed; then
     /// parses userInfo.
-    private func makeActivity(type: String, title: String, userInfo: [UInt8]) throws -> UserActivity {
+    private func makeActivity(type: String, title: String, userInfo: [UInt8], declared: DeclaredActivityTypes) throws
+        -> UserActivity {
         guard !type.isEmpty else { throw DaemonError.invalidArguments("the activity type is empty") }
         let limit = configuration.handoff.maximumPayloadSize
         do {
-            try configuration.handoff.declaredTypes.require(type)
+            try declared.require(type)
             // The payload holds userInfo's objects and more, so a userInfo over the limit is a payload over it.
             guard userInfo.count <= limit else {
                 throw HandoffError(.userInfoTooLarge, "the userInfo alone is \(userInfo.count) bytes; the payload "

@@ -11,8 +11,11 @@ extension HandoffDaemon {
         method(&interface, HandoffBusAPI.Method.status, .anyone) { daemon, _, uid in
             await daemon.status(uid: uid)
         }
-        method(&interface, HandoffBusAPI.Method.setCurrentActivity, .owner) { daemon, _, uid, type, title, userInfo in
-            try await daemon.setCurrentActivity(uid: uid, type: type, title: title, userInfo: userInfo)
+        method(&interface, HandoffBusAPI.Method.setCurrentActivity, .owner) { daemon, call, uid, type, title, userInfo in
+            let sender = try Self.sender(call)
+            let process = await daemon.callers.processName(of: sender)
+            return try await daemon.setCurrentActivity(uid: uid, type: type, title: title, userInfo: userInfo,
+                                                       process: process, sender: sender)
         }
         method(&interface, HandoffBusAPI.Method.updateCurrentActivity, .owner) { daemon, _, uid, id, title, userInfo in
             try await daemon.updateCurrentActivity(uid: uid, id: id, title: title, userInfo: userInfo)
@@ -26,11 +29,26 @@ extension HandoffDaemon {
         method(&interface, HandoffBusAPI.Method.watchActivities, .owner) { daemon, call, uid in
             try await daemon.watchActivities(sender: try Self.sender(call), uid: uid)
         }
-        method(&interface, HandoffBusAPI.Method.continueActivity, .owner) { daemon, call, uid, id in
-            let (result, activity, payload, transport) = try await daemon.continueActivity(
+        method(&interface, HandoffBusAPI.Method.continue, .owner) { daemon, call, uid, id in
+            let (result, activity, payload, _) = try await daemon.continueActivity(
                 id: id, sender: try Self.sender(call), uid: uid)
-            return (result, activity.activityType, activity.title ?? "", payload,
-                    ContinuePath(transport: transport.kind.rawValue, fallback: transport.fallback?.rawValue))
+            return (result, activity.activityType, activity.title ?? "", payload)
+        }
+        method(&interface, HandoffBusAPI.Method.continueActivity, .owner) { daemon, call, uid, id, options in
+            let requests: ContinuationRequests = options[HandoffBusAPI.ContinueOption.pauseSource] == true
+                ? .pauseSource : []
+            let (result, activity, payload, transport) = try await daemon.continueActivity(
+                id: id, sender: try Self.sender(call), uid: uid, requests: requests)
+            typealias Key = HandoffBusAPI.ContinueResult
+            var values: [String: Variant] = [:]
+            values[Key.summary] = result
+            values[Key.type] = activity.activityType
+            values[Key.title] = activity.title ?? ""
+            values[Key.userInfo] = payload
+            values[Key.transport] = transport.kind.rawValue
+            values[Key.fallback] = transport.fallback?.rawValue
+            values[Key.app] = await daemon.declaredApps[activity.activityType]
+            return values
         }
         method(&interface, HandoffBusAPI.Method.devices, .owner) { daemon, _, uid in
             try await daemon.devices(uid: uid)
@@ -49,10 +67,17 @@ extension HandoffDaemon {
         method(&interface, HandoffBusAPI.Method.unpair, .owner) { daemon, _, uid, device in
             try await daemon.unpair(device, uid: uid)
         }
+        method(&interface, HandoffBusAPI.Method.declareActivityType, .owner) { daemon, _, uid, type, options in
+            try await daemon.declareActivityType(type, app: options[HandoffBusAPI.TypeKey.app], uid: uid)
+        }
+        method(&interface, HandoffBusAPI.Method.activityTypes, .owner) { daemon, _, _ in
+            await daemon.activityTypes()
+        }
         interface.signal(HandoffBusAPI.Signal.activityAppeared)
         interface.signal(HandoffBusAPI.Signal.activityDisappeared)
         interface.signal(HandoffBusAPI.Signal.progress)
         interface.signal(HandoffBusAPI.Signal.pairingCode)
+        interface.signal(HandoffBusAPI.Signal.currentActivityContinued)
         addShareMethods(&interface)
         return interface
     }

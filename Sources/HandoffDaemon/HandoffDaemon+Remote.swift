@@ -72,7 +72,7 @@ extension HandoffDaemon {
 
     /// Fetches the activity `id` from its device, sending Progress signals to `sender`, and returns it with the
     /// link that carried it.
-    func continueActivity(id: String, sender: BusName, uid: UInt32) async throws
+    func continueActivity(id: String, sender: BusName, uid: UInt32, requests: ContinuationRequests = []) async throws
         -> (ActivitySummary, UserActivity, [UInt8], LinkTransport)
     {
         let available = await engine.availableActivities()
@@ -91,7 +91,7 @@ extension HandoffDaemon {
         }
         progress(.requesting, 0, 0)
         let started = clock.now
-        let outcome = await engine.continueActivity(remote) { report in
+        let outcome = await engine.continueActivity(remote, requests: requests) { report in
             progress(.transferring, report.receivedBytes, report.totalBytes)
         }
         switch outcome {
@@ -162,6 +162,7 @@ extension HandoffDaemon {
         values[Key.pairedDevices] = UInt32(await engine.trust.devices.count)
         values[Key.availableActivities] = UInt32(await engine.availableActivities().count)
         values[Key.currentActivity] = await currentSummary(uid: uid)
+        values[Key.currentActivityApp] = currentApp(uid: uid)
         return values
     }
 }

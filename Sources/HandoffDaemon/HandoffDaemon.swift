@@ -39,6 +39,8 @@ public actor HandoffDaemon {
     var announced: [UUID: ActivitySummary] = [:]
     var lastSeen: [UUID: Date] = [:]
     var titles: [String: String] = [:]
+    /// The app declared for each type (`DeclareActivityType`'s `App`), by type.
+    var declaredApps: [String: String] = [:]
     var pairingBusy = false
     var confirmations: [String: PendingConfirmation] = [:]
     var availabilityTask: Task<Void, Never>?
@@ -52,6 +54,10 @@ public actor HandoffDaemon {
     struct Offer {
         let id: String
         let uid: UInt32
+        /// The name of the process that offered it (`/proc/PID/comm`), when the bus and /proc told.
+        let process: String?
+        /// The connection that offered it: told when a peer continues it (`CurrentActivityContinued`).
+        let sender: BusName?
         var activity: UserActivity
         /// The size of the userInfo bytes the caller sent: what Status reports, without encoding them again.
         var userInfoSize: Int
@@ -179,6 +185,11 @@ public actor HandoffDaemon {
     private func begin() async throws {
         try await startSharing()
         try await connection.export([makeInterface()], at: HandoffBusAPI.objectPath)
+        delegate.continued.withLock {
+            $0 = { [weak self] activity, requests in
+                Task { await self?.offerWasContinued(activity, requests: requests) }
+            }
+        }
         let updates = await engine.availabilityUpdates()
         availabilityTask = Task { [weak self] in
             for await remote in updates {

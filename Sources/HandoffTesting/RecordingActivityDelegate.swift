@@ -8,6 +8,7 @@ public final class RecordingActivityDelegate: UserActivityDelegate {
     private struct State {
         var willSaveCount = 0
         var wasContinuedCount = 0
+        var continuedRequests: [ContinuationRequests] = []
         var advertiseFailures: [HandoffError] = []
         var onWillSave: (@Sendable (UserActivity) -> Void)?
     }
@@ -21,6 +22,8 @@ public final class RecordingActivityDelegate: UserActivityDelegate {
     public var willSaveCount: Int { state.withLock { $0.willSaveCount } }
     /// Number of `userActivityWasContinued` calls.
     public var wasContinuedCount: Int { state.withLock { $0.wasContinuedCount } }
+    /// What each continue asked of the source (`[]` for a plain DONE), in order.
+    public var continuedRequests: [ContinuationRequests] { state.withLock { $0.continuedRequests } }
     /// Errors passed to `didFailToAdvertise`.
     public var advertiseFailures: [HandoffError] { state.withLock { $0.advertiseFailures } }
 
@@ -35,7 +38,15 @@ public final class RecordingActivityDelegate: UserActivityDelegate {
 
     /// Counts.
     public func userActivityWasContinued(_ activity: UserActivity) {
-        state.withLock { $0.wasContinuedCount += 1 }
+        userActivityWasContinued(activity, requests: [])
+    }
+
+    /// Counts, and records the requests.
+    public func userActivityWasContinued(_ activity: UserActivity, requests: ContinuationRequests) {
+        state.withLock {
+            $0.wasContinuedCount += 1
+            $0.continuedRequests.append(requests)
+        }
     }
 
     /// Records.

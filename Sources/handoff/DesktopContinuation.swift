@@ -10,6 +10,9 @@ enum DesktopContinuation {
     static func restore(_ continued: ContinuedActivity, printOnly: Bool, shellFile: String?,
                         context: CommandContext) async throws -> ExitCode? {
         let device = ActivitySummary.printable(continued.summary.device)
+        if continued.content.type == MediaContinuation.type {
+            return try await restoreMedia(continued, printOnly: printOnly, context: context)
+        }
         switch ActivityKind(type: continued.content.type) {
         case .web?:
             let link = try WebLink(continued.content)

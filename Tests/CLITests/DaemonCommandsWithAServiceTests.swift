@@ -40,6 +40,14 @@ import Testing
         #expect(try harness.store.list().isEmpty, "--print must not write notes")
     }
 
+    @Test func continuePauseSourceAsksTheDaemonToPauseTheSource() async throws {
+        let harness = try await harness()
+        #expect(await harness.run(["continue", "--print"]) == 0)
+        #expect(await harness.service.pausedSources == [])
+        #expect(await harness.run(["continue", "--print", "--pause-source"]) == 0)
+        #expect(await harness.service.pausedSources == [ActivityID(rawValue: "a2")])
+    }
+
     @Test func continueFiltersByDeviceAndType() async throws {
         let harness = try await harness()
         #expect(await harness.run(["continue", "--from", "desktop", "--print"]) == 0)

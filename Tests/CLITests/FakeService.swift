@@ -11,6 +11,8 @@ actor FakeService: HandoffService {
     private(set) var offered: [ActivityContent] = []
     private(set) var resigned: [(ActivityID, Duration)] = []
     private(set) var unpaired: [String] = []
+    /// The activities continued with `--pause-source`.
+    private(set) var pausedSources: [ActivityID] = []
     /// The name the pairing beacon carries: the other device's choice, up to its last byte.
     var pairingName = "laptop"
 
@@ -72,9 +74,10 @@ actor FakeService: HandoffService {
     }
 
     func continueActivity(
-        _ id: ActivityID, progress: @escaping @Sendable (ContinueProgress) -> Void
+        _ id: ActivityID, pauseSource: Bool, progress: @escaping @Sendable (ContinueProgress) -> Void
     ) async throws -> ContinuedActivity {
         if let continueError { throw continueError }
+        if pauseSource { pausedSources.append(id) }
         guard let summary = activities.first(where: { $0.id == id }), let content = contents[id] else {
             throw ServiceError(.noActivity, "gone")
         }

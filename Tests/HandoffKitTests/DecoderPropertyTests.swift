@@ -46,6 +46,7 @@ final class DecoderPropertyTests: XCTestCase {
             TransferFrame.request(sequence: 5, nonce: nonce, mac: Array(repeating: 2, count: 16)).encoded(),
             TransferFrame.fetch(transferID: id, from: 0, to: 100).encoded(),
             TransferFrame.done(transferID: id, mac: Array(repeating: 4, count: 16)).encoded(),
+            TransferFrame.doneAsking(transferID: id, requests: 1, mac: Array(repeating: 4, count: 16)).encoded(),
             TransferFrame.open(TransferHeader(transferID: id, sequence: 1, metadataLength: 40,
                                               payloadLength: 9000, recordSize: 4096),
                                requestNonce: nonce).encoded(),

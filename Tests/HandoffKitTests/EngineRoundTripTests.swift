@@ -178,6 +178,40 @@ final class EngineRoundTripTests: XCTestCase {
         await replay.disconnect()
     }
 
+    /// `handoff continue --pause-source`: the source's delegate hears the request, once, though the receiver writes
+    /// a plain DONE after the one that asks (for a source older than requests, which drops the one that asks).
+    func testAContinueThatAsksToPauseTellsTheSourceOnceWithTheRequest() async throws {
+        let (source, receiver, ether) = try await makePair()
+        let writes = Locked<[[UInt8]]>([])
+        await ether.setWriteTap { value in writes.withLock { $0.append(value) } }
+        let sourceDelegate = RecordingActivityDelegate()
+        let activity = UserActivity(activityType: noteType)
+        activity.delegate = sourceDelegate
+        activity.userInfo = ["content": "draft"]
+        let remote = try await offer(activity, from: source, to: receiver)
+        let outcome = await receiver.engine.continueActivity(remote, requests: .pauseSource)
+        XCTAssertEqual(outcome.activity?.userInfo["content"], "draft")
+        for _ in 0..<1000 where sourceDelegate.wasContinuedCount == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        // A write the source handles after both DONEs: once it is answered, they were handled before it.
+        let probe = try await receiver.radio.connect(to: source.radio.address)
+        try await probe.write(TransferFrame.fetch(transferID: .zero, from: 0, to: 1).encoded())
+        for await notification in probe.notifications {
+            if case .error = try? TransferFrame.decode(notification) { break }
+        }
+        await probe.disconnect()
+        XCTAssertEqual(sourceDelegate.continuedRequests, [.pauseSource])
+        let dones = writes.withLock { $0 }.compactMap { value -> TransferFrame? in
+            switch try? TransferFrame.decode(value) {
+            case .done(let id, let mac)?: .done(transferID: id, mac: mac)
+            case .doneAsking(let id, let requests, let mac)?: .doneAsking(transferID: id, requests: requests, mac: mac)
+            default: nil
+            }
+        }
+        guard dones.count == 2, case .doneAsking(let asked, 1, _) = dones[0], case .done(let plain, _) = dones[1]
+        else { return XCTFail("the receiver's DONEs: \(dones)") }
+        XCTAssertEqual(asked, plain)
+    }
+
     /// Issue 14 §3 and issue 25: a stranger that recorded the receiver's REQUEST writes it to the source again.
     /// The REQUEST's MAC is genuine, so the source answers, but only with a challenge (version 2): the replay makes
     /// it save, seal and send nothing, a proof the stranger makes up is dropped, and a made-up DONE does not tell the

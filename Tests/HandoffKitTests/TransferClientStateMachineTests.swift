@@ -120,6 +120,25 @@ import Testing
         #expect(machine.reconnects == 0)
     }
 
+    /// `handoff continue --pause-source`: the last writes are a DONE that asks, then a plain DONE for a source
+    /// older than requests (a newer one finishes at the first and finds nothing at the second).
+    @Test func aDoneThatAsksIsFollowedByAPlainDone() throws {
+        let source = try Source(payloadLength: 300)
+        var machine = try machine(for: source)
+        machine.requests = .pauseSource
+        _ = machine.start()
+        _ = try machine.received(source.open(nonce))
+        let metadata = Int(source.header.metadataLength)
+        _ = try feed(source.data(0..<metadata), to: &machine)
+        _ = machine.approved()
+        let sealer = TransferSealer(header: source.header, keys: source.keys, source: source.device.id)
+        let id = source.header.transferID
+        #expect(try feed(source.data(metadata..<source.header.streamLength), to: &machine)
+                    == [.write(.doneAsking(transferID: id, requests: 1, mac: sealer.doneMAC(requests: 1))),
+                        .write(.done(transferID: id, mac: sealer.doneMAC())),
+                        .finish(TransferClient.Result(activityType: "org.handoff.note", payload: source.payload))])
+    }
+
     /// Progress is nothing before the OPEN, none of the payload while the metadata record arrives, then the sealed
     /// payload received in proportion to the plaintext, never falling back, ending exactly at the payload's length.
     @Test func payloadProgressRunsFromTheOpenToThePayloadsLength() throws {

@@ -52,6 +52,12 @@ final class WireIdentifierTests: XCTestCase {
         XCTAssertEqual(TransferFrame.fetch(transferID: id, from: 5, to: 6).encoded(),
                        [v, 0x02] + id.bytes + [0, 0, 0, 5, 0, 0, 0, 6])
         XCTAssertEqual(TransferFrame.done(transferID: id, mac: mac).encoded(), [v, 0x03] + id.bytes + mac)
+        let asking = TransferFrame.doneAsking(transferID: id, requests: 1, mac: mac)
+        XCTAssertEqual(asking.encoded(), [v, 0x03] + id.bytes + mac + [1])
+        XCTAssertEqual(try TransferFrame.decode(asking.encoded()), asking)
+        // No requests is a plain DONE's job, and nothing may follow the byte.
+        XCTAssertThrowsError(try TransferFrame.decode([v, 0x03] + id.bytes + mac + [0]))
+        XCTAssertThrowsError(try TransferFrame.decode([v, 0x03] + id.bytes + mac + [1, 0]))
         XCTAssertEqual(TransferFrame.error(context: .zero, code: 0x1204, tag: mac, message: "no").encoded(),
                        [v, 0x83, 0, 0, 0, 0, 0, 0, 0, 0, 0x12, 0x04] + mac + Array("no".utf8))
         XCTAssertEqual(TransferFrame.error(context: ErrorContext(nonce), code: 1, tag: mac, message: "").encoded(),

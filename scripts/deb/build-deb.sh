@@ -10,6 +10,10 @@
 #   /usr/lib/systemd/system/handoffd.service              the unit (scripts/systemd/handoffd.service)
 #   /usr/share/dbus-1/system.d/org.handoff.Handoff1.conf  the bus policy (packages' place since dbus 1.10)
 #   /usr/share/dbus-1/system-services/org.handoff.Handoff1.service   D-Bus activation, through systemd
+#   /usr/share/dbus-1/interfaces/org.handoff.Handoff1.xml  the API's introspection, as published (it only grows)
+#   /usr/bin/handoff-media, /usr/lib/systemd/user/handoff-media.service   the MPRIS bridge (Python, opt-in:
+#                                                         systemctl --user enable --now handoff-media)
+#   /usr/lib/python3/dist-packages/handoff_client/       the Python client library the bridge is written on
 #   /usr/share/man/man1/handoff.1.gz                      `handoff manual`
 #   /usr/share/man/man8/handoffd.8.gz                     `handoffd --help`, as a page (scripts/deb/daemon-manual.sh)
 #   /usr/share/bash-completion/completions/handoff, /usr/share/zsh/vendor-completions/_handoff
@@ -55,7 +59,8 @@ root=$stage/root
 install -d "$root/DEBIAN" "$root/usr/bin" "$root/usr/libexec" "$root/usr/lib/systemd/system" \
     "$root/usr/share/dbus-1/system.d" "$root/usr/share/dbus-1/system-services" "$root/usr/share/man/man1" \
     "$root/usr/share/bash-completion/completions" "$root/usr/share/zsh/vendor-completions" \
-    "$root/usr/share/doc/handoff"
+    "$root/usr/share/doc/handoff" "$root/usr/share/dbus-1/interfaces" "$root/usr/lib/systemd/user" \
+    "$root/usr/lib/python3/dist-packages/handoff_client"
 # Stripped as dh_strip does: no debug symbols, no .comment or .note sections.
 install -m 0755 "$built/handoff" "$root/usr/bin/handoff"
 install -m 0755 "$built/handoffd" "$root/usr/libexec/handoffd"
@@ -66,16 +71,22 @@ sed 's|@HANDOFFD@|/usr/libexec/handoffd|g; s|@DOCDIR@|/usr/share/doc/handoff|g' 
 sed 's|@HANDOFFD@|/usr/libexec/handoffd|g' scripts/systemd/org.handoff.Handoff1.service \
     >"$root/usr/share/dbus-1/system-services/org.handoff.Handoff1.service"
 install -m 0644 dbus-policy/org.handoff.Handoff1.conf "$root/usr/share/dbus-1/system.d/"
+install -m 0644 dbus-policy/interfaces/org.handoff.Handoff1.xml "$root/usr/share/dbus-1/interfaces/"
+install -m 0644 clients/python/handoff_client/*.py clients/python/handoff_client/py.typed \
+    "$root/usr/lib/python3/dist-packages/handoff_client/"
+install -m 0755 scripts/handoff-media "$root/usr/bin/handoff-media"
+sed 's|@HANDOFF_MEDIA@|/usr/bin/handoff-media|g; s|@DOCDIR@|/usr/share/doc/handoff|g' scripts/systemd/handoff-media.service \
+    >"$root/usr/lib/systemd/user/handoff-media.service"
 "$built/handoff" manual | gzip -9n >"$root/usr/share/man/man1/handoff.1.gz"
 install -d "$root/usr/share/man/man8"
 scripts/deb/daemon-manual.sh "$built/handoffd" "$version" | gzip -9n >"$root/usr/share/man/man8/handoffd.8.gz"
 "$built/handoff" completions bash >"$root/usr/share/bash-completion/completions/handoff"
 "$built/handoff" completions zsh >"$root/usr/share/zsh/vendor-completions/_handoff"
-install -m 0644 Docs/dbus-api.md Docs/usage.md Docs/setup.md Docs/privacy.md "$root/usr/share/doc/handoff/"
+install -m 0644 Docs/dbus-api.md Docs/usage.md Docs/setup.md Docs/privacy.md Docs/apps.md "$root/usr/share/doc/handoff/"
 install -m 0644 scripts/deb/copyright "$root/usr/share/doc/handoff/copyright"
 sed "s/@VERSION@/$debversion/; s/@DATE@/$(date -R -d @"$(git log -1 --format=%ct 2>/dev/null || date +%s)")/" \
     scripts/deb/changelog | gzip -9n >"$root/usr/share/doc/handoff/changelog.Debian.gz"
-chmod 0644 "$root"/usr/lib/systemd/system/* "$root"/usr/share/dbus-1/system-services/* \
+chmod 0644 "$root"/usr/lib/systemd/system/* "$root"/usr/lib/systemd/user/* "$root"/usr/share/dbus-1/system-services/* \
     "$root"/usr/share/bash-completion/completions/* "$root"/usr/share/zsh/vendor-completions/*
 
 # Depends: what the binaries link (dpkg-shlibdeps reads a debian/control of its own), then what they talk to.
@@ -85,7 +96,7 @@ shlibs=$(cd "$stage/shlibs" && dpkg-shlibdeps -O "$root/usr/bin/handoff" "$root/
     | sed -n 's/^shlibs:Depends=//p')
 [[ -n "$shlibs" ]] || { echo "build-deb: dpkg-shlibdeps found no libraries" >&2; exit 1; }
 size=$(du -k -s --exclude=DEBIAN "$root" | cut -f1)
-sed "s/@VERSION@/$debversion/; s/@ARCH@/$arch/; s/@DEPENDS@/$shlibs, bluez (>= 5.66), dbus | dbus-system-bus/; s/@SIZE@/$size/" \
+sed "s/@VERSION@/$debversion/; s/@ARCH@/$arch/; s/@DEPENDS@/$shlibs, bluez (>= 5.66), dbus | dbus-system-bus, python3:any (>= 3.9), python3-jeepney (>= 0.8)/; s/@SIZE@/$size/" \
     scripts/deb/control >"$root/DEBIAN/control"
 for script in postinst prerm postrm; do
     install -m 0755 "scripts/deb/$script" "$root/DEBIAN/$script"

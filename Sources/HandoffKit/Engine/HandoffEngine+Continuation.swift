@@ -5,11 +5,11 @@ extension HandoffEngine {
     /// calls the delegate's `continue`. Every failure also reaches `didFailToContinue` with the activity type.
     /// `progress` hears how far the payload has got, and over which link, from the source's first answer on,
     /// each time that changes; the outcome names the link that carried the last byte.
-    public func continueActivity(_ remote: RemoteActivity,
+    public func continueActivity(_ remote: RemoteActivity, requests: ContinuationRequests = [],
                                  progress: @escaping @Sendable (ContinuationProgress) -> Void = { _ in })
         async -> ContinuationOutcome {
         let delegate = self.delegate
-        let declared = configuration.declaredTypes
+        let declared = declaredTypes
         let limit = configuration.maximumPayloadSize
         if let type = remote.activityType, !(delegate?.willContinue(activityType: type) ?? true) {
             return .declined(activityType: type)
@@ -39,7 +39,8 @@ extension HandoffEngine {
             ) { peer in
                 var target = remote
                 target.peer = peer
-                let client = TransferClient(radio: radio, keys: keys, configuration: configuration, remote: target)
+                var client = TransferClient(radio: radio, keys: keys, configuration: configuration, remote: target)
+                client.requests = requests
                 return await client.attempt(approve: approve, progress: progress)
             }
             if let moved { deviceProved(remote.device.id, at: moved, sequence: remote.sequence) }

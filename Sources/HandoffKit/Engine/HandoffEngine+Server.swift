@@ -65,6 +65,12 @@ extension HandoffEngine {
             // finds nothing, so the source hears of the continuation exactly once.
             guard let transfer = transfers.finish(id, mac: mac) else { return .kept }
             transfer.activity.delegate?.userActivityWasContinued(transfer.activity)
+        case .doneAsking(let id, let requests, let mac):
+            // As DONE, with what the receiver asks (its MAC covers the requests); bits this version does not know
+            // are passed on as they are, for the app to ignore.
+            guard let transfer = transfers.finish(id, mac: mac, requests: requests) else { return .kept }
+            transfer.activity.delegate?.userActivityWasContinued(
+                transfer.activity, requests: ContinuationRequests(rawValue: requests))
         case .pair(let session, let index, let count, let chunk, false):
             return await handlePairingWrite(PairingWrite(central: write.central, session: session, index: index,
                                                          count: count, chunk: chunk, mtu: write.mtu))

@@ -8,7 +8,7 @@ extension HandoffEngine {
             throw HandoffError(.invalidActivity, "the activity was invalidated and cannot become current again",
                                activityType: type)
         }
-        try configuration.declaredTypes.require(type)
+        try declaredTypes.require(type)
         try checkAdvertisable(activity.snapshot)
         if let previous = current, previous !== activity {
             previous.setChangeObserver(nil)

@@ -18,6 +18,8 @@ public actor HandoffEngine {
     var keys: GroupKeys
     var beaconCodec: BeaconCodec
     var typeByTag: [[UInt8]: String] = [:]
+    /// The types declared now: the configuration's, and those declared since (``declare(_:)``).
+    public private(set) var declaredTypes: DeclaredActivityTypes
 
     // Source side.
     var current: UserActivity?
@@ -70,6 +72,7 @@ public actor HandoffEngine {
         self.beaconCodec = BeaconCodec(group: trust.group, devices: trust.devices.map(\.id))
         self.sequences = BeaconSequences(
             first: configuration.initialSequence ?? UInt32(clamping: Int(configuration.clock.date.timeIntervalSince1970)))
+        self.declaredTypes = configuration.declaredTypes
         self.typeByTag = Self.tagTable(configuration.declaredTypes, keys: keys)
         self.transfers = TransferCache(capacity: configuration.cachedTransfers)
         self.rekeyAssemblies = RekeyAssemblies(quietLimit: configuration.pairingQuietLimit)
@@ -136,7 +139,7 @@ public actor HandoffEngine {
         trust = store
         keys = GroupKeys(store.group)
         beaconCodec = BeaconCodec(group: store.group, devices: store.devices.map(\.id))
-        typeByTag = Self.tagTable(configuration.declaredTypes, keys: keys)
+        typeByTag = Self.tagTable(declaredTypes, keys: keys)
         transfers.removeAll()
         let trusted = Set(store.devices.map(\.id))
         ledger.keep(only: trusted)
@@ -152,6 +155,15 @@ public actor HandoffEngine {
 
     /// The activity currently offered, if any.
     public var currentActivity: UserActivity? { current }
+
+    /// Declares one more activity type while the engine runs (an app that adopts handoff declares its type when it
+    /// starts, as an app's Info.plist does on Apple platforms): from now on it may become current and be continued,
+    /// and beacons of it are recognised. Declaring a declared type changes nothing.
+    public func declare(_ type: String) throws(HandoffError) {
+        guard !declaredTypes.contains(type) else { return }
+        declaredTypes = try DeclaredActivityTypes(declaredTypes.types.union([type]))
+        typeByTag[keys.typeTag(for: type)] = type
+    }
 
     static func tagTable(_ types: DeclaredActivityTypes, keys: GroupKeys) -> [[UInt8]: String] {
         var table: [[UInt8]: String] = [:]

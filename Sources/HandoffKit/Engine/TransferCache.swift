@@ -51,8 +51,11 @@ struct TransferCache {
     }
 
     /// A DONE for `id`: when its MAC proves the receiver opened the transfer, returns it and forgets it.
-    mutating func finish(_ id: TransferID, mac: [UInt8]) -> CachedTransfer? {
-        guard let transfer = transfers[id], Sodium.constantTimeEqual(mac, transfer.sealer.doneMAC()) else { return nil }
+    mutating func finish(_ id: TransferID, mac: [UInt8], requests: UInt8? = nil) -> CachedTransfer? {
+        guard let transfer = transfers[id],
+              Sodium.constantTimeEqual(mac, requests.map { transfer.sealer.doneMAC(requests: $0) }
+                                                ?? transfer.sealer.doneMAC())
+        else { return nil }
         drop(id)
         return transfer
     }

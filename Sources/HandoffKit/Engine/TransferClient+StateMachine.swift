@@ -41,6 +41,8 @@ extension TransferClient {
         private let requestNonce: Nonce
         private var link: Link
         private var state = State()
+        /// What the DONE asks of the source (none: a plain DONE).
+        var requests: ContinuationRequests = []
 
         /// - Parameters:
         ///   - remote: the activity to fetch, as its beacon announced it.
@@ -111,7 +113,7 @@ extension TransferClient {
             case .data(let id, let offset, let bytes):
                 guard let header = state.header, id == header.transferID else { return [] }
                 return try accept(offset: Int(offset), bytes: bytes)
-            case .request, .fetch, .done, .prove, .pair, .rekey, .rekeyApplied:
+            case .request, .fetch, .done, .doneAsking, .prove, .pair, .rekey, .rekeyApplied:
                 return []
             }
         }
@@ -271,8 +273,14 @@ extension TransferClient {
         private func finishIfComplete() -> [Action] {
             guard state.approved, let header = state.header, let sealer = state.sealer,
                   state.nextRecord > header.recordCount, let type = state.activityType else { return [] }
-            return [.write(.done(transferID: header.transferID, mac: sealer.doneMAC())),
-                    .finish(Result(activityType: type, payload: Data(state.payload)))]
+            // A DONE that asks goes first and a plain DONE after it: a source that knows requests finishes the
+            // transfer at the first and finds nothing at the second; one older than requests drops the first as
+            // malformed and still hears of the continue from the second.
+            let done = TransferFrame.done(transferID: header.transferID, mac: sealer.doneMAC())
+            let asking: [Action] = requests.isEmpty ? [] : [
+                .write(.doneAsking(transferID: header.transferID, requests: requests.rawValue,
+                                   mac: sealer.doneMAC(requests: requests.rawValue)))]
+            return asking + [.write(done), .finish(Result(activityType: type, payload: Data(state.payload)))]
         }
     }
 }

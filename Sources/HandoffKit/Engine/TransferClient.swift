@@ -13,6 +13,8 @@ struct TransferClient: Sendable {
     let keys: GroupKeys
     let configuration: HandoffConfiguration
     let remote: RemoteActivity
+    /// What the DONE asks of the source.
+    var requests: ContinuationRequests = []
 
     /// What arrived.
     struct Result: Sendable, Equatable {
@@ -56,6 +58,7 @@ struct TransferClient: Sendable {
         var events = inbox.events.makeAsyncIterator()
         var machine = StateMachine(keys: keys, configuration: configuration, remote: remote,
                                    requestNonce: Nonce.random(), link: Self.facts(of: link))
+        machine.requests = requests
         let request = machine.requestFrame   // the same bytes for the whole run (one nonce)
         var actions = machine.start()
         // A frame of another version is dropped at the gate like any other it cannot read; if the transfer then

@@ -10,6 +10,10 @@ enum TransferFrame: Sendable, Equatable {
     case fetch(transferID: TransferID, from: UInt32, to: UInt32)
     /// Client → source: transfer complete and accepted; `mac` proves knowledge of the transfer key.
     case done(transferID: TransferID, mac: [UInt8])
+    /// Client → source: a DONE that asks something of the source (``ContinuationRequests``, never empty): one byte
+    /// more, and `mac` covers it too. A plain DONE always follows it: a source older than requests drops this one
+    /// as malformed and finishes at that one; a newer one has finished at this one and finds nothing at that.
+    case doneAsking(transferID: TransferID, requests: UInt8, mac: [UInt8])
     /// Source → client: the request `nonce` authenticated; prove it is fresh by answering `challenge`.
     case challenge(nonce: Nonce, challenge: [UInt8])
     /// Source → client: the transfer's header, answering the request with `requestNonce`.
@@ -53,6 +57,8 @@ enum TransferFrame: Sendable, Equatable {
             w.u8(Kind.fetch.rawValue); w.raw(id.bytes); w.u32(from); w.u32(to)
         case .done(let id, let mac):
             w.u8(Kind.done.rawValue); w.raw(id.bytes); w.raw(mac)
+        case .doneAsking(let id, let requests, let mac):
+            w.u8(Kind.done.rawValue); w.raw(id.bytes); w.raw(mac); w.u8(requests)
         case .prove(let nonce, let mac):
             w.u8(Kind.prove.rawValue); w.raw(nonce.bytes); w.raw(mac)
         case .challenge(let nonce, let challenge):
@@ -103,10 +109,10 @@ enum TransferFrame: Sendable, Equatable {
             else { throw malformed("bad fetch frame") }
             return .fetch(transferID: id, from: from, to: to)
         case .done:
-            guard let id = r.transferID(), let m = r.take(macLength), r.remaining == 0 else {
-                throw malformed("bad done frame")
-            }
-            return .done(transferID: id, mac: m)
+            guard let id = r.transferID(), let m = r.take(macLength) else { throw malformed("bad done frame") }
+            if r.remaining == 0 { return .done(transferID: id, mac: m) }
+            guard let requests = r.u8(), requests != 0, r.remaining == 0 else { throw malformed("bad done frame") }
+            return .doneAsking(transferID: id, requests: requests, mac: m)
         case .prove:
             guard let n = r.nonce(), let m = r.take(macLength), r.remaining == 0 else { throw malformed("bad prove frame") }
             return .prove(nonce: n, mac: m)

@@ -58,6 +58,11 @@ struct TransferSealer: Sendable {
         KeyedHash(key: key).mac(.done, header.transferID.bytes)
     }
 
+    /// MAC of a DONE that asks `requests` of the source (not empty): the requests are authenticated with it.
+    func doneMAC(requests: UInt8) -> [UInt8] {
+        KeyedHash(key: key).mac(.done, header.transferID.bytes, [requests])
+    }
+
     private func nonce(_ index: Int) -> [UInt8] {
         var n = [UInt8](repeating: 0, count: Sodium.aeadNonceLength)
         var w = ByteWriter()

@@ -14,6 +14,8 @@ enum ContinueCommand: HandoffCommand {
             "print", help: "Write the note's text to standard output instead of saving it and opening the editor.")
         let json = Flag(
             "json", help: "Print the result as JSON: with --print the continued activity, else the restore outcome.")
+        let pauseSource = Flag(
+            "pause-source", help: "Ask the other device to pause what it plays (what is playing, org.handoff.media).")
         let shellFile = Option<String>(
             "shell-file", valueName: "file",
             help: "For a terminal: write the cd and history commands to this file, for the shell-init hook to source.")
@@ -30,7 +32,9 @@ enum ContinueCommand: HandoffCommand {
             xdg-open, http and https only (--print prints its URL); a clipboard is written to standard output; \
             a terminal (org.handoff.terminal) is found among your local clones by its remote URL, at the same \
             path, with an offer to check out its branch and its last command shown, never run (see \
-            'handoff shell-init').
+            'handoff shell-init'). What is playing (org.handoff.media, offered by handoff-media) opens in \
+            your MPRIS media player at the source's position (--print prints its URL and position); with \
+            --pause-source the other device's player pauses once this one has it (handoff-media does it there).
 
             A continued note never overwrites a local note that is open in an editor or whose text differs from \
             what an earlier continue wrote: both are kept, the continued one as a conflict copy named \
@@ -61,7 +65,9 @@ enum ContinueCommand: HandoffCommand {
             from: available, context: context, interactive: !invocation[\.json] && !invocation[\.print])
         let showsProgress = context.terminal.errorIsTerminal && chosen.size > 4096
         let bar = ProgressBar(terminal: context.terminal, enabled: showsProgress)
-        let continued = try await service.continueActivity(chosen.id) { bar.update($0) }
+        let continued = try await service.continueActivity(chosen.id, pauseSource: invocation[\.pauseSource]) {
+            bar.update($0)
+        }
         bar.finish()
         if !invocation[\.json], let status = try await DesktopContinuation.restore(
             continued, printOnly: invocation[\.print], shellFile: invocation[\.shellFile], context: context) {

@@ -22,7 +22,10 @@ enum StatusCommand: HandoffCommand {
         if let scanning = status.scanning { lines.append("scanning: \(scanning)") }
         lines.append("paired devices: \(status.pairedDevices)")
         lines.append("available activities: \(status.availableActivities)")
-        lines.append("current activity: " + (status.currentActivity.map { "\($0.title) (\($0.type))" } ?? "none"))
+        // The app's name comes from the offering process or its declaration: peer-chosen text, shown escaped.
+        let app = status.currentActivityApp.map { ", offered by " + ActivitySummary.printable($0) } ?? ""
+        lines.append("current activity: " + (status.currentActivity.map {
+            "\($0.title) (\($0.type))" + app } ?? "none"))
         context.terminal.out(lines.joined(separator: "\n") + "\n")
         return .success
     }
