@@ -357,7 +357,8 @@ class Handoff:
 
     def watch(self, timeout: Optional[float] = None) -> Iterator[ActivityEvent]:
         """``ActivityAppeared``/``ActivityDisappeared`` as they come. Stops after ``timeout`` seconds without an
-        event (None: never)."""
+        event (None: never). Only the daemon's signals count: anyone on the bus can send this connection the same
+        ones, and such a forgery is dropped."""
         rule = MatchRule(type="signal", interface=INTERFACE, path=OBJECT_PATH)
         bus = DBusAddress("/org/freedesktop/DBus", bus_name="org.freedesktop.DBus",
                           interface="org.freedesktop.DBus")
@@ -366,11 +367,17 @@ class Handoff:
             self._connection.send_and_get_reply(
                 new_method_call(bus, "AddMatch", "s", (rule.serialise(),)), timeout=self.timeout)
             self._call("WatchActivities")
+            daemon = self._daemon_owner()
             while True:
                 try:
                     message = self._connection.recv_until_filtered(queue, timeout=timeout)
                 except TimeoutError:
                     return
+                sender = message.header.fields.get(HeaderFields.sender)
+                if sender != daemon:
+                    daemon = self._daemon_owner()   # asked again: the daemon may have restarted
+                    if sender != daemon:
+                        continue
                 member = message.header.fields.get(HeaderFields.member)
                 if member == "ActivityAppeared" and message.body:
                     yield ActivityEvent("appeared", ActivitySummary.from_bus(message.body[0]))

@@ -142,10 +142,18 @@ class ClientTests(unittest.TestCase):
             wait_until(lambda: thread.is_alive(), 1, "the watch did not start")
             import time
             time.sleep(0.5)
+            # Anyone on the bus can send the watcher the same signal first: a forgery from a device never paired.
+            with open_dbus_connection(bus=self.rig.desktop.bus) as forger:
+                forged = new_signal(DBusAddress("/org/handoff/Handoff1", interface="org.handoff.Handoff1"),
+                                    "ActivityAppeared", "(ssssdt)",
+                                    (("forged-id", READER, "forged", "intruder", 0.0, 1),))
+                forged.header.fields[HeaderFields.destination] = watcher._connection.unique_name
+                forger.send(forged)
             self.offer("watched", {"page": 9})
             thread.join(20)
         self.assertTrue(any(e.kind == "appeared" and e.activity.type == READER and e.activity.device == "laptop"
                             for e in events), events)
+        self.assertFalse([e for e in events if e.activity.device == "intruder"], events)
 
     def test_the_cli_names_the_app_in_status_and_watch(self) -> None:
         self.offer("cli", {"page": 5})
