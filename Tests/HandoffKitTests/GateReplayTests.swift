@@ -56,7 +56,14 @@ struct GateReplayTests {
                                  content: .bytes(blob))
         let sender = senders[0].engine
         let receiverID = receiver.store.identity.id
-        let failed = try await onVirtualTime(clock, of: ether, step: sender.configuration.stallInterval) {
+        // The clock runs only once the receiver stored a record: "quiet" is 3 ms without radio traffic, and on a
+        // busy machine the receiver can take longer than that to store what it was sent, so the sender's stall
+        // timer fired first and its disconnect left the partial empty (a flake of the test, 1 run in 5 under load).
+        let stored = { @Sendable () async -> Bool in
+            let folder = try? FileManager.default.contentsOfDirectory(at: inbox.partialFolder, includingPropertiesForKeys: nil).first
+            return folder.map { (ShareFiles.size(of: $0.appendingPathComponent("data")) ?? 0) > 0 } ?? false
+        }
+        let failed = try await onVirtualTime(clock, of: ether, step: sender.configuration.stallInterval, ready: stored) {
             do { try await sender.push(item, to: receiverID); return HandoffError.Code?.none } catch { return (error as? HandoffError)?.code }
         }
         #expect(failed == .remoteApplicationTimedOut)
