@@ -143,7 +143,9 @@ trap 'echo "run-pair: interrupted" >&2; [[ -n $test_pid ]] && kill -TERM "$test_
 mkdir -p "$run/radio"
 socks=()
 for m in "${machines[@]}"; do socks+=("$run/radio/$m.sock"); done
-"$venv/bin/python" "$here/scripts/vm2/radio.py" "${socks[@]}" >"$run/radio.log" 2>&1 &
+# Above everything else on the host where it may be (GNU nice still runs it, with a warning, where it may not): it
+# stands for hardware, which answers within milliseconds; a guest kernel gives up on a command after 2 s.
+nice -n -10 "$venv/bin/python" "$here/scripts/vm2/radio.py" "${socks[@]}" >"$run/radio.log" 2>&1 &
 radio_pid=$!
 for ((i = 0; i < 100; i++)); do grep -q '^radio: ready' "$run/radio.log" 2>/dev/null && break; sleep 0.1; done
 grep -q '^radio: ready' "$run/radio.log" || { cat "$run/radio.log" >&2; fail "the radio did not start"; }
