@@ -1,4 +1,5 @@
 import FoundationEssentials
+import HandoffClient
 import HandoffKit
 
 /// How a ``HandoffDaemon`` runs: where it keeps its state, what it is called, what it declares.
@@ -37,7 +38,7 @@ public struct DaemonConfiguration: Sendable {
     public var scanning: @Sendable () async -> String? = { nil }
 
     /// The default: `/var/lib/handoff`, the host name, handoff's own activity types (note, clipboard, web page,
-    /// terminal).
+    /// terminal, file in the editor: ``ActivityKind``).
     /// `adapter` names a controller that is always there and on (nil: none); set ``adapter`` to report one that
     /// changes.
     public init(stateDirectory: URL = URL(fileURLWithPath: "/var/lib/handoff"),
@@ -45,8 +46,8 @@ public struct DaemonConfiguration: Sendable {
         self.stateDirectory = stateDirectory
         self.deviceName = deviceName
         self.adapter = { AdapterReport(name: adapter, powered: adapter != nil) }
-        self.handoff = HandoffConfiguration(declaredTypes: try DeclaredActivityTypes(
-            ["org.handoff.note", "org.handoff.clipboard", "org.handoff.web", "org.handoff.terminal"]))
+        // Every kind handoff itself knows (ActivityKind), so a new kind is declared where it is defined.
+        self.handoff = HandoffConfiguration(declaredTypes: try DeclaredActivityTypes(ActivityKind.allCases.map(\.type)))
     }
 }
 
