@@ -205,8 +205,9 @@ public struct EditorPlan: Sendable, Equatable {
         var state = crypto_hash_sha256_state()
         crypto_hash_sha256_init(&state)
         while true {
-            guard let chunk = try? handle.read(upToCount: 1 << 20) else { return nil }
-            if chunk.isEmpty { break }
+            let read: Data?
+            do { read = try handle.read(upToCount: 1 << 20) } catch { return nil }
+            guard let chunk = read, !chunk.isEmpty else { break }   // nil or empty: the end
             _ = chunk.withUnsafeBytes {
                 crypto_hash_sha256_update(&state, $0.bindMemory(to: UInt8.self).baseAddress, UInt64($0.count))
             }
