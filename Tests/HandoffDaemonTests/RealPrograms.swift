@@ -68,10 +68,11 @@ enum RealPrograms {
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
-    /// Stops a process this test started, and waits for it.
+    /// Stops a process this test started, and waits for it. SIGKILL, since chromedriver blocks SIGTERM in all its
+    /// threads and would never end (its browser is closed first, by ending the WebDriver session).
     static func stop(_ process: Process) {
         guard process.isRunning else { return }
-        process.terminate()
+        kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
     }
 
@@ -135,17 +136,34 @@ enum LocalHTTP {
             guard count > 0 else { throw Failure(description: "send: errno \(errno)") }
             sent += count
         }
+        // Read to the end of the body its Content-Length gives, else to the end of the connection: chromedriver
+        // answers "Connection:close" and then keeps the connection open.
         var response = [UInt8]()
         var buffer = [UInt8](repeating: 0, count: 65_536)
+        let separator = Array("\r\n\r\n".utf8)
+        func headEnd() -> Int? {
+            (0..<max(0, response.count - 3)).first { Array(response[$0..<$0 + 4]) == separator }
+        }
+        func contentLength(head: String) -> Int? {
+            head.split(separator: "\r\n").lazy.compactMap { line -> Int? in
+                let parts = line.split(separator: ":", maxSplits: 1)
+                guard parts.count == 2, parts[0].lowercased() == "content-length" else { return nil }
+                return Int(parts[1].trimmingCharacters(in: .whitespaces))
+            }.first
+        }
         while true {
+            if let end = headEnd(),
+               let length = contentLength(head: String(decoding: response[..<end], as: UTF8.self)),
+               response.count >= end + 4 + length {
+                response.removeLast(response.count - (end + 4 + length))
+                break
+            }
             let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if count == 0 { break }
             guard count > 0 else { throw Failure(description: "no answer from port \(port) (errno \(errno))") }
             response += buffer[..<count]
         }
-        let separator = Array("\r\n\r\n".utf8)
-        guard let end = (0..<max(0, response.count - 3)).first(where: { Array(response[$0..<$0 + 4]) == separator })
-        else { throw Failure(description: "a malformed answer from port \(port)") }
+        guard let end = headEnd() else { throw Failure(description: "a malformed answer from port \(port)") }
         let head = String(decoding: response[..<end], as: UTF8.self)
         let status = head.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
         var content = Data(response[(end + 4)...])
@@ -191,6 +209,13 @@ struct WebDriver {
     /// Loads `url` in the current tab and waits for it.
     func navigate(to url: String) async throws {
         _ = try await request("POST", "/session/\(session)/url", ["url": url])
+    }
+
+    /// A Chrome DevTools Protocol command, through chromedriver; its result.
+    func devTools(_ command: String, _ parameters: [String: Any] = [:]) async throws -> [String: Any] {
+        let value = try await request("POST", "/session/\(session)/goog/cdp/execute",
+                                      ["cmd": command, "params": parameters])
+        return value as? [String: Any] ?? [:]
     }
 
     /// Ends the session (and its browser).
