@@ -77,7 +77,7 @@ let package = Package(
         .target(name: "HandoffClient", dependencies: ["HandoffShared"]),
         // The desktop around the CLI, through its own programs found at run time (wl-clipboard, xclip, xdg-open,
         // git): the clipboard, web links, the terminal's place and local clones. No D-Bus.
-        .target(name: "HandoffDesktop", dependencies: ["HandoffClient", "HandoffShared"]),
+        .target(name: "HandoffDesktop", dependencies: ["CSodium", "HandoffClient", "HandoffShared"]),
         // `handoff doctor`'s checks: files, the kernel's management interface, an L2CAP probe; no D-Bus.
         .target(name: "HandoffDoctor"),
         .executableTarget(

@@ -18,7 +18,7 @@ build_packages=(pkg-config libdbus-1-dev libsodium-dev libbluetooth-dev)
 test_packages=(dbus dbus-bin systemd libglib2.0-bin python3 python3-venv python3-dbus zsh groff-base
     bluez bluez-test-tools qemu-system-x86 linux-image-amd64 busybox-static kmod procps
     wl-clipboard xclip xvfb xauth sway xdg-utils git python3-jeepney mpv mpv-mpris
-    gcc libsystemd-dev libplist-dev jq)
+    gcc libsystemd-dev libplist-dev jq chromium chromium-driver neovim)
 bench_packages=(gcc)
 deb_packages=(dpkg-dev fakeroot lintian)
 

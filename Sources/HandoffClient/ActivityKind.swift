@@ -9,6 +9,8 @@ public enum ActivityKind: String, Sendable, CaseIterable {
     case web = "org.handoff.web"
     /// A shell's place: working directory, git repository and branch, last command line.
     case terminal = "org.handoff.terminal"
+    /// A file open in an editor: its repository's remote, its path there, the cursor's line and column.
+    case editor = "org.handoff.editor"
 
     /// The kind of `type`, nil for a type handoff does not know.
     public init?(type: String) {
@@ -18,13 +20,14 @@ public enum ActivityKind: String, Sendable, CaseIterable {
     /// The activity type.
     public var type: String { rawValue }
 
-    /// What a user calls it: `note`, `clipboard`, `web page`, `terminal`.
+    /// What a user calls it: `note`, `clipboard`, `web page`, `terminal`, `file in the editor`.
     public var noun: String {
         switch self {
         case .note: "note"
         case .clipboard: "clipboard"
         case .web: "web page"
         case .terminal: "terminal"
+        case .editor: "file in the editor"
         }
     }
 
@@ -32,7 +35,7 @@ public enum ActivityKind: String, Sendable, CaseIterable {
     public var command: String {
         switch self {
         case .clipboard: "handoff paste"
-        case .note, .web, .terminal: "handoff continue"
+        case .note, .web, .terminal, .editor: "handoff continue"
         }
     }
 }

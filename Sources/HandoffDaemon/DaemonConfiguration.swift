@@ -1,4 +1,5 @@
 import FoundationEssentials
+import HandoffClient
 import HandoffKit
 
 /// How a ``HandoffDaemon`` runs: where it keeps its state, what it is called, what it declares.

@@ -2,13 +2,14 @@ import Foundation
 import HandoffClient
 import HandoffCommandLine
 import HandoffDesktop
+import HandoffNotes
 
 /// What `handoff continue` does with the kinds HandoffDesktop knows: a web page opens in the browser, a
 /// clipboard goes to standard output, a terminal puts the user in the same repository and folder.
 enum DesktopContinuation {
     /// Restores `continued` if it is a web page, clipboard or terminal activity; nil for any other type.
     static func restore(_ continued: ContinuedActivity, printOnly: Bool, shellFile: String?,
-                        context: CommandContext) async throws -> ExitCode? {
+                        editorServer: String? = nil, context: CommandContext) async throws -> ExitCode? {
         let device = ActivitySummary.printable(continued.summary.device)
         if continued.content.type == MediaContinuation.type {
             return try await restoreMedia(continued, printOnly: printOnly, context: context)
@@ -34,9 +35,83 @@ enum DesktopContinuation {
         case .terminal?:
             return try await restoreTerminal(try TerminalState(continued.content), from: device, printOnly: printOnly,
                                              shellFile: shellFile, context: context)
+        case .editor?:
+            return try await restoreEditor(try EditorPlace(continued.content), from: device, printOnly: printOnly,
+                                           server: editorServer ?? context.environment["NVIM"], context: context)
         case .note?, nil:
             return nil
         }
+    }
+
+    /// Opens the same file at the same place in the local clone of the same repository: in the Neovim listening
+    /// at `server` when there is one, else in the editor on a terminal, else prints `path:line:column`. A copy
+    /// that differs from the source's buffer is opened as it is, and the user told; nothing is written.
+    private static func restoreEditor(_ place: EditorPlace, from device: String, printOnly: Bool, server: String?,
+                                      context: CommandContext) async throws -> ExitCode {
+        let terminal = context.terminal
+        let plan = EditorPlan(for: place, finder: CloneFinder(environment: context.environment))
+        terminal.note("file in the editor from \(device): " + ActivitySummary.printable(place.title))
+        switch plan.outcome {
+        case .refused(let reason):
+            throw CLIError(.dataError, "not opened: " + reason)
+        case .noClone(let remote, let searched):
+            terminal.out("git clone -- \(ShellWord.quoted(remote.url))\n")
+            throw CLIError(.noInput, "no local clone of \(ActivitySummary.printable(remote.key)) in "
+                + searched.map(ActivitySummary.printable).joined(separator: ", ")
+                + " (HANDOFF_CLONES lists the folders to search, separated by ':'); to clone it, run the line above")
+        case .missing(let path, let clone):
+            throw CLIError(.noInput, "your clone \(ActivitySummary.printable(clone)) has no "
+                + ActivitySummary.printable(path)
+                + (place.branch.map { " (it is on branch '\(ActivitySummary.printable($0))' there)" } ?? ""))
+        case .file(_, let clone, let others):
+            terminal.note("your clone: \(ActivitySummary.printable(clone))"
+                + (others.isEmpty ? "" : " (also: " + others.map(ActivitySummary.printable).joined(separator: ", ") + ")"))
+        }
+        guard let file = plan.file else { return .failure }
+        let position = "\(file):\(place.line):\(place.column)"
+        if plan.comparison == .differs {
+            terminal.warning("your copy of \(ActivitySummary.printable(place.path)) differs from the buffer on "
+                + device + (place.modified ? " (it has changes not saved there)" : "")
+                + "; it is opened as it is here, and nothing was changed")
+        }
+        if printOnly {
+            terminal.out(position + "\n")
+            return .success
+        }
+        if let server, !server.isEmpty, let expression = plan.remoteExpression {
+            guard let nvim = Tool.find("nvim", in: context.environment) else {
+                throw CLIError(.desktopUnavailable, "nvim is not on PATH, so the Neovim at \(server) cannot be told")
+            }
+            let result = try await nvim.run(["--server", server, "--remote-expr", expression],
+                                            environment: context.environment)
+            guard result.status == 0 else {
+                throw CLIError(.desktopUnavailable, "the Neovim at \(ActivitySummary.printable(server)) could not "
+                    + "open it (exit \(result.status)): " + ActivitySummary.printable(result.errorText))
+            }
+            terminal.note("opened in the Neovim at \(ActivitySummary.printable(server)): " + position)
+            return .success
+        }
+        let editor = EditorCommand(environment: context.environment).commandLine
+        guard terminal.inputIsTerminal, let arguments = plan.editorArguments(editor: editor) else {
+            terminal.out(position + "\n")
+            return .success
+        }
+        // The editor's command line is the user's own ($VISUAL, $EDITOR), run by the shell; the file and the
+        // position are arguments after it, never shell words.
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", editor + " \"$@\"", "sh"] + arguments
+        process.environment = context.environment
+        do {
+            try process.run()
+        } catch {
+            throw CLIError(.editorFailed, "cannot start the editor '\(editor)': \(error.localizedDescription)")
+        }
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw CLIError(.editorFailed, "the editor '\(editor)' exited with status \(process.terminationStatus)")
+        }
+        return .success
     }
 
     private static func restoreTerminal(_ state: TerminalState, from device: String, printOnly: Bool,

@@ -43,8 +43,10 @@ enum RootCommand: HandoffCommandGroup {
             PasteCommand.self,
             ClipboardCommand.self,
             OpenCommand.self,
+            BrowserHostCommand.self,
             ShellInitCommand.self,
             TerminalCommand.self,
+            EditorGroupCommand.self,
         ]
     }
 

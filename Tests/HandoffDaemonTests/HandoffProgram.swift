@@ -6,6 +6,8 @@ struct HandoffProgram {
         var status: Int32
         var output: String
         var error: String
+        /// Standard output as bytes (the browser host's framed replies).
+        var outputData = Data()
     }
 
     struct NotBuilt: Error, CustomStringConvertible {
@@ -71,7 +73,7 @@ struct HandoffProgram {
             }
         }
         return Result(status: process.terminationStatus, output: String(decoding: out, as: UTF8.self),
-                      error: String(decoding: err, as: UTF8.self))
+                      error: String(decoding: err, as: UTF8.self), outputData: out)
     }
 
     /// Starts `handoff arguments` and returns the process and a handle on its standard output.

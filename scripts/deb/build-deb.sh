@@ -18,6 +18,11 @@
 #   /usr/share/man/man8/handoffd.8.gz                     `handoffd --help`, as a page (scripts/deb/daemon-manual.sh)
 #   /usr/share/bash-completion/completions/handoff, /usr/share/zsh/vendor-completions/_handoff
 #   /usr/share/doc/handoff/                               copyright, changelog, the API and usage docs
+#   /usr/lib/handoff/browser-host                         the browser extension's native messaging host (a wrapper)
+#   /etc/chromium/native-messaging-hosts/org.handoff.browser.json   its manifest for Chromium (a conffile)
+#   /usr/lib/mozilla/native-messaging-hosts/org.handoff.browser.json   its manifest for Firefox
+#   /usr/share/handoff/browser-extension/                 the extension, to load unpacked (Docs/apps.md)
+#   /usr/share/nvim/site/pack/handoff/opt/handoff/        the Neovim plugin, for `:packadd handoff` (Docs/apps.md)
 # Both programs are built with the Swift runtime and Foundation linked statically (--static-swift-stdlib), so at
 # run time they need only Debian's own libraries; Depends: comes from dpkg-shlibdeps on the built binaries, plus
 # bluez and dbus. The maintainer scripts (scripts/deb/postinst, prerm, postrm) reload systemd and the bus
@@ -86,6 +91,26 @@ install -m 0644 Docs/dbus-api.md Docs/usage.md Docs/setup.md Docs/privacy.md Doc
 install -m 0644 scripts/deb/copyright "$root/usr/share/doc/handoff/copyright"
 sed "s/@VERSION@/$debversion/; s/@DATE@/$(date -R -d @"$(git log -1 --format=%ct 2>/dev/null || date +%s)")/" \
     scripts/deb/changelog | gzip -9n >"$root/usr/share/doc/handoff/changelog.Debian.gz"
+# The integrations (integrations/, Docs/apps.md): the browser's native host, its manifests, the extension to load,
+# and the Neovim plugin as an optional package (loaded only by those who ask: it runs `handoff` as they edit).
+install -d "$root/usr/lib/handoff" "$root/etc/chromium/native-messaging-hosts" \
+    "$root/usr/lib/mozilla/native-messaging-hosts" "$root/usr/share/handoff/browser-extension"
+sed 's|@HANDOFF@|/usr/bin/handoff|g' integrations/browser/native-host/handoff-browser-host \
+    >"$root/usr/lib/handoff/browser-host"
+chmod 0755 "$root/usr/lib/handoff/browser-host"
+for browser in chromium mozilla; do
+    folder=$([[ $browser == chromium ]] && echo etc/chromium || echo usr/lib/mozilla)
+    source=$([[ $browser == chromium ]] && echo chromium || echo firefox)
+    sed 's|@HOST@|/usr/lib/handoff/browser-host|g' "integrations/browser/native-host/$source/org.handoff.browser.json" \
+        >"$root/$folder/native-messaging-hosts/org.handoff.browser.json"
+    chmod 0644 "$root/$folder/native-messaging-hosts/org.handoff.browser.json"
+done
+install -m 0644 integrations/browser/extension/manifest.json integrations/browser/extension/background.js \
+    "$root/usr/share/handoff/browser-extension/"
+plugin=$root/usr/share/nvim/site/pack/handoff/opt/handoff
+install -d "$plugin/plugin" "$plugin/lua/handoff"
+install -m 0644 integrations/nvim/plugin/handoff.lua "$plugin/plugin/"
+install -m 0644 integrations/nvim/lua/handoff/init.lua "$plugin/lua/handoff/"
 chmod 0644 "$root"/usr/lib/systemd/system/* "$root"/usr/lib/systemd/user/* "$root"/usr/share/dbus-1/system-services/* \
     "$root"/usr/share/bash-completion/completions/* "$root"/usr/share/zsh/vendor-completions/*
 
@@ -101,8 +126,9 @@ sed "s/@VERSION@/$debversion/; s/@ARCH@/$arch/; s/@DEPENDS@/$shlibs, bluez (>= 5
 for script in postinst prerm postrm; do
     install -m 0755 "scripts/deb/$script" "$root/DEBIAN/$script"
 done
+echo /etc/chromium/native-messaging-hosts/org.handoff.browser.json >"$root/DEBIAN/conffiles"
 (cd "$root" && find usr -type f -print0 | sort -z | xargs -0 md5sum) >"$root/DEBIAN/md5sums"
-chmod 0644 "$root/DEBIAN/md5sums" "$root/DEBIAN/control"
+chmod 0644 "$root/DEBIAN/md5sums" "$root/DEBIAN/control" "$root/DEBIAN/conffiles"
 
 mkdir -p "$out"
 deb=$out/handoff_${debversion}_${arch}.deb

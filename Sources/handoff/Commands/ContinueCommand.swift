@@ -19,6 +19,10 @@ enum ContinueCommand: HandoffCommand {
         let shellFile = Option<String>(
             "shell-file", valueName: "file",
             help: "For a terminal: write the cd and history commands to this file, for the shell-init hook to source.")
+        let server = Option<String>(
+            "server", valueName: "address",
+            help: "For a file in the editor: open it in the Neovim listening at this address (default: $NVIM, set "
+                + "inside Neovim's terminal).")
     }
 
     static let configuration = CommandConfiguration(
@@ -34,7 +38,11 @@ enum ContinueCommand: HandoffCommand {
             path, with an offer to check out its branch and its last command shown, never run (see \
             'handoff shell-init'). What is playing (org.handoff.media, offered by handoff-media) opens in \
             your MPRIS media player at the source's position (--print prints its URL and position); with \
-            --pause-source the other device's player pauses once this one has it (handoff-media does it there).
+            --pause-source the other device's player pauses once this one has it (handoff-media does it there). \
+            A file in the editor (org.handoff.editor) is found like a terminal, by its \
+            repository's remote, and opened at the same line and column: in the Neovim at --server (or $NVIM), \
+            else in your editor on a terminal, else its path:line:column is printed. When your copy differs from \
+            the other machine's buffer, you are told, and nothing is changed.
 
             A continued note never overwrites a local note that is open in an editor or whose text differs from \
             what an earlier continue wrote: both are kept, the continued one as a conflict copy named \
@@ -70,7 +78,8 @@ enum ContinueCommand: HandoffCommand {
         }
         bar.finish()
         if !invocation[\.json], let status = try await DesktopContinuation.restore(
-            continued, printOnly: invocation[\.print], shellFile: invocation[\.shellFile], context: context) {
+            continued, printOnly: invocation[\.print], shellFile: invocation[\.shellFile],
+            editorServer: invocation[\.server], context: context) {
             return status
         }
 
