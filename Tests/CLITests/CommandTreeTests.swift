@@ -17,7 +17,8 @@ import Testing
             ["inbox", "drop"]: ["0123456789abcdef"], ["outbox", "list"]: [], ["outbox", "cancel"]: ["0123456789abcdef"],
             ["copy"]: [], ["paste"]: [], ["clipboard", "follow"]: [], ["clipboard", "pause"]: [],
             ["clipboard", "resume"]: [], ["open"]: ["https://example.org/"], ["shell-init"]: ["bash"],
-            ["terminal", "offer"]: ["--cwd", "/"],
+            ["terminal", "offer"]: ["--cwd", "/"], ["editor", "offer"]: ["x", "--line", "1"],
+            ["browser-host"]: ["chrome-extension://cecbnhjfopncempjaelamclhabhiekei/"],
             ["doctor"]: ["--json"],
         ]
         let leaves = RootCommand.spec.allCommands().filter(\.command.subcommands.isEmpty)
