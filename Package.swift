@@ -69,6 +69,8 @@ let package = Package(
         // MARK: HandoffKit
         .target(name: "HandoffKit", dependencies: ["CSodium", "HandoffShared"]),
         .target(name: "HandoffTesting", dependencies: ["HandoffKit", "HandoffShared"]),
+        // HandoffKit's fast lane over TCP sockets (Docs/protocol.md §9): a LaneNetwork, as HandoffBlueZ is a Radio.
+        .target(name: "HandoffLane", dependencies: ["HandoffKit", "HandoffShared"]),
 
         // MARK: Executables
         // The CLI's own libraries: a declarative parser, the note store, the daemon-facing protocol.
@@ -119,6 +121,7 @@ let package = Package(
         .testTarget(name: "L2CAPTests", dependencies: ["L2CAP"]),
         .testTarget(name: "HandoffSharedTests", dependencies: ["HandoffShared"]),
         .testTarget(name: "HandoffKitTests", dependencies: ["HandoffKit", "HandoffTesting", "HandoffShared"]),
+        .testTarget(name: "HandoffLaneTests", dependencies: ["HandoffLane", "HandoffKit", "HandoffTesting", "HandoffShared"]),
         .testTarget(name: "HandoffCommandLineTests", dependencies: ["HandoffCommandLine"]),
         .testTarget(name: "HandoffNotesTests", dependencies: ["HandoffNotes"]),
         .testTarget(name: "HandoffDesktopTests", dependencies: ["HandoffDesktop", "HandoffClient", "HandoffShared"]),

@@ -37,6 +37,9 @@ public struct HandoffConfiguration: Sendable {
     /// the other devices are answered meanwhile. (Once the code is shown, the users decide, and the initiator's own
     /// timeout applies.)
     public var pairingQuietLimit: Duration = .seconds(15)
+    /// The fast lane: big transfers move to a TCP connection over a network both machines already share
+    /// (Docs/protocol.md §9). Nil (the default) keeps everything on the radio.
+    public var fastLane: FastLane?
     /// Where the engine reads time: its waits (stalls, rotation, pairing), expiry checks and timestamps
     /// (default `RealClock()`; tests pass HandoffTesting's `VirtualClock`).
     public var clock: any HandoffClock = RealClock()

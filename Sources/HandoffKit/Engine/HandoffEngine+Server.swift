@@ -15,6 +15,10 @@ extension HandoffEngine {
 
     /// Handles one value a central wrote to the request characteristic.
     func handle(_ write: IncomingWrite) async {
+        if LaneFrame.claims(write.value) {
+            await handleLane(write)
+            return
+        }
         if ShareFrame.claims(write.value) {
             await handleShare(write)
             return

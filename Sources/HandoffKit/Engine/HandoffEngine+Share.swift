@@ -90,12 +90,14 @@ extension HandoffEngine {
 
     /// Pushes `item` to the trusted device `deviceID`, at the address its last beacon came from (or, when that
     /// fails, where its current beacon was also heard and it proves itself: an address rotation). Returns when the
-    /// receiver confirmed the item is stored in its inbox. `progress(sent, total)` counts sealed-stream bytes.
+    /// receiver confirmed the item is stored in its inbox. `progress(sent, total)` counts sealed-stream bytes;
+    /// `path` is told each link the push takes (BLE's, then `.tcp` when it moves to the fast lane, §9).
     /// Push the same item (same transfer id) again after a failure: it resumes, and is never stored twice.
     /// - Throws: `connectionUnavailable` when the device was not seen or cannot be reached, the receiver's
     ///   refusal (`untrustedPeer`, `inboxFull`, `itemTooLarge`...), or `remoteApplicationTimedOut`.
     public func push(_ item: OutgoingShare, to deviceID: UUID,
-                     progress: @escaping @Sendable (Int, Int) -> Void = { _, _ in }) async throws(HandoffError) {
+                     progress: @escaping @Sendable (Int, Int) -> Void = { _, _ in },
+                     path: @escaping @Sendable (LinkTransport) -> Void = { _ in }) async throws(HandoffError) {
         guard let device = trust.device(deviceID) else {
             throw HandoffError(.untrustedPeer, "device \(deviceID) is not paired with this one")
         }
@@ -115,7 +117,7 @@ extension HandoffEngine {
             isFollowable: AddressCandidates.worthFollowing
         ) { peer in
             let sender = ShareSender(radio: radio, peer: peer, receiver: device, senderID: senderID, keys: keys,
-                                     configuration: configuration)
+                                     configuration: configuration, onPath: path)
             return await sender.attempt(stream, progress: progress)
         }
         if let moved { deviceProved(deviceID, at: moved, sequence: sighting.sequence) }

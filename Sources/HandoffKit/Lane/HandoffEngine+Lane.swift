@@ -1,0 +1,60 @@
+import FoundationEssentials
+import HandoffShared
+
+/// The fast lane, receiving side (Docs/protocol.md §9): on a push's LANE-ASK, open a one-shot listener, offer its
+/// addresses and port sealed under the transfer's lane key, and take the first connection that proves itself
+/// as one more central of the transfer service. The push itself goes on as before: the sender announces it
+/// again on the lane, proves it afresh, and this side's ACCEPT names the first byte it lacks.
+extension HandoffEngine {
+    /// A LANE-ASK (or any lane frame) a central wrote.
+    func handleLane(_ write: IncomingWrite) async {
+        // Lane frames change nothing unless they are an ASK bound to a live push, from the central the push is
+        // bound to, on a radio path (a lane is not offered over a lane).
+        guard let lane = configuration.fastLane, let service = service as? LaneService,
+              write.transport != .tcp, case .ask(let id, let mac)? = LaneFrame.decode(write.value),
+              let session = share.sessions[id], session.central == write.central else { return }
+        let keys = LaneKeys(transferKey: session.keys.transferKey(id), transferID: id)
+        guard Sodium.constantTimeEqual(mac, keys.askMAC) else { return }
+        // One listener per transfer: a new ASK (the sender is back on BLE, or its last attempt failed) replaces
+        // an offer nobody proved themselves on.
+        service.offers.withLock { $0.removeValue(forKey: id) }?.close()
+        let listener: any LaneListener
+        do {
+            listener = try await lane.network.listen()
+        } catch {
+            return   // no lane here: the push goes on over BLE, as the sender expects when no offer comes
+        }
+        let endpoints = listener.endpoints.filter(lane.policy.admits)
+        guard !endpoints.isEmpty else {
+            listener.close()
+            return
+        }
+        service.offers.withLock { $0.updateValue(listener, forKey: id) }?.close()
+        let ticket = Sodium.randomBytes(LaneOffer.ticketLength)
+        let offer = LaneOffer(ticket: ticket, port: endpoints[0].port, addresses: endpoints.map(\.address))
+        let clock = self.clock
+        // The listener lives as long as the offer: until a connection proves itself, or `offerLifetime`.
+        Task {
+            do { try await clock.sleep(for: lane.offerLifetime) } catch {}
+            listener.close()
+            service.offers.withLock { offers in
+                if offers[id] === listener { offers[id] = nil }
+            }
+        }
+        Task {
+            let won = Locked(false)
+            for await connection in listener.connections {
+                Task {
+                    guard let reader = await LaneHandshake.admit(
+                        connection, keys: keys, ticket: ticket, deadline: lane.helloDeadline, clock: clock,
+                        claim: { won.withLock { won in defer { won = true }; return !won } }) else { return }
+                    listener.close()
+                    service.offers.withLock { offers in if offers[id] === listener { offers[id] = nil } }
+                    let central = PeerAddress("tcp:\(connection.remote)#\(ShareInbox.hexString(Sodium.randomBytes(4)))")
+                    service.adopt(connection, reader: reader, as: central)
+                }
+            }
+        }
+        try? await service.notify(keys.seal(offer), to: write.central)
+    }
+}
