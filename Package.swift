@@ -97,6 +97,9 @@ let package = Package(
         // The benchmarks' Swift clients (bench/README.md, bench/codec/run.sh).
         .executableTarget(name: "dbus-bench", dependencies: ["DBus"], path: "Tools/dbus-bench"),
         .executableTarget(name: "codec-bench", dependencies: ["HandoffKit"], path: "Tools/codec-bench"),
+        // The fast lane between two network namespaces (scripts/netns-fastlane.sh, bench/lane.sh).
+        .executableTarget(name: "lane-netns", dependencies: ["HandoffKit", "HandoffLane", "HandoffTesting", "HandoffShared"],
+                          path: "Tools/lane-netns"),
         // What the two runners below share: failures, reports, checks, the two powered adapters.
         .target(name: "ScenarioSupport", dependencies: ["BlueZ"], path: "Tools/ScenarioSupport"),
         // The BlueZ layer on the VM's real bluetoothd (scripts/vm/scenarios.list, Docs/bluez-api.md).

@@ -26,11 +26,17 @@ public struct TCPLane: LaneNetwork {
     }
 
     public func listen() async throws(LaneError) -> any LaneListener {
+        try listenNow()
+    }
+
+    /// `listen()` on the calling thread (a tool that puts a thread in a network namespace calls it there: the
+    /// socket and the addresses listed are that namespace's).
+    public func listenNow() throws(LaneError) -> any LaneListener {
         try TCPListener(policy: policy)
     }
 
     public func connect(to endpoints: [LaneEndpoint], timeout: Duration) async throws(LaneError) -> any LaneConnection {
-        let result: Result<TCPConnection, LaneError> = await withCheckedContinuation { continuation in
+        let result: Result<any LaneConnection, LaneError> = await withCheckedContinuation { continuation in
             DetachedThread.start {
                 continuation.resume(returning: Self.connectBlocking(endpoints, timeout: timeout))
             }
@@ -70,7 +76,8 @@ public struct TCPLane: LaneNetwork {
         }
     }
 
-    private static func connectBlocking(_ endpoints: [LaneEndpoint], timeout: Duration) -> Result<TCPConnection, LaneError> {
+    /// `connect(to:timeout:)` on the calling thread, blocking.
+    public static func connectBlocking(_ endpoints: [LaneEndpoint], timeout: Duration) -> Result<any LaneConnection, LaneError> {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
         var failures: [String] = []

@@ -102,6 +102,12 @@ struct ShareSender: Sendable {
                         stalls = 0
                         continue
                     }
+                    // A lane that moves nothing for a tick has lost its network (a link down sends no reset):
+                    // leave it for BLE at once; the lane is asked for again while the push goes on there.
+                    if link.transport.kind == .tcp {
+                        inbox.close()
+                        continue
+                    }
                     stalls += 1
                     if stalls > configuration.maximumStalls {
                         await link.disconnect()
