@@ -91,7 +91,8 @@ let package = Package(
         .target(name: "HandoffDBusClient", dependencies: ["DBus", "HandoffClient", "HandoffShared"]),
         .target(name: "HandoffDaemon",
                 dependencies: ["HandoffKit", "DBus", "HandoffClient", "HandoffDBusClient", "HandoffShared"]),
-        .executableTarget(name: "handoffd", dependencies: ["HandoffDaemon", "HandoffBlueZ", "HandoffKit", "BlueZ", "DBus"]),
+        .executableTarget(name: "handoffd",
+                          dependencies: ["HandoffDaemon", "HandoffBlueZ", "HandoffKit", "HandoffLane", "BlueZ", "DBus"]),
 
         // MARK: Tools (Tools/): test and bench executables, run by scripts; nothing imports them
         // The benchmarks' Swift clients (bench/README.md, bench/codec/run.sh).
