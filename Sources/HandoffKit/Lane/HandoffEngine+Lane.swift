@@ -6,8 +6,13 @@ import HandoffShared
 /// as one more central of the transfer service. The push itself goes on as before: the sender announces it
 /// again on the lane, proves it afresh, and this side's ACCEPT names the first byte it lacks.
 extension HandoffEngine {
-    /// A LANE-ASK (or any lane frame) a central wrote.
+    /// A lane frame a central wrote: a push's LANE-ASK (this side receives the push and offers), or a continue's
+    /// LANE-OFFER (this side is the source and connects).
     func handleLane(_ write: IncomingWrite) async {
+        if case .offer(let id, _, _)? = LaneFrame.decode(write.value) {
+            await connectLane(for: id, write)
+            return
+        }
         // Lane frames change nothing unless they are an ASK bound to a live push, from the central the push is
         // bound to, on a radio path (a lane is not offered over a lane).
         guard let lane = configuration.fastLane, let service = service as? LaneService,
@@ -56,5 +61,25 @@ extension HandoffEngine {
             }
         }
         try? await service.notify(keys.seal(offer), to: write.central)
+    }
+
+    /// A continue's LANE-OFFER: when it opens under the lane key of a transfer this source still holds, connect to
+    /// the client, prove this side (LANE-HELLO), and take the connection as one more central: the client FETCHes
+    /// there from the last byte it holds, and the stream goes on as over a channel.
+    private func connectLane(for id: TransferID, _ write: IncomingWrite) async {
+        guard let lane = configuration.fastLane, let service = service as? LaneService, write.transport != .tcp,
+              let frame = LaneFrame.decode(write.value), transfers.fetching(id, upTo: 0) != nil else { return }
+        let keys = LaneKeys(transferKey: self.keys.transferKey(source: trust.identity.id, transferID: id), transferID: id)
+        guard let offer = keys.open(frame) else { return }
+        // One connection attempt per transfer at a time: a replayed offer starts nothing while one runs.
+        guard service.connecting.withLock({ $0.insert(id).inserted }) else { return }
+        let clock = self.clock
+        Task {
+            defer { _ = service.connecting.withLock { $0.remove(id) } }
+            guard let (connection, reader) = try? await LaneHandshake.connect(offer, keys: keys, lane: lane, clock: clock)
+            else { return }
+            let central = PeerAddress("tcp:\(connection.remote)#\(ShareInbox.hexString(Sodium.randomBytes(4)))")
+            service.adopt(connection, reader: reader, as: central)
+        }
     }
 }

@@ -158,6 +158,8 @@ final class LaneService: TransferService {
     private let pump: Task<Void, Never>
     /// Open offers by transfer, so one transfer has one listener at a time.
     let offers = Locked<[TransferID: any LaneListener]>([:])
+    /// Continues whose source is connecting to the client's offer.
+    let connecting = Locked<Set<TransferID>>([])
 
     init(base: any TransferService) {
         self.base = base

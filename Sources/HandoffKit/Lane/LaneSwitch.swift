@@ -109,3 +109,100 @@ final class LaneSwitch: Sendable {
         leftover?.connection.close()
     }
 }
+
+/// The fast lane, receiving side of a continue (Docs/protocol.md §9): the client, which receives the payload,
+/// offers. Once the app approved a payload of at least `threshold` bytes, it opens a one-shot listener, writes
+/// LANE-OFFER to the source over BLE (sealed under the transfer's lane key), and takes the first connection that
+/// proves itself (LANE-HELLO within `helloDeadline`). It then ends the radio link's inbox; the client moves to
+/// the lane and fetches from the last byte it holds. A source built before the lane answers the offer with an
+/// unbound ERROR, which the client drops; the listener then closes after `offerLifetime`.
+final class LaneOfferer: Sendable {
+    private struct State {
+        var ready: LaneLink?
+        var listener: (any LaneListener)?
+        var inbox: LinkInbox?
+        var offered = false
+        var stopped = false
+    }
+
+    private let keys: LaneKeys
+    private let settings: FastLane?
+    private let clock: any HandoffClock
+    private let state = Locked(State())
+
+    init(keys: LaneKeys, settings: FastLane?, clock: any HandoffClock) {
+        self.keys = keys
+        self.settings = settings
+        self.clock = clock
+    }
+
+    /// The inbox of the link the client reads now (closed when the lane is ready).
+    func watch(_ inbox: LinkInbox) {
+        state.withLock { $0.inbox = inbox }
+    }
+
+    /// Offers the lane once, on `link`, when `remaining` bytes are at least the threshold.
+    func offer(on link: any RadioLink, remaining: Int) {
+        guard let settings, link.transport.kind != .tcp, remaining >= settings.threshold,
+              state.withLock({ state in defer { state.offered = true }; return !state.offered && !state.stopped })
+        else { return }
+        let (keys, clock, state) = (keys, clock, state)
+        Task {
+            let listener: any LaneListener
+            do { listener = try await settings.network.listen() } catch { return }
+            let endpoints = listener.endpoints.filter(settings.policy.admits)
+            let kept = state.withLock { state -> Bool in
+                guard !state.stopped, !endpoints.isEmpty else { return false }
+                state.listener = listener
+                return true
+            }
+            guard kept else {
+                listener.close()
+                return
+            }
+            let ticket = Sodium.randomBytes(LaneOffer.ticketLength)
+            Task {
+                do { try await clock.sleep(for: settings.offerLifetime) } catch {}
+                listener.close()
+            }
+            let won = Locked(false)
+            Task {
+                for await connection in listener.connections {
+                    Task {
+                        guard let reader = await LaneHandshake.admit(
+                            connection, keys: keys, ticket: ticket, deadline: settings.helloDeadline, clock: clock,
+                            claim: { won.withLock { won in defer { won = true }; return !won } }) else { return }
+                        listener.close()
+                        let inbox = state.withLock { state -> LinkInbox? in
+                            guard !state.stopped else { return nil }
+                            state.ready = LaneLink(connection: connection, reader: reader)
+                            return state.inbox
+                        }
+                        if let inbox { inbox.close() } else { connection.close() }
+                    }
+                }
+            }
+            let offer = LaneOffer(ticket: ticket, port: endpoints[0].port, addresses: endpoints.map(\.address))
+            try? await link.write(keys.seal(offer))
+        }
+    }
+
+    /// The proven lane link, once.
+    func take() -> (any RadioLink)? {
+        state.withLock { state in
+            defer { state.ready = nil }
+            return state.ready
+        }
+    }
+
+    /// Closes the listener and a lane link nobody took.
+    func stop() {
+        let (listener, leftover) = state.withLock { state -> ((any LaneListener)?, LaneLink?) in
+            state.stopped = true
+            defer { state.ready = nil; state.listener = nil }
+            return (state.listener, state.ready)
+        }
+        listener?.close()
+        leftover?.connection.close()
+    }
+}

@@ -102,13 +102,13 @@ struct ShareSender: Sendable {
                         stalls = 0
                         continue
                     }
-                    // A lane that moves nothing for a tick has lost its network (a link down sends no reset):
-                    // leave it for BLE at once; the lane is asked for again while the push goes on there.
-                    if link.transport.kind == .tcp {
+                    stalls += 1
+                    // A lane that moves nothing for two waits in a row has lost its network (a link taken down
+                    // sends no reset): leave it for BLE rather than fail; the lane is asked for again there.
+                    if link.transport.kind == .tcp && stalls >= 2 {
                         inbox.close()
                         continue
                     }
-                    stalls += 1
                     if stalls > configuration.maximumStalls {
                         await link.disconnect()
                         throw HandoffError(.remoteApplicationTimedOut, "\(receiver.name) stopped answering (no "
