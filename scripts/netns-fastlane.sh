@@ -54,11 +54,10 @@ ip -n "$A" link set hofl-va up
 ip -n "$B" link set hofl-vb up
 ip -n "$A" link set lo up
 ip -n "$B" link set lo up
-# The veth carries traffic a moment after it is up: an offer made before lists no address.
-for _ in $(seq 50); do
-    ip netns exec "$A" ping -c1 -W1 10.28.0.2 >/dev/null 2>&1 && break
-    sleep 0.1
-done
+# The veth carries traffic once both ends are up (LOWER_UP): an offer made before lists no address.
+linked() { ip -n "$A" -o link show hofl-va | grep -q LOWER_UP && ip -n "$B" -o link show hofl-vb | grep -q LOWER_UP; }
+for _ in $(seq 50); do linked && break; sleep 0.1; done
+linked || { echo "netns-fastlane: the veth pair never came up" >&2; exit 1; }
 
 # A link shaped like Wi-Fi: netem delay 5ms loss 0.5% rate 50mbit on both ends. A kernel without sch_netem
 # (CONFIG_NET_SCH_NETEM unset, as on some CI hosts) gets what it has: tbf at 50mbit and nftables dropping 0.5%

@@ -234,6 +234,7 @@ func run(_ options: Options) async throws {
     // Hostile connections: at each offer, before the engine hands its port to the sender, connect from the
     // sender's namespace with random bytes, with nothing, and with the HELLO of an earlier lane connection.
     let hostileResults = Locked<[(String, Double, Int)]>([])
+    let hostileLaunched = Locked(0)
     let earlierHello = Locked<[UInt8]?>(nil)
     if options.hostile {
         receiverLane.onListen.value = { listener in
@@ -243,6 +244,7 @@ func run(_ options: Options) async throws {
             Task {
                 var probes: [(String, [UInt8]?)] = [("random", Sodium.randomBytes(64)), ("silent", nil)]
                 if let replay { probes.append(("replayed-hello", replay)) }
+                hostileLaunched.withLock { $0 += probes.count }
                 for (name, payload) in probes {
                     Task {
                         if let (seconds, said) = await hostile(endpoint, from: options.senderNamespace, payload: payload) {
@@ -316,14 +318,24 @@ func run(_ options: Options) async throws {
     if options.lane && !paths.value.contains("tcp") { fail("the share never moved to the lane: \(fields.joined(separator: " "))") }
     if options.dropInterface != nil && !dropped.value { fail("the drop never happened") }
     if options.hostile {
+        // A silent connection is closed by the deadline, after the share may have finished: wait for every probe.
+        let waited = clock.now
+        while hostileResults.value.count < hostileLaunched.value && clock.now - waited < .seconds(5) {
+            try await Task.sleep(for: .milliseconds(20))
+        }
         let results = hostileResults.value
+        if results.count < hostileLaunched.value {
+            fail("\(hostileLaunched.value - results.count) hostile connections were still open 5 s after the share")
+        }
         for (name, seconds, said) in results {
             fields.append("hostile_\(name)=\(fmt(seconds))s/\(said)B")
             if seconds < 0 || seconds > 1.5 || said != 0 {
                 fail("the hostile connection '\(name)' was not closed within 1.5 s without a word: \(seconds) s, \(said) bytes")
             }
         }
-        if !results.contains(where: { $0.0 == "replayed-hello" }) { fail("no replayed hello was tried") }
+        for probe in ["random", "silent", "replayed-hello"] where !results.contains(where: { $0.0 == probe }) {
+            fail("no \(probe) connection was tried")
+        }
     }
     print("RESULT " + fields.joined(separator: " "))
     await sender.stop()
