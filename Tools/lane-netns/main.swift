@@ -3,7 +3,10 @@
 // scripts/netns-fastlane.sh and bench/lane.sh, which make the namespaces and the veth pair; see their headers.
 //
 //   lane-netns --sender-ns A --receiver-ns B --size BYTES [--no-lane] [--hostile]
-//              [--drop IFACE --drop-at FRACTION --down SECONDS] [--ble-rate BYTES_PER_S]
+//              [--drop IFACE --drop-at FRACTION[,FRACTION…] --down SECONDS] [--ble-rate BYTES_PER_S]
+//
+// With --drop, the sender's IFACE goes down for SECONDS each time the item, on the lane, passes a FRACTION of its
+// bytes; each drop happens once, in order.
 //
 // Prints `RESULT key=value …` and exits 0 when the item arrived byte for byte (and, with --hostile, every hostile
 // connection was closed within 1.5 s having received nothing), else prints `FAIL reason` and exits 1.
@@ -22,7 +25,7 @@ struct Options {
     var lane = true
     var hostile = false
     var dropInterface: String?
-    var dropAt = 0.3
+    var dropAt = [0.3]
     var down = 3.0
     /// The simulated BLE link's rate: 8 KiB SDUs, one every `8192 / rate` seconds (default 350 kB/s, the VM's
     /// measured L2CAP rate: 1 MiB in about 3 s, Docs/protocol.md §3).
@@ -40,7 +43,9 @@ func parse() -> Options {
         case "--no-lane": options.lane = false
         case "--hostile": options.hostile = true
         case "--drop": options.dropInterface = arguments.next()
-        case "--drop-at": options.dropAt = Double(arguments.next() ?? "") ?? options.dropAt
+        case "--drop-at":
+            let fractions = (arguments.next() ?? "").split(separator: ",").compactMap { Double($0) }
+            if !fractions.isEmpty { options.dropAt = fractions.sorted() }
         case "--down": options.down = Double(arguments.next() ?? "") ?? options.down
         case "--ble-rate": options.bleRate = Double(arguments.next() ?? "") ?? options.bleRate
         default:
@@ -272,15 +277,20 @@ func run(_ options: Options) async throws {
     let onLane = Locked<(Duration, Int)?>(nil)
     let paths = Locked<[String]>([])
     let sentNow = Locked(0)
-    let dropped = Locked(false)
+    let dropped = Locked(0)   // drops done, of options.dropAt
     let item = OutgoingShare(metadata: ShareMetadata(kind: .file, name: "item.bin", mediaType: "application/octet-stream"),
                              content: .file(source))
     try await sender.push(item, to: stores[1].identity.id, progress: { sent, total in
         sentNow.value = sent
         if sent > 0 { firstByte.withLock { if $0 == nil { $0 = clock.now - started } } }
         if let interface = options.dropInterface, paths.value.last == "tcp",
-           Double(sent) >= options.dropAt * Double(total),
-           dropped.withLock({ dropped in defer { dropped = true }; return !dropped }) {
+           dropped.withLock({ dropped in
+               guard dropped < options.dropAt.count, Double(sent) >= options.dropAt[dropped] * Double(total) else {
+                   return false
+               }
+               dropped += 1
+               return true
+           }) {
             let namespace = options.senderNamespace
             Task.detached {
                 print("DROP \(interface) down at byte \(sent) for \(options.down) s")
@@ -316,7 +326,10 @@ func run(_ options: Options) async throws {
         fields.append("lane_rate_MBps=\(fmt(Double(options.size - sent) / laneSeconds / 1e6))")
     }
     if options.lane && !paths.value.contains("tcp") { fail("the share never moved to the lane: \(fields.joined(separator: " "))") }
-    if options.dropInterface != nil && !dropped.value { fail("the drop never happened") }
+    if options.dropInterface != nil {
+        fields.append("drops=\(dropped.value)")
+        if dropped.value < options.dropAt.count { fail("\(dropped.value) of \(options.dropAt.count) drops happened") }
+    }
     if options.hostile {
         // A silent connection is closed by the deadline, after the share may have finished: wait for every probe.
         let waited = clock.now
