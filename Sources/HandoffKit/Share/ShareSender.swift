@@ -103,10 +103,13 @@ struct ShareSender: Sendable {
                         continue
                     }
                     stalls += 1
-                    // A lane that moves nothing for two waits in a row has lost its network (a link taken down
-                    // sends no reset): leave it for BLE rather than fail; the lane is asked for again there.
-                    if link.transport.kind == .tcp && stalls >= 2 {
-                        inbox.close()
+                    if link.transport.kind == .tcp {
+                        // A lane is reliable and ordered: what was written arrives unless the connection breaks.
+                        // Announcing again would have the receiver's ACCEPT restart the writer behind the bytes
+                        // still in the sockets' buffers, which then cross the network twice (tens of MB on a fast
+                        // link). A lane that moves nothing for two waits in a row has lost its network (a link
+                        // taken down sends no reset): leave it for BLE, where the ACCEPT says where to resume.
+                        if stalls >= 2 { inbox.close() }
                         continue
                     }
                     if stalls > configuration.maximumStalls {
