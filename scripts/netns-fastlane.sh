@@ -8,11 +8,15 @@
 #   upgrade   a 32 MiB share moves to the lane (paths end in tcp), bytes exact
 #   hostile   random bytes, a silent connection and a replayed HELLO at each offered port: each closed within
 #             1.5 s having been told nothing; the real share still completes
-#   drop      the veth taken down at 30% for 3 s, then restored: the share goes back to BLE, then to the lane
-#             again, arrives intact; resent_bytes counts what was in flight unacknowledged
+#   drop      the veth taken down at 30% for 6 s, then restored: the share goes back to BLE, then to the lane
+#             again, arrives intact; resent_bytes counts what was in flight unacknowledged (at most 8 MiB)
+#   blip      the veth down at 30% for 3 s: the lane waits it out (or leaves for BLE when the sockets' backoff
+#             outlasts two stall waits), and at most 8 MiB crosses twice. A lane announced on again after one
+#             stalled wait sent everything in the sockets' buffers twice; whether a 3 s outage spans a whole wait
+#             depends on the ticks, so bench-lane's 1 GiB through two drops checks it too.
 #   netem     a Wi-Fi-like link: netem delay 5ms loss 0.5% rate 50mbit
 #
-# Usage: scripts/netns-fastlane.sh [--build-path DIR] [scenario ...]   (default: all four)
+# Usage: scripts/netns-fastlane.sh [--build-path DIR] [scenario ...]   (default: all five)
 # Exit 0 when every scenario passed. The namespaces are removed on exit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,7 +24,7 @@ cd "$(dirname "$0")/.."
 BUILD_PATH=""
 if [[ "${1:-}" == "--build-path" ]]; then BUILD_PATH="$2"; shift 2; fi
 SCENARIOS=("$@")
-[[ ${#SCENARIOS[@]} -eq 0 ]] && SCENARIOS=(upgrade hostile drop netem)
+[[ ${#SCENARIOS[@]} -eq 0 ]] && SCENARIOS=(upgrade hostile drop blip netem)
 
 if [[ $(id -u) -ne 0 ]]; then
     echo "netns-fastlane: needs root (ip netns, tc); run with sudo" >&2
@@ -106,7 +110,8 @@ for scenario in "${SCENARIOS[@]}"; do
     case "$scenario" in
         upgrade) run upgrade --size $((32 << 20)) ;;
         hostile) run hostile --size $((16 << 20)) --hostile ;;
-        drop) run drop --size $((48 << 20)) --drop hofl-va --drop-at 0.3 --down 6 ;;
+        drop) run drop --size $((48 << 20)) --drop hofl-va --drop-at 0.3 --down 6 --max-resent $((8 << 20)) ;;
+        blip) run blip --size $((64 << 20)) --drop hofl-va --drop-at 0.3 --down 3 --max-resent $((8 << 20)) ;;
         netem)
             wifi_like on
             run netem --size $((16 << 20))

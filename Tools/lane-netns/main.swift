@@ -4,6 +4,7 @@
 //
 //   lane-netns --sender-ns A --receiver-ns B --size BYTES [--no-lane] [--hostile]
 //              [--drop IFACE --drop-at FRACTION[,FRACTION…] --down SECONDS] [--ble-rate BYTES_PER_S]
+//              [--max-resent BYTES]
 //
 // With --drop, the sender's IFACE goes down for SECONDS each time the item, on the lane, passes a FRACTION of its
 // bytes; each drop happens once, in order.
@@ -30,6 +31,8 @@ struct Options {
     /// The simulated BLE link's rate: 8 KiB SDUs, one every `8192 / rate` seconds (default 350 kB/s, the VM's
     /// measured L2CAP rate: 1 MiB in about 3 s, Docs/protocol.md §3).
     var bleRate = 350_000.0
+    /// Fail when more than this many bytes crossed the network twice (radio and lane together).
+    var maximumResent: Int?
 }
 
 func parse() -> Options {
@@ -47,6 +50,7 @@ func parse() -> Options {
             let fractions = (arguments.next() ?? "").split(separator: ",").compactMap { Double($0) }
             if !fractions.isEmpty { options.dropAt = fractions.sorted() }
         case "--down": options.down = Double(arguments.next() ?? "") ?? options.down
+        case "--max-resent": options.maximumResent = Int(arguments.next() ?? "")
         case "--ble-rate": options.bleRate = Double(arguments.next() ?? "") ?? options.bleRate
         default:
             print("FAIL unknown argument \(argument)")
@@ -324,6 +328,9 @@ func run(_ options: Options) async throws {
         fields.append("switch_s=\(fmt(at.timeInterval - (firstByte.value?.timeInterval ?? 0)))")
         let laneSeconds = (elapsed - at).timeInterval
         fields.append("lane_rate_MBps=\(fmt(Double(options.size - sent) / laneSeconds / 1e6))")
+    }
+    if let maximum = options.maximumResent, overLane + overRadio - stream > maximum {
+        fail("\(overLane + overRadio - stream) bytes crossed the network twice (at most \(maximum)): \(fields.joined(separator: " "))")
     }
     if options.lane && !paths.value.contains("tcp") { fail("the share never moved to the lane: \(fields.joined(separator: " "))") }
     if options.dropInterface != nil {
