@@ -133,7 +133,7 @@ let package = Package(
         .testTarget(
             name: "HandoffDaemonTests",
             dependencies: ["HandoffDaemon", "HandoffDBusClient", "HandoffClient", "HandoffTesting", "HandoffKit",
-                           "DBus", "DBusTestSupport", "HandoffDesktop", "HandoffShared"]
+                           "HandoffLane", "DBus", "DBusTestSupport", "HandoffDesktop", "HandoffShared"]
         ),
         .testTarget(name: "CLITests", dependencies: ["HandoffNotes", "handoff", "HandoffDoctor"], exclude: ["zsh-complete.zsh"]),
     ]
