@@ -69,6 +69,8 @@ let package = Package(
         // MARK: HandoffKit
         .target(name: "HandoffKit", dependencies: ["CSodium", "HandoffShared"]),
         .target(name: "HandoffTesting", dependencies: ["HandoffKit", "HandoffShared"]),
+        // HandoffKit's fast lane over TCP sockets (Docs/protocol.md §9): a LaneNetwork, as HandoffBlueZ is a Radio.
+        .target(name: "HandoffLane", dependencies: ["HandoffKit", "HandoffShared"]),
 
         // MARK: Executables
         // The CLI's own libraries: a declarative parser, the note store, the daemon-facing protocol.
@@ -90,12 +92,16 @@ let package = Package(
         .target(name: "HandoffDaemon",
                 dependencies: ["HandoffKit", "DBus", "HandoffClient", "HandoffDBusClient", "HandoffShared"]),
         .executableTarget(name: "handoffd",
-                         dependencies: ["HandoffDaemon", "HandoffBlueZ", "HandoffKit", "BlueZ", "DBus", "HandoffShared"]),
+                          dependencies: ["HandoffDaemon", "HandoffBlueZ", "HandoffKit", "HandoffLane", "BlueZ", "DBus",
+                                         "HandoffShared"]),
 
         // MARK: Tools (Tools/): test and bench executables, run by scripts; nothing imports them
         // The benchmarks' Swift clients (bench/README.md, bench/codec/run.sh).
         .executableTarget(name: "dbus-bench", dependencies: ["DBus"], path: "Tools/dbus-bench"),
         .executableTarget(name: "codec-bench", dependencies: ["HandoffKit"], path: "Tools/codec-bench"),
+        // The fast lane between two network namespaces (scripts/netns-fastlane.sh, bench/lane.sh).
+        .executableTarget(name: "lane-netns", dependencies: ["HandoffKit", "HandoffLane", "HandoffTesting", "HandoffShared"],
+                          path: "Tools/lane-netns"),
         // What the two runners below share: failures, reports, checks, the two powered adapters.
         .target(name: "ScenarioSupport", dependencies: ["BlueZ"], path: "Tools/ScenarioSupport"),
         // The BlueZ layer on the VM's real bluetoothd (scripts/vm/scenarios.list, Docs/bluez-api.md).
@@ -120,6 +126,7 @@ let package = Package(
         .testTarget(name: "L2CAPTests", dependencies: ["L2CAP"]),
         .testTarget(name: "HandoffSharedTests", dependencies: ["HandoffShared"]),
         .testTarget(name: "HandoffKitTests", dependencies: ["HandoffKit", "HandoffTesting", "HandoffShared"]),
+        .testTarget(name: "HandoffLaneTests", dependencies: ["HandoffLane", "HandoffKit", "HandoffTesting", "HandoffShared"]),
         .testTarget(name: "HandoffCommandLineTests", dependencies: ["HandoffCommandLine"]),
         .testTarget(name: "HandoffNotesTests", dependencies: ["HandoffNotes"]),
         .testTarget(name: "HandoffDesktopTests", dependencies: ["HandoffDesktop", "HandoffClient", "HandoffShared"]),
@@ -127,7 +134,7 @@ let package = Package(
         .testTarget(
             name: "HandoffDaemonTests",
             dependencies: ["HandoffDaemon", "HandoffDBusClient", "HandoffClient", "HandoffTesting", "HandoffKit",
-                           "DBus", "DBusTestSupport", "HandoffDesktop", "HandoffShared"]
+                           "HandoffLane", "DBus", "DBusTestSupport", "HandoffDesktop", "HandoffShared"]
         ),
         .testTarget(name: "CLITests", dependencies: ["HandoffNotes", "handoff", "HandoffDoctor"], exclude: ["zsh-complete.zsh"]),
     ]

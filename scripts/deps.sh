@@ -2,8 +2,9 @@
 # Installs what a tier needs, and only what is missing. Idempotent: a second run changes nothing.
 #
 #   scripts/deps.sh build   Swift toolchain check, C headers (libdbus, libsodium, libbluetooth)
-#   scripts/deps.sh test    build + dbus-daemon and clients, bluezoo, the VM tier (qemu, kernel, BlueZ)
-#   scripts/deps.sh bench   test + dbus-python and a C compiler
+#   scripts/deps.sh test    build + dbus-daemon and clients, bluezoo, the VM tier (qemu, kernel, BlueZ),
+#                           the fast lane's namespaces (iproute2; nftables where the kernel has no sch_netem)
+#   scripts/deps.sh bench   test + dbus-python, a C compiler and iperf3 (bench-lane's baseline)
 #   scripts/deps.sh deb     build + what makes and checks the Debian package (dpkg-dev, fakeroot, lintian)
 #
 # apt-get runs only when a package is absent (and then `apt-get update` once first). Python tools live in
@@ -18,8 +19,8 @@ build_packages=(pkg-config libdbus-1-dev libsodium-dev libbluetooth-dev)
 test_packages=(dbus dbus-bin systemd libglib2.0-bin python3 python3-venv python3-dbus zsh groff-base
     bluez bluez-test-tools qemu-system-x86 linux-image-amd64 busybox-static kmod procps
     wl-clipboard xclip xvfb xauth sway xdg-utils git python3-jeepney mpv mpv-mpris
-    gcc libsystemd-dev libplist-dev jq chromium chromium-driver neovim)
-bench_packages=(gcc)
+    gcc libsystemd-dev libplist-dev jq chromium chromium-driver neovim iproute2 nftables)
+bench_packages=(gcc iperf3)
 deb_packages=(dpkg-dev fakeroot lintian)
 
 case "$tier" in

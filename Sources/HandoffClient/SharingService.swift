@@ -13,6 +13,9 @@ public protocol SharingService: HandoffService {
     /// The caller's outbox: pending, delivered, failed and cancelled items, oldest first.
     func outbox() async throws -> [OutboxEntry]
 
+    /// How items in flight or recently sent travel (OutboxPath.swift has a default: none).
+    func outboxPaths() async throws -> [OutboxPath]
+
     /// Cancels an outbox item that is not delivered yet.
     func cancelOutboxItem(_ id: String) async throws
 
@@ -92,6 +95,10 @@ public struct OutboxEntry: Sendable, Equatable, Codable {
     public var ageSeconds: Double
     /// Why it failed, or what it waits for; empty otherwise.
     public var reason: String
+    /// The path of its current or last link (`gatt`, `l2cap`, `tcp`), when the daemon reports it (`OutboxPath`).
+    public var transport: String?
+    /// The rate on that link, in sealed-stream bytes per second.
+    public var bytesPerSecond: Double?
 
     /// Creates an entry.
     public init(id: String, device: String, name: String, kind: String, state: String, sentBytes: Int,

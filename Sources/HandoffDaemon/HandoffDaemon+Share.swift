@@ -19,6 +19,8 @@ extension HandoffDaemon {
         let inbox: ShareInbox
         let outbox: OutboxSpool
         let progress: ProgressTable
+        /// Each push's current link and its rate (HandoffDaemon+Lane.swift).
+        let paths = PathTable()
         var tasks: [Task<Void, Never>] = []
         /// One draining task per receiving device.
         var pumps: [UUID: Task<Void, Never>] = [:]
@@ -269,6 +271,8 @@ extension HandoffDaemon {
         guard let sharing else { return false }
         var record = record
         let table = sharing.progress
+        let paths = sharing.paths
+        let clock = self.clock
         let id = record.id
         table.entries.withLock { $0[id] = (0, record.size) }
         defer { table.entries.withLock { $0[id] = nil } }
@@ -284,12 +288,16 @@ extension HandoffDaemon {
         let accepted = Locked(false)
         let pushing = Task { () -> HandoffError? in
             do throws(HandoffError) {
-                try await engine.push(item, to: device) { sent, total in
+                try await engine.push(item, to: device, progress: { sent, total in
                     table.entries.withLock { $0[id] = (sent, total) }
+                    paths.moved(id, sent: sent, at: clock.now)
                     if !accepted.withLock({ first in defer { first = true }; return first }) {
                         logger.log("outbox: \(id) accepted by '\(receiver)' from byte \(sent) of \(total)")
                     }
-                }
+                }, path: { link in
+                    paths.began(id, transport: link.kind.rawValue, at: clock.now)
+                    logger.log("outbox: \(id) to '\(receiver)' over \(link)")
+                })
                 return nil
             } catch {
                 return error
@@ -501,6 +509,9 @@ extension HandoffDaemon {
         }
         method(&interface, HandoffBusAPI.Method.outbox, .owner) { d, _, uid in
             try await d.outbox(uid: uid)
+        }
+        method(&interface, HandoffBusAPI.Method.outboxPaths, .owner) { d, _, uid in
+            await d.outboxPaths(uid: uid)
         }
         method(&interface, HandoffBusAPI.Method.cancelOutboxItem, .owner) { d, _, uid, id in
             try await d.cancelOutboxItem(uid: uid, id: id)

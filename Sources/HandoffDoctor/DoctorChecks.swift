@@ -11,7 +11,7 @@ public enum DoctorChecks {
     /// Every finding for `facts`.
     public static func run(_ facts: DoctorFacts) -> [Finding] {
         privacy(facts) + adapterName(facts) + discoverable(facts) + [bluetoothd(facts)] + adapterInUse(facts)
-            + [experimental(facts), leCoC(facts), busPolicy(facts)] + stateDirectory(facts)
+            + [experimental(facts), leCoC(facts), fastLane(facts), busPolicy(facts)] + stateDirectory(facts)
     }
 
     static let restartBluetooth = "sudo systemctl restart bluetooth"
@@ -207,6 +207,35 @@ public enum DoctorChecks {
             return Finding(.leCoC, .warning, "the kernel offers no LE credit-based L2CAP channels (\(step): \(error))",
                            detail: "handoff cannot use L2CAP channels here; a kernel with Bluetooth (bluetooth " +
                            "module, CONFIG_BT_LE) offers them.", fix: ["sudo modprobe bluetooth"])
+        }
+    }
+
+    // MARK: Fast lane
+
+    /// Whether big transfers can move to a network both machines share (Docs/protocol.md §9): this machine needs
+    /// an address to offer and a TCP socket that can listen. Whether the peer reaches it is up to the network
+    /// between them, which no probe on one machine can know.
+    public static func fastLane(_ facts: DoctorFacts) -> Finding {
+        let lane = facts.fastLane
+        let unreachable = "Whether the peer reaches it depends on the network between the two: a firewall that " +
+            "drops incoming TCP, or a Wi-Fi that isolates its clients, keeps shares on Bluetooth (slower, nothing " +
+            "fails). handoffd --no-fast-lane turns the lane off."
+        switch lane.listener {
+        case .failure(let failure):
+            return Finding(.fastLane, .warning, "no TCP socket can listen here (\(failure.message)): big transfers " +
+                           "stay on Bluetooth",
+                           detail: "The fast lane needs a listening TCP socket on a port the kernel picks, for the " +
+                           "length of one offer.", fix: [])
+        case .success(let port):
+            guard !lane.addresses.isEmpty else {
+                return Finding(.fastLane, .info, "no network to share: no interface has an address a peer could " +
+                               "reach (loopback and link-local are never offered); big transfers stay on Bluetooth",
+                               detail: "When both machines are on one LAN, VPN or Wi-Fi Direct group, big " +
+                               "transfers move there by themselves; nothing is joined or created for it.", fix: [])
+            }
+            return Finding(.fastLane, .ok, "big transfers can move to a network both machines share: this machine " +
+                           "would offer \(lane.addresses.joined(separator: ", ")) (a listening socket got port " +
+                           "\(port))", detail: unreachable, fix: [])
         }
     }
 

@@ -32,7 +32,8 @@ extension DoctorFacts {
         return DoctorFacts(
             mainConfPath: locations.mainConf, mainConf: conf,
             controllers: controllers(only: locations.adapter), identifyingNames: identifyingNames(),
-            bluetoothd: bluetoothd(proc: locations.proc), leCoC: L2CAPProbe.run(), installedPolicies: policies,
+            bluetoothd: bluetoothd(proc: locations.proc), leCoC: L2CAPProbe.run(), fastLane: LaneProbe.run(),
+            installedPolicies: policies,
             policyPath: (locations.policyDirectories.last ?? "/etc/dbus-1/system.d") + "/" + locations.policyName,
             stateDirectoryPath: locations.stateDirectory, stateDirectory: state,
             trustFile: state == nil ? nil : file(locations.stateDirectory + "/trust.json", readContents: false))

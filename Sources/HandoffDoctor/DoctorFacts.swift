@@ -53,6 +53,8 @@ public struct DoctorFacts: Sendable, Equatable {
     public var bluetoothd: Bluetoothd?
     /// The LE CoC probe.
     public var leCoC: L2CAPProbe.Result
+    /// The fast lane's probe: the addresses a peer could be offered, and a listening TCP socket.
+    public var fastLane: LaneProbe.Facts
     /// The bus policy files found, in the order the bus reads them (`/usr/share/dbus-1/system.d`, then
     /// `/etc/dbus-1/system.d`), and where it should be.
     public var installedPolicies: [FileFacts]
@@ -96,7 +98,7 @@ public struct DoctorFacts: Sendable, Equatable {
     public init(
         mainConfPath: String = "/etc/bluetooth/main.conf", mainConf: MainConf?,
         controllers: Result<[ControllerInfo], ProbeFailure>, identifyingNames: [String], bluetoothd: Bluetoothd?,
-        leCoC: L2CAPProbe.Result, installedPolicies: [FileFacts],
+        leCoC: L2CAPProbe.Result, fastLane: LaneProbe.Facts, installedPolicies: [FileFacts],
         policyPath: String = "/etc/dbus-1/system.d/org.handoff.Handoff1.conf",
         shippedPolicy: String = ShippedPolicy.text, stateDirectoryPath: String = "/var/lib/handoff",
         stateDirectory: FileFacts?, trustFile: FileFacts?, daemon: Result<DaemonAdapter, ProbeFailure>? = nil
@@ -107,6 +109,7 @@ public struct DoctorFacts: Sendable, Equatable {
         self.identifyingNames = identifyingNames
         self.bluetoothd = bluetoothd
         self.leCoC = leCoC
+        self.fastLane = fastLane
         self.installedPolicies = installedPolicies
         self.policyPath = policyPath
         self.shippedPolicy = shippedPolicy

@@ -32,6 +32,7 @@ public struct Finding: Sendable, Equatable, Codable {
         case adapterInUse = "adapter-in-use"
         case experimental
         case leCoC = "le-coc"
+        case fastLane = "fast-lane"
         case busPolicy = "bus-policy"
         case stateDirectory = "state-directory"
     }

@@ -31,6 +31,12 @@ final class ProgressBar: @unchecked Sendable {
         terminal.rewriteLine("[\(bar)] \(percent)%  " + String(format: "%.1f/%.1f KB", received, total))
     }
 
+    /// Ends the bar's line so a note can be written; the next update draws it again.
+    func interrupt() {
+        guard enabled, lock.withLock({ defer { lastPercent = -1 }; return lastPercent >= 0 }) else { return }
+        terminal.err("\n")
+    }
+
     func finish() {
         guard enabled, lock.withLock({ lastPercent >= 0 }) else { return }
         terminal.err("\n")

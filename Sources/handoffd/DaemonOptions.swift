@@ -17,6 +17,9 @@ struct DaemonOptions {
     var notifyBus: Connection.Bus?
     var debug = false
     var discoverable = false
+    /// Big transfers move to a TCP connection over a network both machines already share (Docs/protocol.md §9).
+    /// `--no-fast-lane` or HANDOFF_FAST_LANE=off keeps everything on Bluetooth.
+    var fastLane = true
 
     static let usage = """
         Usage: handoffd [OPTIONS]
@@ -41,6 +44,8 @@ struct DaemonOptions {
           --notify-bus BUS    Where to post desktop notifications: session, an address, or none (default:
                               the session bus when DBUS_SESSION_BUS_ADDRESS is set, else none).
           --discoverable      Advertise as LE discoverable (only needed with bluezoo, the BlueZ mock).
+          --no-fast-lane      Keep every transfer on Bluetooth: never offer or use a TCP connection over a
+                              network both machines share (also HANDOFF_FAST_LANE=off).
           --debug             Log the radio's diagnostics too.
           --help, --version
 
@@ -61,6 +66,9 @@ struct DaemonOptions {
     static func parse(_ arguments: [String], environment: [String: String]) throws -> Parsed {
         var options = DaemonOptions()
         if let session = environment["DBUS_SESSION_BUS_ADDRESS"], !session.isEmpty { options.notifyBus = .session }
+        if let lane = environment["HANDOFF_FAST_LANE"], ["off", "0", "no", "false"].contains(lane.lowercased()) {
+            options.fastLane = false
+        }
         var rest = arguments[...]
         func value(_ option: String) throws -> String {
             guard let next = rest.popFirst(), !next.isEmpty else { throw UsageError(message: "\(option) needs a value") }
@@ -85,6 +93,7 @@ struct DaemonOptions {
                 options.notifyBus = text == "none" ? nil : bus(text)
             case "--debug": options.debug = true
             case "--discoverable": options.discoverable = true
+            case "--no-fast-lane": options.fastLane = false
             case "--help", "-h": return .help
             case "--version": return .version
             default: throw UsageError(message: "unknown option '\(argument)'")

@@ -7,6 +7,7 @@ import Glibc
 import HandoffBlueZ
 import HandoffDaemon
 import HandoffKit
+import HandoffLane
 import HandoffShared
 
 /// handoffd: the radio over BlueZ, the daemon over it, the API on a bus; runs until SIGTERM or SIGINT.
@@ -92,6 +93,9 @@ ProgramExecutors.run { await serve() }
             deviceName: options.name ?? String(ProcessInfo.processInfo.hostName.prefix(16)))
         configuration.clock = clock
         configuration.owner = options.owner
+        // The fast lane: TCP on the interfaces this machine already has, never loopback (LanePolicy.production).
+        configuration.handoff.fastLane = options.fastLane ? FastLane(network: TCPLane()) : nil
+        logger.log("fast lane: \(options.fastLane ? "on (big transfers may move to a network both machines share)" : "off")")
         configuration.adapter = { await radio.statusReport() }
         configuration.scanning = { await radio.scanningState?.description }
         let notifier = DesktopNotifier(bus: options.notifyBus, logger: logger)

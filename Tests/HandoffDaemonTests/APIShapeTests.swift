@@ -39,6 +39,9 @@ import Testing
         let outbox = OutboxEntry(id: "i", device: "d", name: "n", kind: "file", state: "pending", sentBytes: 1,
                                  totalBytes: 2, ageSeconds: 3, reason: "")
         #expect(try OutboxEntry(dbusValue: outbox.dbusValue) == outbox)
+        let lane = OutboxPath(id: "i", transport: "tcp", bytesPerSecond: 8.4e7)
+        #expect(OutboxPath.dbusType.description == "(ssd)")
+        #expect(try OutboxPath(dbusValue: lane.dbusValue) == lane)
         let inbox = InboxEntry(id: "i", sender: "s", name: "n", kind: "text", mediaType: "text/plain", sizeBytes: 4,
                                ageSeconds: 5, originalName: "o")
         #expect(try InboxEntry(dbusValue: inbox.dbusValue) == inbox)

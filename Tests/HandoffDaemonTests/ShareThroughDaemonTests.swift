@@ -4,6 +4,7 @@ import HandoffClient
 import HandoffDBusClient
 import HandoffDaemon
 import HandoffKit
+import HandoffLane
 import HandoffTesting
 import Testing
 
@@ -35,6 +36,48 @@ import Testing
             let entries = try await service.outbox().filter { ids.contains($0.id) }
             return entries.count == ids.count && entries.allSatisfy(\.isFinal) ? entries : nil
         }
+    }
+
+    /// Both daemons with the fast lane, on this host's loopback (which only the tests' policy admits), and BLE
+    /// slower than the network: a big file moves to the lane, and the bus says so (what `share --wait` prints).
+    @Test func aBigFileTakesTheFastLaneAndOutboxPathsSaysTCP() async throws {
+        let fastLane: @Sendable (inout DaemonConfiguration) -> Void = { configuration in
+            var lane = FastLane(network: TCPLane(policy: .loopbackForTests), policy: .loopbackForTests)
+            lane.retryInterval = .milliseconds(200)
+            configuration.handoff.fastLane = lane
+        }
+        let machines = try await machines(laptop: fastLane, desktop: fastLane)
+        defer { Task { await machines.shutDown() } }
+        var conditions = LinkConditions()
+        conditions.channel = .open(maximumSDU: 4096)
+        conditions.delay = .milliseconds(1)   // 4 KiB a millisecond at best: BLE is slower than any network
+        await machines.ether.setConditions(conditions)
+        let laptop = try await sharing(machines.laptop)
+        let desktop = try await sharing(machines.desktop)
+        let source = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: source) }
+        var blob = [UInt8](repeating: 0, count: 8 << 20)
+        for index in stride(from: 0, to: blob.count, by: 4096) { blob[index] = UInt8(truncatingIfNeeded: index >> 12) }
+        try Data(blob).write(to: source.appendingPathComponent("video.mp4"))
+        let handle = try OpenFile(forReadingAtPath: source.appendingPathComponent("video.mp4").path)
+        let id = try await laptop.share(ShareRequest(kind: "file", name: "video.mp4", mediaType: "video/mp4",
+                                                     content: .file(handle)), to: "desktop").id
+        handle.close()
+        let outcome = try await delivered([id], on: laptop)
+        #expect(outcome.map(\.state) == ["delivered"])
+        let path = try await laptop.outboxPaths().first { $0.id == id }
+        #expect(path?.transport == "tcp", "the item did not end on the fast lane: \(String(describing: path))")
+        #expect((path?.bytesPerSecond ?? 0) > 0)
+
+        let inbox = try await desktop.inbox()
+        #expect(inbox.map(\.name) == ["video.mp4"])
+        let target = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: target) }
+        guard case .delivered(let url) = try await InboxTaker(service: desktop).take(inbox[0].id, into: target) else {
+            Issue.record("the item could not be taken")
+            return
+        }
+        #expect(try Data(contentsOf: url) == Data(blob), "the item did not arrive byte for byte")
     }
 
     @Test func textALinkAndAFileArriveInTheOtherInboxAndAreTakenOutOnce() async throws {

@@ -20,6 +20,7 @@ import Testing
             identifyingNames: ["alices-thinkpad", "alice"],
             bluetoothd: .init(commandLine: ["/usr/libexec/bluetooth/bluetoothd"], version: "5.66"),
             leCoC: .available(psm: 0x80),
+            fastLane: .init(addresses: ["wlan0 192.168.1.20"], listener: .success(40123)),
             installedPolicies: [.init(path: "/etc/dbus-1/system.d/org.handoff.Handoff1.conf", mode: 0o644, owner: 0,
                                       contents: ShippedPolicy.text)],
             stateDirectory: .init(path: "/var/lib/handoff", mode: 0o700, owner: 0),
@@ -224,6 +225,31 @@ import Testing
         #expect(DoctorChecks.leCoC(facts).summary.contains("PSM 0x80"))
         facts.leCoC = .unavailable(step: "socket", error: "Address family not supported by protocol")
         #expect(DoctorChecks.leCoC(facts).severity == .warning)
+    }
+
+    // MARK: fast lane
+
+    @Test func fastLaneSaysWhatWouldBeOfferedOrWhyBigTransfersStayOnBluetooth() {
+        var facts = Self.safe()
+        let ready = DoctorChecks.fastLane(facts)
+        #expect(ready.severity == .ok)
+        #expect(ready.summary.contains("wlan0 192.168.1.20") && ready.summary.contains("port 40123"))
+        #expect(ready.detail.contains("firewall"))
+        facts.fastLane.addresses = []
+        let alone = DoctorChecks.fastLane(facts)
+        #expect(alone.severity == .info && alone.summary.contains("stay on Bluetooth"))
+        facts.fastLane.listener = .failure(.init("socket(AF_INET, SOCK_STREAM): Permission denied"))
+        let refused = DoctorChecks.fastLane(facts)
+        #expect(refused.severity == .warning && refused.summary.contains("Permission denied"))
+    }
+
+    /// The probe on this machine: it never offers loopback, and a listening socket gets a port.
+    @Test func theLaneProbeOffersNoLoopbackAndListens() throws {
+        let facts = LaneProbe.run()
+        #expect(!facts.addresses.contains { $0.hasSuffix(" 127.0.0.1") || $0.hasSuffix(" 0:0:0:0:0:0:0:1") })
+        #expect(!facts.addresses.contains { $0.hasPrefix("lo ") })
+        let port = try facts.listener.get()
+        #expect(port != 0)
     }
 
     // MARK: bus policy

@@ -43,6 +43,16 @@ struct HashLabel: Sendable, Equatable {
     /// PUSH-DONE: the receiver could open the whole stream.
     static let shareDone = HashLabel("handoff.v1.share.done", separated: false)
 
+    // The fast lane (`LaneKeys`), under a key derived from one transfer's key.
+    /// The lane key of one transfer.
+    static let lane = HashLabel("handoff.v3.lane", separated: true)
+    /// LANE-ASK: the sender can take the fast lane for this transfer.
+    static let laneAsk = HashLabel("handoff.v3.lane.ask", separated: true)
+    /// LANE-HELLO: the connection's first frame, proving the connector holds the lane key and the offer's ticket.
+    static let laneHello = HashLabel("handoff.v3.lane.hello", separated: true)
+    /// LANE-WELCOME: the listener's answer, proving the same to the connector.
+    static let laneWelcome = HashLabel("handoff.v3.lane.welcome", separated: true)
+
     // Pairing (unkeyed).
     /// The responder's commitment to its nonce.
     static let pairingCommitment = HashLabel("handoff.v1.pair.commit", separated: false)

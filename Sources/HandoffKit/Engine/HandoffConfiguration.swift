@@ -40,6 +40,9 @@ public struct HandoffConfiguration: Sendable {
     /// How long after answering a central that wrote what no client of ours writes its link is dropped (default
     /// 1 s; `Gate.Writer`): long enough for the refusal to reach a device that unpaired us, short for a stranger.
     public var strangerDropGrace: Duration = .seconds(1)
+    /// The fast lane: big transfers move to a TCP connection over a network both machines already share
+    /// (Docs/protocol.md §9). Nil (the default) keeps everything on the radio.
+    package var fastLane: FastLane?
     /// Where the engine reads time: its waits (stalls, rotation, pairing), expiry checks and timestamps
     /// (default `RealClock()`; tests pass HandoffTesting's `VirtualClock`).
     public var clock: any HandoffClock = RealClock()

@@ -15,6 +15,9 @@ extension HandoffEngine {
 
     /// Handles one value a central wrote to the request characteristic; returns what becomes of its writer.
     func handle(_ write: IncomingWrite) async -> Gate.Writer {
+        if LaneFrame.claims(write.value) {
+            return await handleLane(write)
+        }
         if ShareFrame.claims(write.value) {
             return await handleShare(write)
         }

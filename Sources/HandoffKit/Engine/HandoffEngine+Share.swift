@@ -90,12 +90,14 @@ extension HandoffEngine {
 
     /// Pushes `item` to the trusted device `deviceID`, at the address its last beacon came from (or, when that
     /// fails, where its current beacon was also heard and it proves itself: an address rotation). Returns when the
-    /// receiver confirmed the item is stored in its inbox. `progress(sent, total)` counts sealed-stream bytes.
+    /// receiver confirmed the item is stored in its inbox. `progress(sent, total)` counts sealed-stream bytes;
+    /// `path` is told each link the push takes (BLE's, then `.tcp` when it moves to the fast lane, §9).
     /// Push the same item (same transfer id) again after a failure: it resumes, and is never stored twice.
     /// - Throws: `connectionUnavailable` when the device was not seen or cannot be reached, the receiver's
     ///   refusal (`untrustedPeer`, `inboxFull`, `itemTooLarge`...), or `remoteApplicationTimedOut`.
     package func push(_ item: OutgoingShare, to deviceID: UUID,
-                     progress: @escaping @Sendable (Int, Int) -> Void = { _, _ in }) async throws(HandoffError) {
+                      progress: @escaping @Sendable (Int, Int) -> Void = { _, _ in },
+                     path: @escaping @Sendable (LinkTransport) -> Void = { _ in }) async throws(HandoffError) {
         guard let device = trust.device(deviceID) else {
             throw HandoffError(.untrustedPeer, "device \(deviceID) is not paired with this one")
         }
@@ -115,7 +117,7 @@ extension HandoffEngine {
             isFollowable: AddressCandidates.worthFollowing
         ) { peer in
             let sender = ShareSender(radio: radio, peer: peer, receiver: device, senderID: senderID, keys: keys,
-                                     configuration: configuration)
+                                     configuration: configuration, onPath: path)
             return await sender.attempt(stream, progress: progress)
         }
         if let moved { deviceProved(deviceID, at: moved, sequence: sighting.sequence) }
@@ -314,12 +316,16 @@ extension HandoffEngine {
         guard end > expected else { return }
         session.buffer += bytes[(expected - offset)..<(end - offset)]
         session.gapReported = false
+        // The whole records in the buffer are opened, then stored with one write to each file (a 64 KiB frame of
+        // the fast lane holds 16), and the buffer shifted once.
+        var opened: [[UInt8]] = []
+        var consumed = 0
         do throws(HandoffError) {
             while session.nextRecord <= session.header.recordCount {
                 let length = session.header.range(ofRecord: session.nextRecord).count
-                guard session.buffer.count >= length else { break }
-                let sealed = Array(session.buffer.prefix(length))
-                session.buffer.removeFirst(length)
+                guard session.buffer.count - consumed >= length else { break }
+                let sealed = Array(session.buffer[consumed..<(consumed + length)])
+                consumed += length
                 if session.nextRecord == 0 {
                     guard let plain = session.sealer.openRecord(0, sealed), let metadata = ShareMetadata(decoding: plain)
                     else { throw HandoffError(.corruptPayload, "the push's metadata failed authentication") }
@@ -329,10 +335,12 @@ extension HandoffEngine {
                     guard let plain = session.sealer.openRecord(session.nextRecord, sealed) else {
                         throw HandoffError(.corruptPayload, "record \(session.nextRecord) of the push failed authentication")
                     }
-                    try inbox.append(plain, transferID: id)
+                    opened.append(plain)
                 }
                 session.nextRecord += 1
             }
+            try inbox.append(records: opened, transferID: id)
+            session.buffer.removeFirst(consumed)
         } catch {
             share.sessions[id] = nil
             if error.code == .corruptPayload { inbox.discard(transferID: id) }

@@ -92,7 +92,8 @@ public actor HandoffEngine {
         let service: any TransferService
         let events: AsyncStream<ScanEvent>
         do {
-            service = try await radio.openTransferService()
+            // The radio's service, with lane connections beside its centrals (the fast lane, Lane/LaneLink.swift).
+            service = LaneService(base: try await radio.openTransferService())
         } catch {
             throw HandoffError(.radioFailure, "the radio could not publish the transfer service", cause: error)
         }

@@ -56,6 +56,8 @@ struct TransferClient: Sendable {
         var inbox = LinkInbox(link: link, tick: configuration.stallInterval, clock: configuration.clock)
         defer { inbox.close() }
         var events = inbox.events.makeAsyncIterator()
+        var offerer: LaneOfferer?
+        defer { offerer?.stop() }
         var machine = StateMachine(keys: keys, configuration: configuration, remote: remote,
                                    requestNonce: Nonce.random(), link: Self.facts(of: link))
         machine.requests = requests
@@ -75,6 +77,17 @@ struct TransferClient: Sendable {
                 case .approve(let type, let header):
                     try approve(type, header)
                     actions += machine.approved()
+                    // A big payload may move to the fast lane (Docs/protocol.md §9): offer it to the source.
+                    if offerer == nil, configuration.fastLane != nil {
+                        let lane = LaneOfferer(
+                            keys: LaneKeys(transferKey: keys.transferKey(source: remote.device.id,
+                                                                         transferID: header.transferID),
+                                           transferID: header.transferID),
+                            settings: configuration.fastLane, clock: configuration.clock)
+                        lane.watch(inbox)
+                        lane.offer(on: link, remaining: header.streamLength - Int(header.metadataLength))
+                        offerer = lane
+                    }
                 case .relink:
                     // Close the old link first: the radio opens no new link to a device while one is closing.
                     inbox.close()
@@ -82,6 +95,7 @@ struct TransferClient: Sendable {
                     link = try await connect()
                     inbox = LinkInbox(link: link, tick: configuration.stallInterval, clock: configuration.clock)
                     events = inbox.events.makeAsyncIterator()
+                    offerer?.watch(inbox)
                     actions += machine.relinked(Self.facts(of: link))
                 case .finish(let result):
                     return Delivery(result: result, transport: link.transport)
@@ -109,6 +123,17 @@ struct TransferClient: Sendable {
                 case .failure(let error): throw Self.explained(error, otherVersion: otherVersion)
                 }
             case .closed, nil:
+                if let laneLink = offerer?.take() {
+                    // The lane proved itself: leave BLE for it (no reconnection), and fetch from the last byte held.
+                    inbox.close()
+                    await link.disconnect()
+                    link = laneLink
+                    inbox = LinkInbox(link: link, tick: configuration.stallInterval, clock: configuration.clock)
+                    events = inbox.events.makeAsyncIterator()
+                    offerer?.watch(inbox)
+                    actions = machine.relinked(Self.facts(of: link))
+                    continue
+                }
                 actions = try machine.linkClosed()
             }
         }
@@ -122,7 +147,9 @@ struct TransferClient: Sendable {
     }
 
     private static func facts(of link: any RadioLink) -> StateMachine.Link {
-        StateMachine.Link(maximumFrameLength: link.maximumFrameLength, isChannel: link.transport.kind == .l2cap)
+        // A lane is reliable and ordered as a channel is: it takes the channel's windows.
+        StateMachine.Link(maximumFrameLength: link.maximumFrameLength,
+                          isChannel: link.transport.kind == .l2cap || link.transport.kind == .tcp)
     }
 
     // MARK: - Steps

@@ -10,6 +10,9 @@ public struct LinkTransport: Sendable, Equatable, CustomStringConvertible {
         case gatt
         /// An L2CAP LE credit-based channel: reliable, ordered, flow-controlled SDUs.
         case l2cap
+        /// The fast lane: a TCP connection over a network both machines already share, proven under the
+        /// transfer's key (Docs/protocol.md §9).
+        case tcp
     }
 
     /// Why a radio that prefers the channel used GATT.

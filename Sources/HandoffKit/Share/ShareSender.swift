@@ -12,6 +12,8 @@ struct ShareSender: Sendable {
     let senderID: UUID
     let keys: ShareKeys
     let configuration: HandoffConfiguration
+    /// Told the path of each link the push takes (BLE's, then the fast lane's when it opens).
+    var onPath: @Sendable (LinkTransport) -> Void = { _ in }
 
     /// Bytes of the sealed stream the receiver has acknowledged or the sender has written, for progress.
     private final class Position: Sendable {
@@ -48,7 +50,10 @@ struct ShareSender: Sendable {
         var stalls = 0
         var writer: Task<Void, Never>?
         defer { writer?.cancel() }
-        var link = try await connect()
+        let lane = LaneSwitch(keys: LaneKeys(transferKey: keys.transferKey(id), transferID: id),
+                              settings: configuration.fastLane, clock: configuration.clock)
+        defer { lane.stop() }
+        var link = try await connect(lane)
         var inbox = LinkInbox(link: link, tick: configuration.stallInterval, clock: configuration.clock)
         defer { inbox.close() }
         let push = ShareFrame.push(transferID: id, sender: senderID.bytes, header: header,
@@ -63,6 +68,8 @@ struct ShareSender: Sendable {
             for await event in inbox.events {
                 switch event {
                 case .frame(let bytes):
+                    // A lane offer (sealed under this transfer's lane key) starts the move to the fast lane.
+                    if lane.consider(bytes, on: link, inbox: inbox) { continue }
                     // The gate: an undecodable frame or a PUSH-ERROR not bound to this push touches nothing.
                     guard let frame = Gate.admitPush(bytes, keys: keys, written: [push]) else { continue }
                     switch frame {
@@ -75,6 +82,7 @@ struct ShareSender: Sendable {
                         stalls = 0
                         if let writer { writer.cancel(); await writer.value }
                         writer = startWriting(stream, from: Int(offset), on: link, position: position, progress: progress)
+                        lane.ask(on: link, remaining: { total - position.sent.value })
                     case .done(id, let mac):
                         guard Sodium.constantTimeEqual(mac, keys.doneMAC(id)) else {
                             await link.disconnect()
@@ -95,6 +103,15 @@ struct ShareSender: Sendable {
                         continue
                     }
                     stalls += 1
+                    if link.transport.kind == .tcp {
+                        // A lane is reliable and ordered: what was written arrives unless the connection breaks.
+                        // Announcing again would have the receiver's ACCEPT restart the writer behind the bytes
+                        // still in the sockets' buffers, which then cross the network twice (tens of MB on a fast
+                        // link). A lane that moves nothing for two waits in a row has lost its network (a link
+                        // taken down sends no reset): leave it for BLE, where the ACCEPT says where to resume.
+                        if stalls >= 2 { inbox.close() }
+                        continue
+                    }
                     if stalls > configuration.maximumStalls {
                         await link.disconnect()
                         throw HandoffError(.remoteApplicationTimedOut, "\(receiver.name) stopped answering (no "
@@ -112,16 +129,19 @@ struct ShareSender: Sendable {
             // the device before that (its device lease), so a reconnect on a link left open would wait for ever.
             writer?.cancel()
             inbox.close()
+            lane.linkClosed()
             await link.disconnect()
             if Task.isCancelled {
                 throw HandoffError(.handoffFailed, "the push to \(receiver.name) was cancelled")
             }
-            reconnects += 1
+            // Moving to the fast lane, or back to BLE when the lane's network went away, is no reconnection of
+            // the radio: it does not count against `maximumReconnects`.
+            if !lane.isReady && link.transport.kind != .tcp { reconnects += 1 }
             guard reconnects <= configuration.maximumReconnects else {
                 throw HandoffError(.connectionUnavailable, "\(receiver.name) went away mid-transfer and did not come "
                                        + "back after \(configuration.maximumReconnects) reconnection attempts")
             }
-            link = try await connect()
+            link = try await connect(lane)
             inbox = LinkInbox(link: link, tick: configuration.stallInterval, clock: configuration.clock)
             stalls = 0
             announcer.cancel()
@@ -161,7 +181,17 @@ struct ShareSender: Sendable {
         }
     }
 
-    private func connect() async throws(HandoffError) -> any RadioLink {
+    private func connect(_ lane: LaneSwitch) async throws(HandoffError) -> any RadioLink {
+        if let ready = lane.take() {
+            onPath(ready.transport)
+            return ready
+        }
+        let link = try await connectRadio()
+        onPath(link.transport)
+        return link
+    }
+
+    private func connectRadio() async throws(HandoffError) -> any RadioLink {
         let link: any RadioLink
         do {
             link = try await radio.connect(to: peer)

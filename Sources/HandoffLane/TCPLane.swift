@@ -1,0 +1,426 @@
+import HandoffKit
+import HandoffShared
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// HandoffKit's fast lane over TCP (Docs/protocol.md §9): a listener on a port the kernel picks, on every
+/// address the machine already has, and connections that carry whole frames. It opens nothing but sockets: no
+/// interface is configured, no network joined, nothing multicast or broadcast.
+///
+/// Each socket is blocking and has its own reader thread, which keeps at most `queueLimit` frames waiting for the
+/// engine; past that it stops reading, the kernel's buffers fill and TCP holds the sender back. Each send runs
+/// on a thread of its own, one at a time per connection, so no task of the cooperative pool ever blocks in
+/// send(2).
+package struct TCPLane: LaneNetwork {
+    /// Which addresses may be offered and accepted on (`.production`: a connection that arrives on a loopback
+    /// address is closed at once).
+    package let policy: LanePolicy
+
+    /// The lane under `policy`.
+    package init(policy: LanePolicy = .production) {
+        self.policy = policy
+    }
+
+    package func listen() async throws(LaneError) -> any LaneListener {
+        try listenNow()
+    }
+
+    /// `listen()` on the calling thread (a tool that puts a thread in a network namespace calls it there: the
+    /// socket and the addresses listed are that namespace's).
+    package func listenNow() throws(LaneError) -> any LaneListener {
+        try TCPListener(policy: policy)
+    }
+
+    package func connect(to endpoints: [LaneEndpoint], timeout: Duration) async throws(LaneError) -> any LaneConnection {
+        let result: Result<any LaneConnection, LaneError> = await withCheckedContinuation { continuation in
+            DetachedThread.start {
+                continuation.resume(returning: Self.connectBlocking(endpoints, timeout: timeout))
+            }
+        }
+        return try result.get()
+    }
+
+    /// The machine's addresses now, on interfaces that are up (loopback included; the policy decides).
+    package static func interfaceAddresses() -> [[UInt8]] {
+        var list: UnsafeMutablePointer<ifaddrs>?
+        guard getifaddrs(&list) == 0, let first = list else { return [] }
+        defer { freeifaddrs(list) }
+        var addresses: [[UInt8]] = []
+        var cursor: UnsafeMutablePointer<ifaddrs>? = first
+        while let entry = cursor {
+            defer { cursor = entry.pointee.ifa_next }
+            let flags = Int32(bitPattern: entry.pointee.ifa_flags)
+            guard flags & Int32(IFF_UP) != 0, flags & Int32(IFF_RUNNING) != 0,
+                  let address = entry.pointee.ifa_addr, let bytes = Self.bytes(of: address) else { continue }
+            if !addresses.contains(bytes) { addresses.append(bytes) }
+        }
+        return addresses
+    }
+
+    static func bytes(of address: UnsafePointer<sockaddr>) -> [UInt8]? {
+        switch Int32(address.pointee.sa_family) {
+        case AF_INET:
+            return address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { pointer in
+                withUnsafeBytes(of: pointer.pointee.sin_addr) { Array($0) }
+            }
+        case AF_INET6:
+            return address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { pointer in
+                withUnsafeBytes(of: pointer.pointee.sin6_addr) { Array($0) }
+            }
+        default:
+            return nil
+        }
+    }
+
+    /// `connect(to:timeout:)` on the calling thread, blocking.
+    package static func connectBlocking(_ endpoints: [LaneEndpoint], timeout: Duration) -> Result<any LaneConnection, LaneError> {
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        var failures: [String] = []
+        for endpoint in endpoints {
+            let left = clock.now.duration(to: deadline)
+            guard left > .zero else {
+                failures.append("\(endpoint): no time left")
+                continue
+            }
+            switch connectOne(endpoint, timeout: left) {
+            case .success(let fd): return .success(TCPConnection(fd: fd))
+            case .failure(let message): failures.append("\(endpoint): \(message.message)")
+            }
+        }
+        return .failure(LaneError("cannot connect (" + failures.joined(separator: "; ") + ")"))
+    }
+
+    private static func connectOne(_ endpoint: LaneEndpoint, timeout: Duration) -> Result<Int32, LaneError> {
+        let family = endpoint.isIPv4 ? AF_INET : AF_INET6
+        let fd = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return .failure(LaneError(SocketText.errno("socket"))) }
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        let started = SocketAddress.withSockaddr(endpoint) { Glibc.connect(fd, $0, $1) }
+        if started != 0 && errno != EINPROGRESS {
+            let text = SocketText.errno("connect")
+            _ = close(fd)
+            return .failure(LaneError(text))
+        }
+        var poller = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+        let milliseconds = Int32(clamping: max(1, Int(timeout.timeInterval * 1000)))
+        let ready = poll(&poller, 1, milliseconds)
+        guard ready > 0 else {
+            _ = close(fd)
+            return .failure(LaneError(ready == 0 ? "timed out" : SocketText.errno("poll")))
+        }
+        var error: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        _ = getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length)
+        guard error == 0 else {
+            _ = close(fd)
+            return .failure(LaneError(String(cString: strerror(error))))
+        }
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+        return .success(fd)
+    }
+}
+
+/// sockaddr_in / sockaddr_in6 for an endpoint, and back.
+enum SocketAddress {
+    static func withSockaddr<R>(_ endpoint: LaneEndpoint, _ body: (UnsafePointer<sockaddr>, socklen_t) -> R) -> R {
+        if endpoint.isIPv4 {
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = endpoint.port.bigEndian
+            withUnsafeMutableBytes(of: &address.sin_addr) { $0.copyBytes(from: endpoint.address) }
+            return withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+        }
+        var address = sockaddr_in6()
+        address.sin6_family = sa_family_t(AF_INET6)
+        address.sin6_port = endpoint.port.bigEndian
+        withUnsafeMutableBytes(of: &address.sin6_addr) { $0.copyBytes(from: endpoint.address) }
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+        }
+    }
+
+    /// The endpoint of `fd`'s local (`peer` false) or remote end.
+    static func endpoint(of fd: Int32, peer: Bool) -> LaneEndpoint? {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let result = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                peer ? getpeername(fd, $0, &length) : getsockname(fd, $0, &length)
+            }
+        }
+        guard result == 0 else { return nil }
+        return withUnsafePointer(to: &storage) { pointer -> LaneEndpoint? in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address -> LaneEndpoint? in
+                guard var bytes = TCPLane.bytes(of: address) else { return nil }
+                let port: UInt16
+                if Int32(address.pointee.sa_family) == AF_INET {
+                    port = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin_port) }
+                } else {
+                    port = address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin6_port) }
+                    // An IPv4 peer of a dual-stack socket: ::ffff:a.b.c.d is a.b.c.d.
+                    if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xFF && bytes[11] == 0xFF {
+                        bytes = Array(bytes[12...])
+                    }
+                }
+                return LaneEndpoint(address: bytes, port: port)
+            }
+        }
+    }
+}
+
+enum SocketText {
+    static func errno(_ call: String) -> String {
+        "\(call): \(String(cString: strerror(Glibc.errno)))"
+    }
+}
+
+/// A listening socket on every address (IPv6 dual-stack where the kernel has it, else IPv4), port from the kernel.
+final class TCPListener: LaneListener {
+    let endpoints: [LaneEndpoint]
+    let connections: AsyncStream<any LaneConnection>
+    private let fd: Int32
+    private let closed = Locked(false)
+
+    init(policy: LanePolicy) throws(LaneError) {
+        var fd = socket(AF_INET6, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        var isIPv6 = fd >= 0
+        if fd >= 0 {
+            var off: Int32 = 0
+            _ = setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &off, socklen_t(MemoryLayout<Int32>.size))
+            let any = LaneEndpoint(address: [UInt8](repeating: 0, count: 16), port: 0)!
+            if SocketAddress.withSockaddr(any, { bind(fd, $0, $1) }) != 0 {
+                _ = Glibc.close(fd)
+                fd = -1
+            }
+        }
+        if fd < 0 {
+            isIPv6 = false
+            fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            guard fd >= 0 else { throw LaneError(SocketText.errno("socket")) }
+            let any = LaneEndpoint(address: [0, 0, 0, 0], port: 0)!
+            guard SocketAddress.withSockaddr(any, { bind(fd, $0, $1) }) == 0 else {
+                let text = SocketText.errno("bind")
+                _ = Glibc.close(fd)
+                throw LaneError(text)
+            }
+        }
+        guard Glibc.listen(fd, 8) == 0, let local = SocketAddress.endpoint(of: fd, peer: false) else {
+            let text = SocketText.errno("listen")
+            _ = Glibc.close(fd)
+            throw LaneError(text)
+        }
+        self.fd = fd
+        endpoints = TCPLane.interfaceAddresses()
+            .filter { isIPv6 || $0.count == 4 }
+            .compactMap { LaneEndpoint(address: $0, port: local.port) }
+        let (stream, continuation) = AsyncStream<any LaneConnection>.makeStream()
+        connections = stream
+        let closed = self.closed
+        DetachedThread.start { [fd] in
+            while true {
+                let child = accept(fd, nil, nil)
+                if child < 0 {
+                    if Glibc.errno == EINTR || Glibc.errno == ECONNABORTED, !closed.value { continue }
+                    break
+                }
+                // The production rule: nothing is taken on a loopback address (a local process must not reach
+                // the engine through the lane; the peer is never on this machine).
+                guard let mine = SocketAddress.endpoint(of: child, peer: false),
+                      policy.allowsLoopback || !mine.isLoopback, !closed.value else {
+                    _ = Glibc.close(child)
+                    continue
+                }
+                continuation.yield(TCPConnection(fd: child))
+            }
+            continuation.finish()
+            _ = Glibc.close(fd)   // only this thread closes it, after its last accept
+        }
+    }
+
+    func close() {
+        let first = closed.withLock { closed in defer { closed = true }; return !closed }
+        if first { _ = shutdown(fd, Int32(SHUT_RDWR)) }   // wakes accept(2) with EINVAL
+    }
+}
+
+/// One TCP connection: `length(4, big-endian) ‖ frame`, in both directions.
+final class TCPConnection: LaneConnection {
+    let remote: String
+    let frames: AsyncStream<[UInt8]>
+    private let fd: Int32
+    private let queue: FrameQueue
+    private let sending = SendLock()
+    private let closed = Locked(false)
+
+    /// Frames read ahead of the engine at most (64 KiB frames: 4 MiB).
+    static let queueLimit = 64
+
+    init(fd: Int32) {
+        self.fd = fd
+        var one: Int32 = 1
+        _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        remote = SocketAddress.endpoint(of: fd, peer: true)?.description ?? "?"
+        let queue = FrameQueue(limit: Self.queueLimit)
+        self.queue = queue
+        frames = AsyncStream(unfolding: { await queue.pop() })
+        DetachedThread.start { [fd] in
+            var header = [UInt8](repeating: 0, count: 4)
+            while Self.readExactly(fd, into: &header) {
+                let length = header.reduce(0) { $0 << 8 | Int($1) }
+                guard length <= LaneFraming.maximumFrameLength else { break }
+                var frame = [UInt8](repeating: 0, count: length)
+                guard Self.readExactly(fd, into: &frame), queue.push(frame) else { break }
+            }
+            queue.finish()
+        }
+    }
+
+    deinit { _ = Glibc.close(fd) }
+
+    private static func readExactly(_ fd: Int32, into buffer: inout [UInt8]) -> Bool {
+        var done = 0
+        let count = buffer.count
+        while done < count {
+            let got = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress! + done, count - done, 0) }
+            if got < 0 && Glibc.errno == EINTR { continue }
+            guard got > 0 else { return false }
+            done += got
+        }
+        return true
+    }
+
+    func send(_ frame: [UInt8]) async throws(LaneError) {
+        guard frame.count <= LaneFraming.maximumFrameLength else { throw LaneError("frame too long") }
+        let (fd, sending) = (fd, sending)
+        let outcome: String? = await withCheckedContinuation { continuation in
+            DetachedThread.start {
+                let length = UInt32(frame.count)
+                let bytes = [UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF),
+                             UInt8(length & 0xFF)] + frame
+                let failure = sending.locked { () -> String? in
+                    var done = 0
+                    while done < bytes.count {
+                        let sent = bytes.withUnsafeBytes {
+                            Glibc.send(fd, $0.baseAddress! + done, bytes.count - done, Int32(MSG_NOSIGNAL))
+                        }
+                        if sent < 0 && Glibc.errno == EINTR { continue }
+                        guard sent > 0 else { return SocketText.errno("send") }
+                        done += sent
+                    }
+                    return nil
+                }
+                continuation.resume(returning: failure)
+            }
+        }
+        if let outcome { throw LaneError(outcome) }
+    }
+
+    func close() {
+        let first = closed.withLock { closed in defer { closed = true }; return !closed }
+        guard first else { return }
+        _ = shutdown(fd, Int32(SHUT_RDWR))   // the reader sees the end; the descriptor closes with the object
+        queue.finish()
+    }
+}
+
+/// One send at a time per connection: a frame's bytes are never interleaved with another's.
+final class SendLock: @unchecked Sendable {
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    init() { pthread_mutex_init(mutex, nil) }
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+    func locked<R>(_ body: () -> R) -> R {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return body()
+    }
+}
+
+/// The frames a connection's reader thread has read and the engine has not taken yet, at most `limit`: past that
+/// the reader thread waits (and TCP's window holds the sender back). `@unchecked Sendable`: every field is
+/// touched with the mutex held.
+final class FrameQueue: @unchecked Sendable {
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let room = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private var frames: [[UInt8]] = []
+    private var head = 0
+    private var finished = false
+    private var waiter: CheckedContinuation<[UInt8]?, Never>?
+    private let limit: Int
+
+    init(limit: Int) {
+        self.limit = limit
+        pthread_mutex_init(mutex, nil)
+        pthread_cond_init(room, nil)
+    }
+
+    deinit {
+        pthread_cond_destroy(room)
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+        room.deallocate()
+    }
+
+    /// Adds a frame, waiting while the queue is full; false once finished.
+    func push(_ frame: [UInt8]) -> Bool {
+        pthread_mutex_lock(mutex)
+        while frames.count - head >= limit && !finished { pthread_cond_wait(room, mutex) }
+        guard !finished else {
+            pthread_mutex_unlock(mutex)
+            return false
+        }
+        if let waiter {
+            self.waiter = nil
+            pthread_mutex_unlock(mutex)
+            waiter.resume(returning: frame)
+            return true
+        }
+        frames.append(frame)
+        pthread_mutex_unlock(mutex)
+        return true
+    }
+
+    /// No more frames: a waiting pop gets nil, queued frames are still handed out.
+    func finish() {
+        pthread_mutex_lock(mutex)
+        finished = true
+        let waiter = self.waiter
+        self.waiter = nil
+        pthread_cond_broadcast(room)
+        pthread_mutex_unlock(mutex)
+        waiter?.resume(returning: nil)
+    }
+
+    /// The next frame, or nil after the last.
+    func pop() async -> [UInt8]? {
+        await withCheckedContinuation { continuation in
+            pthread_mutex_lock(mutex)
+            if head < frames.count {
+                let frame = frames[head]
+                head += 1
+                if head > 256 {
+                    frames.removeFirst(head)
+                    head = 0
+                }
+                pthread_cond_signal(room)
+                pthread_mutex_unlock(mutex)
+                continuation.resume(returning: frame)
+            } else if finished {
+                pthread_mutex_unlock(mutex)
+                continuation.resume(returning: nil)
+            } else {
+                waiter = continuation
+                pthread_mutex_unlock(mutex)
+            }
+        }
+    }
+}
