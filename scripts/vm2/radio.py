@@ -77,6 +77,23 @@ class SpecController(Controller):
                 supervision_timeout=packet.supervision_timeout, central_clock_accuracy=packet.central_clock_accuracy)
         return super().send_hci_packet(packet)
 
+    def allocate_connection_handle(self):
+        """The handle after the last one given, skipping those in use (Core Vol 4, Part E, 5.3.1 leaves the choice to
+        the controller). Bumble 0.0.236 gives the lowest free one, so a link that closed had its handle reused by
+        the next at once; Linux removes a closed link's device (hci0:N in sysfs) from a workqueue, and a connection
+        completing under the same handle before that ran failed ("sysfs: cannot create duplicate filename
+        .../hci0:1", "failed to register connection device"). The kernel's half-made link then kept every
+        Device1.Connect to that peer "already in progress" for the rest of the run (flow-attack on trixie, the
+        stranger dropped and back every few seconds, 2026-12-07)."""
+        in_use = {connection.handle for connection in self.le_connections.values()}
+        last = getattr(self, "last_handle", 0)
+        for step in range(1, 0xEFF + 1):
+            handle = (last + step - 1) % 0xEFF + 1
+            if handle not in in_use:
+                self.last_handle = handle
+                return handle
+        raise RuntimeError("no free connection handle")
+
     def on_hci_reset_command(self, command):
         """A reset drops this controller's links, as a real one's does: Bumble 0.0.236 keeps them (a TODO), so when
         a VM's controller is detached and attached again (`systemctl stop/start handoff-hci`, a dongle unplugged and
