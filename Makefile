@@ -113,7 +113,7 @@ test-installed: deb vm2-images
 # the engine's actors, the daemon, handoffd's executor, the L2CAP sockets' poll threads) again under
 # ThreadSanitizer, in a second build (.build/tsan, about a minute on two cores, and about two for the suites). Any
 # report fails the run (TSan's exit code 66).
-TSAN_SUITES = DBusTests|BlueZTests|HandoffBlueZTests|HandoffKitTests|HandoffDaemonTests|HandoffSharedTests|L2CAPTests
+TSAN_SUITES = DBusTests|BlueZTests|HandoffBlueZTests|HandoffKitTests|HandoffDaemonTests|HandoffSharedTests|L2CAPTests|HandoffLaneTests
 test-tsan:
 	@scripts/deps.sh test
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build/tsan
