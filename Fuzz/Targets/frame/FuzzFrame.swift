@@ -2,14 +2,24 @@ import Foundation
 import FuzzSupport
 @testable import HandoffKit
 
-/// Transfer and pairing frames: every value a peer writes to our characteristics or notifies to us.
-/// The input is a sequence of frames (``Fuzz/pieces(_:)``); pairing and rekey fragments are reassembled as the
-/// engine does. Every decoded frame must encode to bytes that decode to it again.
+/// Transfer, pairing and fast-lane frames: every value a peer writes to our characteristics, notifies to us or
+/// sends on a lane connection. The input is a sequence of frames (``Fuzz/pieces(_:)``); pairing and rekey fragments
+/// are reassembled as the engine does. Every decoded frame must encode to bytes that decode to it again; a lane
+/// offer's plaintext (what opens under the lane key) is decoded as well, since a paired peer chooses it.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzFrame(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     var pairing = PairingFragments()
     var rekey = PairingFragments()
     for piece in Fuzz.pieces(Fuzz.bytes(data, size)) {
+        if let lane = LaneFrame.decode(piece), LaneFrame.decode(lane.encoded()) != lane {
+            fatalError("a decoded lane frame does not round-trip: \(lane)")
+        }
+        if let offer = LaneOffer(decoding: piece) {
+            _ = offer.endpoints
+            if LaneOffer(decoding: offer.encoded)?.encoded != offer.encoded {
+                fatalError("a decoded lane offer does not round-trip: \(piece)")
+            }
+        }
         guard let frame = try? TransferFrame.decode(piece) else { continue }
         if (try? TransferFrame.decode(frame.encoded())) != frame {
             fatalError("a decoded frame does not round-trip: \(frame)")
@@ -34,6 +44,7 @@ public func fuzzFrame(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 @_cdecl("LLVMFuzzerInitialize")
 public func initialize(_ argc: UnsafeMutableRawPointer, _ argv: UnsafeMutableRawPointer) -> CInt {
     guard let id = TransferID(bytes: [UInt8](repeating: 3, count: TransferID.byteCount)),
+          let counting = TransferID(bytes: Array(1...UInt8(TransferID.byteCount))),
           let session = Nonce(bytes: [UInt8](repeating: 5, count: Nonce.byteCount)),
           let nonce = Nonce(bytes: [UInt8](repeating: 1, count: Nonce.byteCount)) else { return 0 }
     Fuzz.writeSeedsIfAsked(try {
@@ -54,6 +65,14 @@ public func initialize(_ argc: UnsafeMutableRawPointer, _ argv: UnsafeMutableRaw
             Fuzz.joined([TransferFrame.rekey(session: session, index: 0, count: 1,
                                              chunk: Array(#"{"epoch":2}"#.utf8)).encoded(),
                          TransferFrame.rekeyApplied(session: session).encoded()]),
+            // A DONE asking the source to pause, then the plain DONE after it (wire v2's addition, Docs/protocol.md).
+            Fuzz.joined([TransferFrame.doneAsking(transferID: counting, requests: 1,
+                                                  mac: Array(repeating: 0xAA, count: 16)).encoded(),
+                         TransferFrame.done(transferID: counting, mac: Array(repeating: 0xAA, count: 16)).encoded()]),
+            Fuzz.joined([LaneFrame.ask(transferID: id, mac: Array(repeating: 6, count: 16)).encoded(),
+                         LaneFrame.offer(transferID: id, nonce: Array(repeating: 8, count: 24),
+                                         sealed: Array(repeating: 9, count: 40)).encoded(),
+                         LaneFrame.hello(transferID: id, mac: Array(repeating: 6, count: 16)).encoded()]),
         ]
     }())
     return 0
