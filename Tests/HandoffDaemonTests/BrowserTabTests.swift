@@ -27,7 +27,7 @@ import Testing
                     .write(toFile: folder + "/www/\(file).html", atomically: true, encoding: .utf8)
             }
             // The shipped wrapper and Chromium manifest, with the built binary and the wrapper's path put in
-            // (scripts/deb/build-deb.sh puts /usr/bin/handoff and /usr/lib/handoff/browser-host).
+            // (scripts/deb/build-deb.sh puts /usr/bin/handoff and /usr/libexec/handoff/browser-host).
             let shipped = RealPrograms.repository + "/integrations/browser/native-host"
             let wrapper = folder + "/browser-host"
             try String(contentsOfFile: shipped + "/handoff-browser-host", encoding: .utf8)

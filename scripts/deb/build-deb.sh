@@ -18,7 +18,7 @@
 #   /usr/share/man/man8/handoffd.8.gz                     `handoffd --help`, as a page (scripts/deb/daemon-manual.sh)
 #   /usr/share/bash-completion/completions/handoff, /usr/share/zsh/vendor-completions/_handoff
 #   /usr/share/doc/handoff/                               copyright, changelog, the API and usage docs
-#   /usr/lib/handoff/browser-host                         the browser extension's native messaging host (a wrapper)
+#   /usr/libexec/handoff/browser-host                     the browser extension's native messaging host (a wrapper)
 #   /etc/chromium/native-messaging-hosts/org.handoff.browser.json   its manifest for Chromium (a conffile)
 #   /usr/lib/mozilla/native-messaging-hosts/org.handoff.browser.json   its manifest for Firefox
 #   /usr/share/handoff/browser-extension/                 the extension, to load unpacked (Docs/apps.md)
@@ -83,6 +83,7 @@ install -m 0755 scripts/handoff-media "$root/usr/bin/handoff-media"
 sed 's|@HANDOFF_MEDIA@|/usr/bin/handoff-media|g; s|@DOCDIR@|/usr/share/doc/handoff|g' scripts/systemd/handoff-media.service \
     >"$root/usr/lib/systemd/user/handoff-media.service"
 "$built/handoff" manual | gzip -9n >"$root/usr/share/man/man1/handoff.1.gz"
+gzip -9nc scripts/deb/handoff-media.1 >"$root/usr/share/man/man1/handoff-media.1.gz"
 install -d "$root/usr/share/man/man8"
 scripts/deb/daemon-manual.sh "$built/handoffd" "$version" | gzip -9n >"$root/usr/share/man/man8/handoffd.8.gz"
 "$built/handoff" completions bash >"$root/usr/share/bash-completion/completions/handoff"
@@ -93,15 +94,15 @@ sed "s/@VERSION@/$debversion/; s/@DATE@/$(date -R -d @"$(git log -1 --format=%ct
     scripts/deb/changelog | gzip -9n >"$root/usr/share/doc/handoff/changelog.Debian.gz"
 # The integrations (integrations/, Docs/apps.md): the browser's native host, its manifests, the extension to load,
 # and the Neovim plugin as an optional package (loaded only by those who ask: it runs `handoff` as they edit).
-install -d "$root/usr/lib/handoff" "$root/etc/chromium/native-messaging-hosts" \
+install -d "$root/usr/libexec/handoff" "$root/etc/chromium/native-messaging-hosts" \
     "$root/usr/lib/mozilla/native-messaging-hosts" "$root/usr/share/handoff/browser-extension"
 sed 's|@HANDOFF@|/usr/bin/handoff|g' integrations/browser/native-host/handoff-browser-host \
-    >"$root/usr/lib/handoff/browser-host"
-chmod 0755 "$root/usr/lib/handoff/browser-host"
+    >"$root/usr/libexec/handoff/browser-host"
+chmod 0755 "$root/usr/libexec/handoff/browser-host"
 for browser in chromium mozilla; do
     folder=$([[ $browser == chromium ]] && echo etc/chromium || echo usr/lib/mozilla)
     source=$([[ $browser == chromium ]] && echo chromium || echo firefox)
-    sed 's|@HOST@|/usr/lib/handoff/browser-host|g' "integrations/browser/native-host/$source/org.handoff.browser.json" \
+    sed 's|@HOST@|/usr/libexec/handoff/browser-host|g' "integrations/browser/native-host/$source/org.handoff.browser.json" \
         >"$root/$folder/native-messaging-hosts/org.handoff.browser.json"
     chmod 0644 "$root/$folder/native-messaging-hosts/org.handoff.browser.json"
 done
@@ -121,7 +122,7 @@ shlibs=$(cd "$stage/shlibs" && dpkg-shlibdeps -O "$root/usr/bin/handoff" "$root/
     | sed -n 's/^shlibs:Depends=//p')
 [[ -n "$shlibs" ]] || { echo "build-deb: dpkg-shlibdeps found no libraries" >&2; exit 1; }
 size=$(du -k -s --exclude=DEBIAN "$root" | cut -f1)
-sed "s/@VERSION@/$debversion/; s/@ARCH@/$arch/; s/@DEPENDS@/$shlibs, bluez (>= 5.66), dbus | dbus-system-bus, python3:any (>= 3.9), python3-jeepney (>= 0.8)/; s/@SIZE@/$size/" \
+sed "s/@VERSION@/$debversion/; s/@ARCH@/$arch/; s/@DEPENDS@/$shlibs, bluez (>= 5.66), dbus | dbus-system-bus, python3:any (>= 3.9)/; s/@SIZE@/$size/" \
     scripts/deb/control >"$root/DEBIAN/control"
 for script in postinst prerm postrm; do
     install -m 0755 "scripts/deb/$script" "$root/DEBIAN/$script"
