@@ -30,42 +30,9 @@ NICE=(nice -n 19)
 mkdir -p bench/results
 RESULTS="bench/results/lane-$(date -u +%Y%m%d-%H%M%S).txt"
 
-A=hofl-ba
-B=hofl-bb
-cleanup() {
-    ip netns del "$A" 2>/dev/null || true
-    ip netns del "$B" 2>/dev/null || true
-}
-trap cleanup EXIT
-cleanup
-ip netns add "$A"
-ip netns add "$B"
-ip link add hofl-bva netns "$A" type veth peer name hofl-bvb netns "$B"
-ip -n "$A" addr add 10.28.1.1/24 dev hofl-bva
-ip -n "$B" addr add 10.28.1.2/24 dev hofl-bvb
-for ns in "$A" "$B"; do ip -n "$ns" link set lo up; done
-ip -n "$A" link set hofl-bva up
-ip -n "$B" link set hofl-bvb up
-linked() { ip -n "$A" -o link show hofl-bva | grep -q LOWER_UP && ip -n "$B" -o link show hofl-bvb | grep -q LOWER_UP; }
-for _ in $(seq 50); do linked && break; sleep 0.1; done
-linked || { echo "bench-lane: the veth pair never came up" >&2; exit 1; }
-
-LINK="plain veth"
-shape() {
-    local ns dev
-    for pair in "$A hofl-bva" "$B hofl-bvb"; do
-        read -r ns dev <<<"$pair"
-        if tc -n "$ns" qdisc add dev "$dev" root netem delay 5ms loss 0.5% rate 50mbit 2>/dev/null; then
-            LINK="netem delay 5ms loss 0.5% rate 50mbit"
-        else
-            tc -n "$ns" qdisc add dev "$dev" root tbf rate 50mbit burst 64kb latency 50ms
-            ip netns exec "$ns" nft add table inet hofl
-            ip netns exec "$ns" nft add chain inet hofl out '{ type filter hook output priority 0; }'
-            ip netns exec "$ns" nft add rule inet hofl out meta l4proto tcp numgen random mod 1000 '<' 5 drop
-            LINK="tbf rate 50mbit + nft loss 0.5% (this kernel has no sch_netem: no delay)"
-        fi
-    done
-}
+# shellcheck source=scripts/netns-pair.sh
+. scripts/netns-pair.sh
+netns_pair b 10.28.1 bench-lane
 
 # iperf3's TCP goodput for SIZE bytes from A to B, in MB/s.
 iperf() {
@@ -96,11 +63,11 @@ lane() {
     echo "veth hostile $hostile"
     big=""
     if ((BIG > 0)); then
-        big=$(lane "$BIG" --drop hofl-bva --drop-at 0.3,0.6 --down 3 --max-resent $((8 << 20)))
+        big=$(lane "$BIG" --drop "$DEV_A" --drop-at 0.3,0.6 --down 3 --max-resent $((8 << 20)))
         echo "veth big-two-drops $big"
     fi
-    shape
-    echo "# shaped: $LINK"
+    netns_wifi_like on bench-lane
+    echo "# shaped: $WIFI_LIKE"
     wifi_iperf=$(iperf)
     wifi=$(lane "$SIZE")
     echo "wifi-like iperf3 MBps=$wifi_iperf"

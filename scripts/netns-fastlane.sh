@@ -41,55 +41,9 @@ fi
 TOOL="$BUILD_PATH/lane-netns"
 [[ -x "$TOOL" ]] || { echo "netns-fastlane: $TOOL not built" >&2; exit 1; }
 
-A=hofl-a
-B=hofl-b
-cleanup() {
-    ip netns del "$A" 2>/dev/null || true
-    ip netns del "$B" 2>/dev/null || true
-}
-trap cleanup EXIT
-cleanup
-ip netns add "$A"
-ip netns add "$B"
-ip link add hofl-va netns "$A" type veth peer name hofl-vb netns "$B"
-ip -n "$A" addr add 10.28.0.1/24 dev hofl-va
-ip -n "$B" addr add 10.28.0.2/24 dev hofl-vb
-ip -n "$A" link set hofl-va up
-ip -n "$B" link set hofl-vb up
-ip -n "$A" link set lo up
-ip -n "$B" link set lo up
-# The veth carries traffic once both ends are up (LOWER_UP): an offer made before lists no address.
-linked() { ip -n "$A" -o link show hofl-va | grep -q LOWER_UP && ip -n "$B" -o link show hofl-vb | grep -q LOWER_UP; }
-for _ in $(seq 50); do linked && break; sleep 0.1; done
-linked || { echo "netns-fastlane: the veth pair never came up" >&2; exit 1; }
-
-# A link shaped like Wi-Fi: netem delay 5ms loss 0.5% rate 50mbit on both ends. A kernel without sch_netem
-# (CONFIG_NET_SCH_NETEM unset, as on some CI hosts) gets what it has: tbf at 50mbit and nftables dropping 0.5%
-# of TCP packets at random, and no delay; the line says which.
-WIFI_LIKE=""
-wifi_like() {
-    local ns dev
-    for pair in "$A hofl-va" "$B hofl-vb"; do
-        read -r ns dev <<<"$pair"
-        if [[ $1 == on ]]; then
-            if tc -n "$ns" qdisc add dev "$dev" root netem delay 5ms loss 0.5% rate 50mbit 2>/dev/null; then
-                WIFI_LIKE="netem delay 5ms loss 0.5% rate 50mbit"
-            else
-                command -v nft >/dev/null || { echo "netns-fastlane: no sch_netem and no nft (nftables)" >&2; exit 1; }
-                tc -n "$ns" qdisc add dev "$dev" root tbf rate 50mbit burst 64kb latency 50ms
-                ip netns exec "$ns" nft add table inet hofl
-                ip netns exec "$ns" nft add chain inet hofl out '{ type filter hook output priority 0; }'
-                ip netns exec "$ns" nft add rule inet hofl out meta l4proto tcp numgen random mod 1000 '<' 5 drop
-                WIFI_LIKE="no sch_netem in this kernel: tbf rate 50mbit, nft loss 0.5%, no delay"
-            fi
-        else
-            tc -n "$ns" qdisc del dev "$dev" root 2>/dev/null || true
-            ip netns exec "$ns" nft delete table inet hofl 2>/dev/null || true
-        fi
-    done
-    [[ $1 == on ]] && echo "link: $WIFI_LIKE"
-    return 0
-}
+# shellcheck source=scripts/netns-pair.sh
+. "$(dirname "$0")/netns-pair.sh"
+netns_pair "" 10.28.0 netns-fastlane
 
 failed=0
 run() {
@@ -110,12 +64,13 @@ for scenario in "${SCENARIOS[@]}"; do
     case "$scenario" in
         upgrade) run upgrade --size $((32 << 20)) ;;
         hostile) run hostile --size $((16 << 20)) --hostile ;;
-        drop) run drop --size $((48 << 20)) --drop hofl-va --drop-at 0.3 --down 6 --max-resent $((8 << 20)) ;;
-        blip) run blip --size $((64 << 20)) --drop hofl-va --drop-at 0.3 --down 3 --max-resent $((8 << 20)) ;;
+        drop) run drop --size $((48 << 20)) --drop "$DEV_A" --drop-at 0.3 --down 6 --max-resent $((8 << 20)) ;;
+        blip) run blip --size $((64 << 20)) --drop "$DEV_A" --drop-at 0.3 --down 3 --max-resent $((8 << 20)) ;;
         netem)
-            wifi_like on
+            netns_wifi_like on netns-fastlane
+            echo "link: $WIFI_LIKE"
             run netem --size $((16 << 20))
-            wifi_like off
+            netns_wifi_like off netns-fastlane
             ;;
         *) echo "netns-fastlane: unknown scenario $scenario" >&2; exit 2 ;;
     esac
