@@ -1181,10 +1181,12 @@ def cmd_live(target, seconds, captures, note_path):
     # CHALLENGE would mean the target took a MAC the stranger made up.
     answered = {(0x84, bytes(f[6:14])) for f in replays if len(f) >= 30 and f[1] == 0x01}
     answered |= {(0xB3, bytes(f[2:10])) for f in replays if len(f) >= 62 and f[1] == 0x30}
-    challenges = [f for f in channel_frames if len(f) >= 10 and (f[1], bytes(f[2:10])) in answered]
+    challenges, others = [], []
+    for f in channel_frames:
+        (challenges if len(f) >= 10 and (f[1], bytes(f[2:10])) in answered else others).append(f)
     if challenges:
         say(f"channel: {len(challenges)} CHALLENGEs to replayed REQUESTs or PUSHes (the designed answer; no PROVE can follow)")
-    bad, _ = classify([f for f in channel_frames if not any(f is c for c in challenges)], "channel")
+    bad, _ = classify(others, "channel")
     figure("live_replays_challenged", len(challenges))
     # Notifications go to every subscriber, so the real transfer's own frames (sealed) may be among them: they are
     # counted, and must hold nothing readable.
