@@ -607,12 +607,14 @@ def cmd_pair_guess(target, count, seconds=60.0):
     live_link = session.drops if session.connected() else None
     wanted = set(sessions)
     refused = {}
+    refused_sessions = set()
     for frame in session.frames:
         if len(frame) >= 12 and frame[2:10] in wanted:
             if frame[1] == 0x83:
                 code = int.from_bytes(frame[10:12], "big")
                 message = frame[12:].decode("utf-8", "replace")
                 refused[(code, message)] = refused.get((code, message), 0) + 1
+                refused_sessions.add(frame[2:10])
             elif frame[1] == 0xA0:
                 answers += 1
     for (code, message), n in refused.items():
@@ -620,8 +622,6 @@ def cmd_pair_guess(target, count, seconds=60.0):
     # A HELLO the target took but never refused is one of two things. Its link was dropped before the ERROR went
     # out (the gate closes a stranger's link with replies still queued), or the target went silent on a link it
     # kept: the first is the gate at work, the second a fault.
-    refused_sessions = {frame[2:10] for frame in session.frames
-                        if len(frame) >= 12 and frame[1] == 0x83 and frame[2:10] in wanted}
     unrefused = [hello for hello in sessions if hello not in refused_sessions]
     silent_on_live_link = sum(1 for hello in unrefused if link_of[hello] == live_link)
     figure("pair_attempts", len(sessions))
