@@ -58,6 +58,8 @@ class SpecController(Controller):
 
     # LE event mask bit 9: LE Enhanced Connection Complete (Core Vol 4, Part E, 7.8.1).
     ENHANCED_CONNECTION_COMPLETE = 1 << 9
+    # The connection handle given last (allocate_connection_handle); each controller's own once it gives one.
+    last_handle = 0
 
     def send_hci_packet(self, packet):
         """Sends LE Enhanced Connection Complete where the host unmasked it, as the Core spec says (Vol 4, Part E,
@@ -86,9 +88,8 @@ class SpecController(Controller):
         Device1.Connect to that peer "already in progress" for the rest of the run (flow-attack on trixie, the
         stranger dropped and back every few seconds, 2026-12-07)."""
         in_use = {connection.handle for connection in self.le_connections.values()}
-        last = getattr(self, "last_handle", 0)
         for step in range(1, 0xEFF + 1):
-            handle = (last + step - 1) % 0xEFF + 1
+            handle = (self.last_handle + step - 1) % 0xEFF + 1
             if handle not in in_use:
                 self.last_handle = handle
                 return handle
