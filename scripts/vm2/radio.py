@@ -12,10 +12,14 @@ Nothing leaves this machine: Unix sockets only.
 """
 import argparse
 import asyncio
+import collections
+import fcntl
 import logging
 import os
 import signal
+import struct
 import sys
+import termios
 
 from bumble import core, hci
 from bumble.controller import Controller
@@ -119,6 +123,8 @@ class SpecController(Controller):
                 peer.on_le_disconnected(peer_connection, hci.HCI_ErrorCode.CONNECTION_TIMEOUT_ERROR)
         self.le_connections.clear()
         self.pending_le_connection = None
+        if isinstance(self.host, HostLine):
+            self.host.data.clear()  # data of links the reset ended
         return super().on_hci_reset_command(command)
 
     def on_hci_le_create_connection_cancel_command(self, _command):
@@ -136,6 +142,63 @@ class SpecController(Controller):
         return hci.HCI_StatusReturnParameters(hci.HCI_ErrorCode.SUCCESS)
 
 
+class HostLine:
+    """What a controller sends its host, with events ahead of data, as on a USB controller (Core Vol 4, Part B, 2.1:
+    events on the interrupt endpoint, ACL data on the bulk endpoints, so neither waits for the other).
+
+    A VM's host interface is an emulated UART, which under TCG drains at about the rate an LE link carries data
+    (170 kB/s measured). Bumble writes everything for a host into one socket in order, so while a peer streamed a
+    share to this VM, up to a socket buffer of ACL data (about 200 KiB, over a second) queued ahead of every event:
+    the guest's commands timed out ("command 0x2039 tx timeout", "Opcode 0x200c failed: -110"), a connection
+    completed after the kernel had given up on it ("ACL packet for unknown connection handle 1"), and a continue
+    made while the other machine shared to this one took 18-22 s (flow-cross, trixie, 2026-12-07). A real
+    controller's host interface is far faster than its radio, so no such queue forms there. Here data is held in
+    this process and written only while less than `backlog` bytes wait unread in the socket; events go at once.
+    L2CAP's credits bound what is held (the receiving kernel grants them as it reads). A Disconnection Complete waits
+    behind the data, so no link's last packets arrive after the host was told it is gone."""
+
+    DISCONNECTION_COMPLETE = 0x05
+
+    def __init__(self, sink, backlog=2048):
+        self.sink = sink
+        self.backlog = backlog
+        self.data = collections.deque()
+        self.pumping = False
+
+    def on_packet(self, packet):
+        in_order = packet[0] == hci.HCI_ACL_DATA_PACKET or (
+            packet[0] == hci.HCI_EVENT_PACKET and packet[1] == self.DISCONNECTION_COMPLETE)
+        if in_order and (self.data or packet[0] == hci.HCI_ACL_DATA_PACKET):
+            self.data.append(packet)
+            if not self.pumping:
+                self.pump()
+        else:
+            self.sink.on_packet(packet)
+
+    def unread(self, transport):
+        sock = transport.get_extra_info("socket")
+        queued = transport.get_write_buffer_size()
+        if sock is None:
+            return queued
+        try:
+            raw = fcntl.ioctl(sock.fileno(), termios.TIOCOUTQ, struct.pack("i", 0))
+        except OSError:
+            return queued
+        return queued + struct.unpack("i", raw)[0]
+
+    def pump(self):
+        self.pumping = False
+        transport = self.sink.transport
+        if transport is None:
+            self.data.clear()   # no host attached: dropped, as the sink does with everything
+            return
+        while self.data and self.unread(transport) < self.backlog:
+            self.sink.on_packet(self.data.popleft())
+        if self.data and not self.pumping:
+            self.pumping = True
+            asyncio.get_running_loop().call_later(0.001, self.pump)
+
+
 async def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--acl-length", type=int, default=251,
@@ -150,7 +213,7 @@ async def main() -> int:
             os.unlink(path)
         transport = await open_transport(f"unix-server:{path}")
         transports.append(transport)
-        c = SpecController(f"C{i}", host_source=transport.source, host_sink=transport.sink, link=link,
+        c = SpecController(f"C{i}", host_source=transport.source, host_sink=HostLine(transport.sink), link=link,
                        public_address=f"F0:F0:F0:F0:F0:{i + 1:02X}")
         c.le_acl_data_packet_length = args.acl_length
         c.supported_max_tx_octets = c.supported_max_rx_octets = min(args.acl_length, 251)
