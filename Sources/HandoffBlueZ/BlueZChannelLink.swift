@@ -19,6 +19,7 @@ final class BlueZChannelLink: RadioLink {
     private let linger: Duration
     private let closed = Locked(false)
     private let pump: Task<Void, Never>
+    private let log: @Sendable (String) -> Void
 
     /// The smaller of the two SDU sizes: what either side may send.
     var maximumFrameLength: Int { min(channel.sendMTU, channel.receiveMTU) }
@@ -28,6 +29,7 @@ final class BlueZChannelLink: RadioLink {
     init(peer: PeerAddress, channel: L2CAPChannel, device: Device1, lease: DeviceLease, setup: [LinkSetupPhase],
          linger: Duration, log: @escaping @Sendable (String) -> Void) {
         self.linger = linger
+        self.log = log
         self.peer = peer
         self.channel = channel
         self.device = device
@@ -59,7 +61,8 @@ final class BlueZChannelLink: RadioLink {
     }
 
     /// Closes the channel and gives the device's lease back; the LE connection stays up for `linger`
-    /// (`BlueZRadioOptions.channelLinger`) for the next link, then is disconnected unless one came. Idempotent.
+    /// (`BlueZRadioOptions.channelLinger`) for the next link, then is disconnected unless one came, or while the
+    /// peer's own transfer rides on it (`PeerTraffic`). Idempotent.
     func disconnect() async {
         let wasClosed = closed.withLock { state -> Bool in
             defer { state = true }
@@ -68,13 +71,12 @@ final class BlueZChannelLink: RadioLink {
         guard !wasClosed else { return }
         pump.cancel()
         channel.close()
+        let device = self.device
         guard linger > .zero else {
-            try? await device.disconnect(timeout: .seconds(5))
-            lease.release()
+            await lease.disconnectAndRelease(log: log) { try? await device.disconnect(timeout: .seconds(5)) }
             return
         }
-        let device = self.device
-        lease.releaseLingering(idle: linger) { try? await device.disconnect(timeout: .seconds(5)) }
+        lease.releaseLingering(idle: linger, log: log) { try? await device.disconnect(timeout: .seconds(5)) }
     }
 }
 

@@ -15,7 +15,7 @@ extension BlueZRadio {
             let name = adapterName
             let log = options.log
             return try await BlueZTransferService.open(
-                on: adapter, bluez: bluez, options: options,
+                on: adapter, bluez: bluez, options: options, traffic: leases.traffic,
                 log: { text in log?("radio \(name): \(text)") },
                 onClose: { [weak self] in await self?.serviceClosed() })
         } catch {

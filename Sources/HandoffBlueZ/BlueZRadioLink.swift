@@ -20,9 +20,12 @@ final class BlueZRadioLink: RadioLink {
     private let continuation: AsyncStream<[UInt8]>.Continuation
     private let tasks = Locked<[Task<Void, Never>]>([])
     private let closed = Locked(false)
+    private let log: @Sendable (String) -> Void
 
     private init(peer: PeerAddress, mtu: Int, device: Device1, request: GattCharacteristic1, lease: DeviceLease,
-                 staleCaches: StaleCaches, transport: LinkTransport, setup: [LinkSetupPhase]) {
+                 staleCaches: StaleCaches, transport: LinkTransport, setup: [LinkSetupPhase],
+                 log: @escaping @Sendable (String) -> Void) {
+        self.log = log
         self.staleCaches = staleCaches
         self.peer = peer
         self.mtu = mtu
@@ -77,7 +80,8 @@ final class BlueZRadioLink: RadioLink {
         }
         let link = BlueZRadioLink(peer: peer, mtu: mtu, device: device, request: request, lease: lease,
                                   staleCaches: staleCaches, transport: transport,
-                                  setup: setup + [LinkSetupPhase("subscribe", options.clock.duration(since: started))])
+                                  setup: setup + [LinkSetupPhase("subscribe", options.clock.duration(since: started))],
+                                  log: log)
         link.start(values: values, changes: changes, clock: options.clock, log: log)
         log("link to \(peer) up over \(transport), ATT MTU \(mtu)")
         return link
@@ -131,8 +135,8 @@ final class BlueZRadioLink: RadioLink {
         guard !wasClosed else { return }
         for task in tasks.withLock({ $0 }) { task.cancel() }
         continuation.finish()
-        try? await device.disconnect(timeout: .seconds(5))
-        lease.release()
+        let device = self.device
+        await lease.disconnectAndRelease(log: log) { try? await device.disconnect(timeout: .seconds(5)) }
     }
 
     /// Returns when `device` reports `Connected` false in a PropertiesChanged, or when bluetoothd, asked every

@@ -27,6 +27,8 @@ final class BlueZTransferService: TransferService {
     private let acceptor: Task<Void, Never>?
     private let adapterPath: ObjectPath
     private let log: @Sendable (String) -> Void
+    private let traffic: PeerTraffic
+    private let trafficKey: Int
 
     // Typed in HandoffKit (WireUUID); BluetoothUUID(_:) stops the program rather than serve under another UUID.
     static let serviceUUID = BluetoothUUID(WireProtocol.transferServiceUUID)
@@ -41,9 +43,11 @@ final class BlueZTransferService: TransferService {
     private init(writes: AsyncStream<IncomingWrite>, continuation: AsyncStream<IncomingWrite>.Continuation,
                  registration: GattRegistration, centrals: CentralTable, bluez: BlueZ, fallbackMTU: Int,
                  channels: ChannelTable<L2CAPChannel>, listener: L2CAPListener?, acceptor: Task<Void, Never>?,
-                 publishedPSM: UInt16?, adapterPath: ObjectPath, log: @escaping @Sendable (String) -> Void,
-                 onClose: @escaping @Sendable () async -> Void) {
+                 publishedPSM: UInt16?, adapterPath: ObjectPath, traffic: PeerTraffic, trafficKey: Int,
+                 log: @escaping @Sendable (String) -> Void, onClose: @escaping @Sendable () async -> Void) {
         self.adapterPath = adapterPath
+        self.traffic = traffic
+        self.trafficKey = trafficKey
         self.log = log
         self.channels = channels
         self.listener = listener
@@ -60,10 +64,12 @@ final class BlueZTransferService: TransferService {
 
     /// Listens for channels (unless `options.transport` is `.gatt`), then exports and registers the application
     /// on `adapter`. A kernel without LE CoC is not an error: the service then publishes no PSM, and says so once.
-    static func open(on adapter: Adapter1, bluez: BlueZ, options: BlueZRadioOptions,
+    /// Tells `traffic` which devices' transfers it serves (``carriesTraffic(from:channels:centrals:adapter:now:)``).
+    static func open(on adapter: Adapter1, bluez: BlueZ, options: BlueZRadioOptions, traffic: PeerTraffic,
                      log: @escaping @Sendable (String) -> Void,
                      onClose: @escaping @Sendable () async -> Void) async throws(BlueZError) -> BlueZTransferService {
         let fallbackMTU = options.fallbackMTU
+        let clock = options.clock
         let (writes, continuation) = AsyncStream<IncomingWrite>.makeStream(bufferingPolicy: .unbounded)
         let centrals = CentralTable()
         let channels = ChannelTable<L2CAPChannel>()
@@ -81,7 +87,7 @@ final class BlueZTransferService: TransferService {
                     throw BlueZError(.invalidValueLength, "a request value holds at most 512 bytes")
                 }
                 let central = PeerAddress(request.device?.rawValue ?? "unknown-central")
-                let mtu = centrals.note(central, mtu: request.mtu, fallback: fallbackMTU)
+                let mtu = centrals.note(central, mtu: request.mtu, fallback: fallbackMTU, at: clock.now)
                 log("write of \(value.count) B (frame kind \(value.count > 1 ? String(value[value.startIndex + 1], radix: 16) : "-")) from "
                     + "\(central), MTU \(mtu)")
                 continuation.yield(IncomingWrite(central: central, value: [UInt8](value), mtu: mtu))
@@ -108,6 +114,10 @@ final class BlueZTransferService: TransferService {
                 await accept(on: listener, into: continuation, channels: channels, clock: clock, log: log)
             }
         }
+        let adapterPath = adapter.path
+        let trafficKey = traffic.add { device in
+            carriesTraffic(from: device, channels: channels, centrals: centrals, adapter: adapterPath, now: clock.now)
+        }
         if let listener, let published {
             log("transfer service: channels on PSM 0x\(String(listener.psm, radix: 16)) of \(listener.local)"
                 + (published == listener.psm ? "" : ", publishing PSM 0x\(String(published, radix: 16)) instead (testing)"))
@@ -115,7 +125,21 @@ final class BlueZTransferService: TransferService {
         return BlueZTransferService(writes: writes, continuation: continuation, registration: registration,
                                     centrals: centrals, bluez: bluez, fallbackMTU: fallbackMTU, channels: channels,
                                     listener: listener, acceptor: acceptor, publishedPSM: published,
-                                    adapterPath: adapter.path, log: log, onClose: onClose)
+                                    adapterPath: adapterPath, traffic: traffic, trafficKey: trafficKey, log: log,
+                                    onClose: onClose)
+    }
+
+    /// Whether `device` (a Device1 path) has a transfer riding on its connection to this service: a channel of its
+    /// is open, or it wrote over GATT within ``PeerTraffic/quietAfterWrite``.
+    static func carriesTraffic<Channel>(from device: ObjectPath, channels: ChannelTable<Channel>, centrals: CentralTable,
+                               adapter: ObjectPath, now: HandoffInstant) -> Bool {
+        guard adapter.isAncestor(of: device) else { return false }
+        if let address = BluetoothAddress(devicePath: device),
+           channels.contains(where: { $0.rawValue.hasPrefix("l2cap:\(address.string)#") }) {
+            return true
+        }
+        guard let wrote = centrals.lastWrite(of: PeerAddress(device.rawValue)) else { return false }
+        return wrote.duration(to: now) < PeerTraffic.quietAfterWrite
     }
 
     /// Most channels served at once (each costs a socket and a pump): a newcomer then takes the place of the
@@ -278,6 +302,7 @@ final class BlueZTransferService: TransferService {
             return state
         }
         guard !wasClosed else { return }
+        traffic.remove(trafficKey)
         listener?.close()
         acceptor?.cancel()
         for channel in channels.removeAll() { channel.close() }
@@ -287,16 +312,23 @@ final class BlueZTransferService: TransferService {
     }
 }
 
-/// The ATT MTU of each central, as bluetoothd last reported it in a WriteValue's options.
+/// The ATT MTU of each central, as bluetoothd last reported it in a WriteValue's options, and when it last wrote.
 final class CentralTable: Sendable {
     private let mtus = Locked<[PeerAddress: Int]>([:])
+    private let writes = Locked<[PeerAddress: HandoffInstant]>([:])
 
-    /// Records `mtu` for `central` when given; returns the MTU to use for it.
-    func note(_ central: PeerAddress, mtu: Int?, fallback: Int) -> Int {
-        mtus.withLock { table in
+    /// Records a write of `central` at `now`, and `mtu` when given; returns the MTU to use for it.
+    func note(_ central: PeerAddress, mtu: Int?, fallback: Int, at now: HandoffInstant) -> Int {
+        writes.withLock { $0[central] = now }
+        return mtus.withLock { table in
             if let mtu { table[central] = mtu }
             return table[central] ?? fallback
         }
+    }
+
+    /// When `central` last wrote, if it did.
+    func lastWrite(of central: PeerAddress) -> HandoffInstant? {
+        writes.withLock { $0[central] }
     }
 
     /// The MTU last recorded for `central`.
@@ -358,6 +390,11 @@ final class ChannelTable<Channel: Sendable>: Sendable {
 
     func channel(of central: PeerAddress) -> Channel? {
         open.withLock { $0[central]?.channel }
+    }
+
+    /// Whether a channel is open whose central satisfies `predicate`.
+    func contains(where predicate: (PeerAddress) -> Bool) -> Bool {
+        open.withLock { $0.keys.contains(where: predicate) }
     }
 
     func remove(_ central: PeerAddress) -> Channel? {

@@ -21,9 +21,12 @@ final class DeviceLeases: Sendable {
     private let lingering = Locked<[ObjectPath: Task<Void, Never>]>([:])
     /// Where a lingering connection's idle time passes.
     private let clock: any HandoffClock
+    /// What the peers' own transfers use, so that no disconnection cuts one.
+    let traffic: PeerTraffic
 
-    init(clock: any HandoffClock) {
+    init(clock: any HandoffClock, traffic: PeerTraffic = PeerTraffic()) {
         self.clock = clock
+        self.traffic = traffic
     }
 
     /// Waits until no other link holds `path`, then holds it. Cancellation does not interrupt the wait: a lease
@@ -68,23 +71,44 @@ final class DeviceLeases: Sendable {
     /// Gives `path` back now and disconnects the device after `idle`, unless a link took the device meanwhile:
     /// an idle connection is reused (the next channel opens on it at once), a closing one never is, since the
     /// disconnection holds the device's lease while it runs.
-    func releaseLingering(_ path: ObjectPath, idle: Duration, disconnect: @escaping @Sendable () async -> Void) {
-        let generation = generations.withLock { $0[path, default: 0] }
+    ///
+    /// While the device's own transfer rides on the connection (``PeerTraffic``), it is left up and asked about
+    /// again every `idle`; `log` says so once. When the radio closes (``flushLingering()``) it is disconnected.
+    func releaseLingering(_ path: ObjectPath, idle: Duration, log: @escaping @Sendable (String) -> Void = { _ in },
+                          disconnect: @escaping @Sendable () async -> Void) {
+        var generation = generations.withLock { $0[path, default: 0] }
         release(path)
-        let task = Task {
-            try? await clock.sleep(for: idle)       // cut short by `flushLingering()`
-            let taken = table.withLock { table -> Bool in
-                var entry = table[path] ?? Entry()
-                guard !entry.held, generations.withLock({ $0[path, default: 0] }) == generation else { return false }
-                entry.held = true
-                table[path] = entry
-                return true
+        let task = Task { [traffic] in
+            var told = false
+            while true {
+                let flushed = (try? await clock.sleep(for: idle)) == nil      // cut short by `flushLingering()`
+                let taken = table.withLock { table -> Bool in
+                    var entry = table[path] ?? Entry()
+                    guard !entry.held, generations.withLock({ $0[path, default: 0] }) == generation else { return false }
+                    entry.held = true
+                    generations.withLock { $0[path, default: 0] += 1 }
+                    table[path] = entry
+                    return true
+                }
+                guard taken else { return }
+                if !flushed, traffic.isBusy(path) {
+                    if !told { log("\(path.elements.last ?? "?"): left connected: its own transfer rides on the connection") }
+                    told = true
+                    generation = generations.withLock { $0[path, default: 0] }
+                    release(path)
+                    continue
+                }
+                await disconnect()
+                release(path)
+                return
             }
-            guard taken else { return }
-            await disconnect()
-            release(path)
         }
         lingering.withLock { $0[path] = task }
+    }
+
+    /// Whether `path`'s own transfer rides on the connection to it (``PeerTraffic``).
+    func peerIsBusy(_ path: ObjectPath) -> Bool {
+        traffic.isBusy(path)
     }
 
     /// Runs every lingering disconnection now and waits for them (when the radio closes).
@@ -117,8 +141,22 @@ final class DeviceLease: Sendable {
 
     /// Gives the lease back now and disconnects after `idle` unless another link takes the device (see
     /// `DeviceLeases.releaseLingering`). Idempotent, and nothing once `release()` ran.
-    func releaseLingering(idle: Duration, disconnect: @escaping @Sendable () async -> Void) {
-        if returnOnce() { leases.releaseLingering(path, idle: idle, disconnect: disconnect) }
+    func releaseLingering(idle: Duration, log: @escaping @Sendable (String) -> Void = { _ in },
+                          disconnect: @escaping @Sendable () async -> Void) {
+        if returnOnce() { leases.releaseLingering(path, idle: idle, log: log, disconnect: disconnect) }
+    }
+
+    /// Disconnects the device and then gives the lease back, as a link that does not linger ends; while the
+    /// device's own transfer rides on the connection (``PeerTraffic``), leaves it up instead and disconnects it
+    /// once that transfer is over, as a lingering link does.
+    func disconnectAndRelease(recheck: Duration = .seconds(2), log: @escaping @Sendable (String) -> Void,
+                              disconnect: @escaping @Sendable () async -> Void) async {
+        guard leases.peerIsBusy(path) else {
+            await disconnect()
+            release()
+            return
+        }
+        releaseLingering(idle: recheck, log: log, disconnect: disconnect)
     }
 
     private func returnOnce() -> Bool {
