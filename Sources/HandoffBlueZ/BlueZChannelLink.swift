@@ -20,6 +20,17 @@ final class BlueZChannelLink: RadioLink {
     private let closed = Locked(false)
     private let pump: Task<Void, Never>
     private let log: @Sendable (String) -> Void
+    private let clock: any HandoffClock
+    /// Set when the peer's side ended (the pump's receive finished).
+    private let ended = Locked(false)
+
+    /// The most send buffer a write leaves charged before it returns (``write(_:)``). Each K-frame is charged
+    /// about four times its size, so with 8 KiB SDUs this is about 20 KiB of them: enough to keep the link busy,
+    /// and little enough that the other channel on the same LE connection is not kept waiting behind a bulk
+    /// transfer. With the kernel's whole buffer (about 420 KiB, some 100 KiB of SDUs) a continue that the other
+    /// machine answered while this one shared to it waited 8-14 s behind the share on a 14-20 kB/s link, and its
+    /// client gave up ("the source device stopped answering"; flow-cross, Debian 13, 2026-12-07).
+    static let chargedSendBufferLimit = 96 * 1024
 
     /// The smaller of the two SDU sizes: what either side may send.
     var maximumFrameLength: Int { min(channel.sendMTU, channel.receiveMTU) }
@@ -27,9 +38,10 @@ final class BlueZChannelLink: RadioLink {
     var mtu: Int { min(maximumFrameLength, WireProtocol.maximumValueLength) + 3 }
 
     init(peer: PeerAddress, channel: L2CAPChannel, device: Device1, lease: DeviceLease, setup: [LinkSetupPhase],
-         linger: Duration, log: @escaping @Sendable (String) -> Void) {
+         linger: Duration, clock: any HandoffClock, log: @escaping @Sendable (String) -> Void) {
         self.linger = linger
         self.log = log
+        self.clock = clock
         self.peer = peer
         self.channel = channel
         self.device = device
@@ -39,7 +51,9 @@ final class BlueZChannelLink: RadioLink {
                                            + "\(channel.sendMTU)/\(channel.receiveMTU) B")
         let (stream, continuation) = AsyncStream<[UInt8]>.makeStream(bufferingPolicy: .unbounded)
         notifications = stream
+        let ended = self.ended
         pump = Task {
+            defer { ended.withLock { $0 = true } }
             do throws(L2CAPError) {
                 while let sdu = try await channel.receive() { continuation.yield(sdu) }
                 log("channel to \(peer) closed by the peer")
@@ -50,13 +64,18 @@ final class BlueZChannelLink: RadioLink {
         }
     }
 
-    /// Sends one SDU.
+    /// Sends one SDU, and returns once the kernel holds no more than ``chargedSendBufferLimit`` of this channel's
+    /// SDUs (or the channel ended): a writer of many frames goes at the link's pace, not ahead of it.
     func write(_ value: [UInt8]) async throws {
         guard !closed.withLock({ $0 }) else { throw RadioError(.disconnected, "the channel to \(peer) is closed") }
         do {
             try await channel.send(value)
         } catch {
             throw RadioError(error, while: "send to \(peer) failed")
+        }
+        while channel.sendBufferCharged > Self.chargedSendBufferLimit, !closed.withLock({ $0 }),
+              !ended.withLock({ $0 }) {
+            do { try await clock.sleep(for: .milliseconds(10)) } catch { return }
         }
     }
 

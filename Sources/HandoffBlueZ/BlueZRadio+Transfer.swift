@@ -77,7 +77,7 @@ extension BlueZRadio {
                 return BlueZChannelLink(peer: peer, channel: channel, device: device, lease: lease,
                                         setup: setup + [LinkSetupPhase("channel",
                                                                        options.clock.duration(since: started))],
-                                        linger: options.channelLinger, log: say)
+                                        linger: options.channelLinger, clock: options.clock, log: say)
             case .failure(let error):
                 knownPSMs[device.path] = nil
                 say("\(peer): the channel to the known PSM 0x\(String(psm, radix: 16)) failed (\(ErrorChain.text(error))); "
@@ -156,7 +156,7 @@ extension BlueZRadio {
                     return BlueZChannelLink(peer: peer, channel: channel, device: device, lease: lease,
                                             setup: setup + [LinkSetupPhase("channel",
                                                                            options.clock.duration(since: opening))],
-                                            linger: options.channelLinger, log: say)
+                                            linger: options.channelLinger, clock: options.clock, log: say)
                 case .failure(let error) where error.kind == .refused:
                     say("\(peer): the channel to PSM 0x\(String(psm, radix: 16)) was refused on the connection "
                         + "bluetoothd made (\(ErrorChain.text(error))); trying it on a connection of its own")
@@ -169,7 +169,7 @@ extension BlueZRadio {
                             peer: peer, channel: channel, device: device, lease: lease,
                             setup: setup + [LinkSetupPhase("refused", opening.duration(to: again)),
                                             LinkSetupPhase("channel", options.clock.duration(since: again))],
-                            linger: options.channelLinger, log: say)
+                            linger: options.channelLinger, clock: options.clock, log: say)
                     case .failure(let second):
                         transport = LinkTransport(fallback: .refused,
                                                   detail: "PSM 0x\(String(psm, radix: 16)): \(ErrorChain.text(error)); again: \(second)")

@@ -29,6 +29,7 @@ final class BlueZTransferService: TransferService {
     private let log: @Sendable (String) -> Void
     private let traffic: PeerTraffic
     private let trafficKey: Int
+    private let clock: any HandoffClock
 
     // Typed in HandoffKit (WireUUID); BluetoothUUID(_:) stops the program rather than serve under another UUID.
     static let serviceUUID = BluetoothUUID(WireProtocol.transferServiceUUID)
@@ -44,7 +45,9 @@ final class BlueZTransferService: TransferService {
                  registration: GattRegistration, centrals: CentralTable, bluez: BlueZ, fallbackMTU: Int,
                  channels: ChannelTable<L2CAPChannel>, listener: L2CAPListener?, acceptor: Task<Void, Never>?,
                  publishedPSM: UInt16?, adapterPath: ObjectPath, traffic: PeerTraffic, trafficKey: Int,
-                 log: @escaping @Sendable (String) -> Void, onClose: @escaping @Sendable () async -> Void) {
+                 clock: any HandoffClock, log: @escaping @Sendable (String) -> Void,
+                 onClose: @escaping @Sendable () async -> Void) {
+        self.clock = clock
         self.adapterPath = adapterPath
         self.traffic = traffic
         self.trafficKey = trafficKey
@@ -125,8 +128,8 @@ final class BlueZTransferService: TransferService {
         return BlueZTransferService(writes: writes, continuation: continuation, registration: registration,
                                     centrals: centrals, bluez: bluez, fallbackMTU: fallbackMTU, channels: channels,
                                     listener: listener, acceptor: acceptor, publishedPSM: published,
-                                    adapterPath: adapterPath, traffic: traffic, trafficKey: trafficKey, log: log,
-                                    onClose: onClose)
+                                    adapterPath: adapterPath, traffic: traffic, trafficKey: trafficKey,
+                                    clock: clock, log: log, onClose: onClose)
     }
 
     /// Whether `device` (a Device1 path) has a transfer riding on its connection to this service: a channel of its
@@ -241,6 +244,12 @@ final class BlueZTransferService: TransferService {
                 try await channel.send(value)
             } catch {
                 throw RadioError(error, while: "cannot send to \(central)")
+            }
+            // At the link's pace, as a link of ours writes (BlueZChannelLink.chargedSendBufferLimit): a source's
+            // stream must not keep another transfer on the same connection waiting behind it.
+            while channel.sendBufferCharged > BlueZChannelLink.chargedSendBufferLimit,
+                  channels.channel(of: central) != nil, !closed.withLock({ $0 }) {
+                do { try await clock.sleep(for: .milliseconds(10)) } catch { return }
             }
             return
         }

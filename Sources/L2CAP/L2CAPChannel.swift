@@ -121,6 +121,11 @@ public final class L2CAPChannel: Sendable {
         return try L2CAPChannel(handle: handle, what: what)
     }
 
+    /// Bytes of the kernel's send buffer charged to SDUs not yet handed to the controller: each K-frame is charged
+    /// several times its size (about 800 bytes for ~190), so this says how far behind the link the writer is, not
+    /// how many bytes of SDU wait. 0 when the kernel does not say.
+    public var sendBufferCharged: Int { Socket.sendBufferCharged(handle.fd) }
+
     /// Sends one whole SDU (at most `sendMTU` bytes, else `.messageTooLong`). The kernel takes an SDU whole or
     /// not at all; without credits or send buffer it says EAGAIN, and the SDU waits here for writability.
     /// Concurrent sends go out in call order. A cancelled send that had not reached the kernel is not sent.

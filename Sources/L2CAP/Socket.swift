@@ -95,6 +95,17 @@ enum Socket {
         return free >= size
     }
 
+    /// Bytes of the send buffer still charged to SDUs the peer has not been sent yet (SO_SNDBUF less TIOCOUTQ's
+    /// free space); 0 when the kernel does not say.
+    static func sendBufferCharged(_ fd: Int32) -> Int {
+        var size: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        var free: Int32 = 0
+        guard getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, &length) == 0, ioctl(fd, UInt(TIOCOUTQ), &free) == 0
+        else { return 0 }
+        return max(Int(size) - Int(free), 0)
+    }
+
     static func sendBufferSize(_ fd: Int32) -> Int {
         var size: Int32 = 0
         var length = socklen_t(MemoryLayout<Int32>.size)
