@@ -8,8 +8,9 @@
 #
 # Per round: the owner saves note cross-N; the other's `handoff watch` lists a new activity; then at once the owner runs
 # `handoff share --to OTHER FILE --wait` (256 KiB) and the other `handoff continue --print`. Both must succeed: the
-# note byte-exact, the file delivered and taken from the inbox byte-exact. Prints how long each took, and the
-# daemons' lines about connections that were already there. Exit 0 when every round held.
+# note byte-exact, the file delivered and taken from the inbox byte-exact. Before the rounds, a share with nothing
+# else going on gives this boot's baseline. Prints how long each took, and the transfers that stalled (the sender's
+# "stopped answering"). Exit 0 when every round held.
 set -uo pipefail
 rounds=${1:-4}
 fail() { echo "flow-cross: FAIL: $*" >&2; for m in A B; do echo "--- $m handoffd journal (tail)" >&2; vm2 "$m" 'journalctl -u handoffd --no-pager | tail -n 40' >&2; echo "--- $m bluetoothd (tail)" >&2; vm2 "$m" 'journalctl -u bluetooth --no-pager | tail -n 15' >&2; done; exit 1; }
@@ -30,6 +31,14 @@ vm2 --wait A pairA 300 | sed 's/^/laptop: /'; ra=${PIPESTATUS[0]}
 vm2 --wait B pairB 300 | sed 's/^/desktop: /'; rb=${PIPESTATUS[0]}
 ((ra == 0 && rb == 0)) || fail "pairing: laptop exit $ra, desktop exit $rb"
 for m in A B; do vm2 "$m" 'journalctl -u handoffd --no-pager | grep -q "as the initiator" && echo "(pairing initiator: $(hostname))"'; done
+
+step "baseline in this boot: the laptop shares 256 KiB to the desktop with nothing else going on"
+head -c 262144 /dev/urandom >"$HANDOFF_VM2_RUN/file-0.bin"
+vm2 --put A "$HANDOFF_VM2_RUN/file-0.bin"
+t0=$(date +%s.%N)
+vm2 A 'handoff share --to desktop /run/handoff-host/file-0.bin --wait' || fail "the baseline share"
+echo "baseline: 256 KiB delivered in $(awk -v a="$(date +%s.%N)" -v b="$t0" 'BEGIN { printf "%.1f", a - b }') s" | tee -a "$HANDOFF_VM2_RUN/flow-timings"
+vm2 B 'handoff inbox take --all --to /root >/dev/null' || fail "inbox take of the baseline share"
 
 vm2 --bg A watchA 'exec handoff watch' >/dev/null
 vm2 --bg B watchB 'exec handoff watch' >/dev/null
@@ -68,9 +77,9 @@ for ((r = 1; r <= rounds; r++)); do
     echo "round $r: PASS (note byte-exact in ${tc} s, 256 KiB byte-exact within ${ts} s)" | tee -a "$HANDOFF_VM2_RUN/flow-timings"
     passed=$((passed + 1))
 done
-step "what the daemons said about links already there"
+step "stalls and reconnections the daemons logged"
 for m in A B; do
-    vm2 "$m" 'journalctl -u handoffd --no-pager | grep -Ei "already connected|reusing|cross|arriving" | tail -n 10' | sed "s/^/$(name "$m"): /"
+    vm2 "$m" 'journalctl -u handoffd --no-pager | grep -E "stopped answering|waits:|went away" | tail -n 10' | sed "s/^/$(name "$m"): /"
     vm2 "$m" 'journalctl -u bluetooth --no-pager | grep -Ei "already connected|busy|timeout" | tail -n 10' | sed "s/^/$(name "$m") bluetoothd: /"
 done
 echo "flow-cross: PASS ($passed of $rounds rounds)"

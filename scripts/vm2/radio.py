@@ -64,6 +64,11 @@ class SpecController(Controller):
     ENHANCED_CONNECTION_COMPLETE = 1 << 9
     # The connection handle given last (allocate_connection_handle); each controller's own once it gives one.
     last_handle = 0
+    # Data a peer's host has not been given yet, above which this controller's host hears of no more of its own
+    # packets completed (send_hci_packet).
+    PEER_BACKLOG_LIMIT = 8192
+    # Number Of Completed Packets events held back (send_hci_packet); each controller's own once it holds one.
+    held_completions = ()
 
     def send_hci_packet(self, packet):
         """Sends LE Enhanced Connection Complete where the host unmasked it, as the Core spec says (Vol 4, Part E,
@@ -73,6 +78,9 @@ class SpecController(Controller):
         worked), but its connect command ran on until the 20 s connection timeout, then sent a cancel the
         controller refused with Command Disallowed ("Opcode 0x200e failed: -16"). Every connect a Debian 13 VM made
         took about 22 s: the 24-29 s pairings the laptop started on trixie."""
+        if isinstance(packet, hci.HCI_Number_Of_Completed_Packets_Event) and (self.held_completions or self.peer_backlogged(packet)):
+            self.hold_completion(packet)
+            return None
         if isinstance(packet, hci.HCI_LE_Connection_Complete_Event) and self.le_event_mask & self.ENHANCED_CONNECTION_COMPLETE:
             none = hci.Address("00:00:00:00:00:00")
             packet = hci.HCI_LE_Enhanced_Connection_Complete_Event(
@@ -82,6 +90,40 @@ class SpecController(Controller):
                 connection_interval=packet.connection_interval, peripheral_latency=packet.peripheral_latency,
                 supervision_timeout=packet.supervision_timeout, central_clock_accuracy=packet.central_clock_accuracy)
         return super().send_hci_packet(packet)
+
+    def peer_backlogged(self, packet):
+        """Whether the host at the other end of a connection `packet` (Number Of Completed Packets) names still has
+        more than PEER_BACKLOG_LIMIT bytes of data waiting in its HostLine.
+
+        A real controller reports a packet completed once the peer's link layer acknowledged it, so a host can
+        send no faster than the radio carries, and what it sent and is not yet across waits in its own kernel,
+        where the sender sees it. Bumble reports every packet completed at once: the sending host took the whole
+        transfer to be out in a moment (its writes all returned) while the data queued here for the receiving VM's
+        slow UART, and its stall check (no progress for 8 s while waiting for the receiver's DONE) gave up on
+        shares that were still arriving (flow-cross, Debian 13, 2026-12-07: 256 KiB shares 'stopped answering'
+        with every byte delivered). Held back while the peer's host is behind, the completions pace the sender
+        at the receiving host's rate, as a radio does."""
+        for handle in packet.connection_handles:
+            connection = self.find_connection_by_handle(handle)
+            peer = self.link.find_le_controller(connection.peer_address) if connection and self.link else None
+            if peer is not None and isinstance(peer.host, HostLine) and peer.host.held() > self.PEER_BACKLOG_LIMIT:
+                return True
+        return False
+
+    def hold_completion(self, packet):
+        if not self.held_completions:
+            self.held_completions = collections.deque()
+            asyncio.get_running_loop().call_later(0.002, self.release_completions)
+        self.held_completions.append(packet)
+
+    def release_completions(self):
+        """Sends the held completions, in order, while their peers keep up; checks again 2 ms later otherwise."""
+        while self.held_completions and not self.peer_backlogged(self.held_completions[0]):
+            Controller.send_hci_packet(self, self.held_completions.popleft())
+        if self.held_completions:
+            asyncio.get_running_loop().call_later(0.002, self.release_completions)
+        else:
+            self.held_completions = ()
 
     def allocate_connection_handle(self):
         """The handle after the last one given, skipping those in use (Core Vol 4, Part E, 5.3.1 leaves the choice to
@@ -125,6 +167,7 @@ class SpecController(Controller):
         self.pending_le_connection = None
         if isinstance(self.host, HostLine):
             self.host.data.clear()  # data of links the reset ended
+        self.held_completions = ()  # their links are gone
         return super().on_hci_reset_command(command)
 
     def on_hci_le_create_connection_cancel_command(self, _command):
@@ -174,6 +217,10 @@ class HostLine:
                 self.pump()
         else:
             self.sink.on_packet(packet)
+
+    def held(self):
+        """Bytes of data held here for the host, not yet written to its socket."""
+        return sum(len(packet) for packet in self.data)
 
     def unread(self, transport):
         sock = transport.get_extra_info("socket")
