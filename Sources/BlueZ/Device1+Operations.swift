@@ -16,6 +16,10 @@ extension Device1 {
     /// settling), bluetoothd is connecting already (`InProgress`), or its connect could not start
     /// (``BlueZError/isLocalConnectRefused``: the controller's one LE connection attempt is taken). The pause
     /// starts at `retryDelay` and doubles.
+    ///
+    /// A failed attempt after which bluetoothd says the device is connected is a success: the peer connected to us
+    /// meanwhile, and bluetoothd cancelled ours (`br-connection-canceled` on bluetoothd 5.82, when two machines
+    /// connect to each other at once). Both sides use that one connection.
     public func connect(attempts: Int = 4, retryDelay: Duration = .milliseconds(500)) async throws(BlueZError) {
         var attempt = 1
         var delay = retryDelay
@@ -23,14 +27,19 @@ extension Device1 {
             do {
                 _ = try await bluez.call(path, BlueZNames.device1, "Connect", timeout: .seconds(30))
                 return
-            } catch where (error.isConnectionAbortByLocal || error.isLocalConnectRefused || error.code == .inProgress)
-                && attempt < attempts {
+            } catch where error.code == .alreadyConnected {
+                return
+            } catch {
+                if await connectedNow() == true {
+                    await bluez.debug("Connect \(path): \(error.message); connected by the peer meanwhile")
+                    return
+                }
+                guard (error.isConnectionAbortByLocal || error.isLocalConnectRefused || error.code == .inProgress)
+                    && attempt < attempts else { throw error }
                 await bluez.debug("Connect \(path): \(error.message); retry \(attempt) in \(delay)")
                 attempt += 1
                 try? await bluez.clock.sleep(for: delay)
                 delay *= 2
-            } catch where error.code == .alreadyConnected {
-                return
             }
         }
     }
