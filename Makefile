@@ -107,7 +107,7 @@ test-many: vm2-images
 # watch, continue over L2CAP, a second user refused. Part of make test; test-matrix adds the mixed pair and the
 # radio checks.
 test-installed: deb vm2-images
-	HANDOFF_MATRIX_FLOWS="flow-note flow-cross" scripts/vm2/test-matrix.sh bookworm trixie
+	HANDOFF_MATRIX_FLOWS="flow-note flow-cross" HANDOFF_CROSS_ROUNDS=2 scripts/vm2/test-matrix.sh bookworm trixie
 
 # The suites where our own concurrency lives (the D-Bus layer's dispatch, the BlueZ mirror and radio on bluezoo,
 # the engine's actors, the daemon, handoffd's executor, the L2CAP sockets' poll threads) again under

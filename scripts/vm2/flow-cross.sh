@@ -3,7 +3,7 @@
 # one machine shares a file to the other while the other continues that machine's note, so each daemon makes an LE
 # connection to the other at once. Installed package, its unit, stock bus policy, nothing restarted.
 #
-#   flow-cross.sh [ROUNDS]      default 4; the rounds alternate: odd ones the laptop (A) owns the note and shares,
+#   flow-cross.sh [ROUNDS]      default HANDOFF_CROSS_ROUNDS, else 4; the rounds alternate: odd ones the laptop (A) owns the note and shares,
 #                               even ones the desktop (B)
 #
 # Per round: the owner saves note cross-N; the other's `handoff watch` lists a new activity; then at once the owner runs
@@ -12,7 +12,7 @@
 # else going on gives this boot's baseline. Prints how long each took, and the transfers that stalled (the sender's
 # "stopped answering"). Exit 0 when every round held.
 set -uo pipefail
-rounds=${1:-4}
+rounds=${1:-${HANDOFF_CROSS_ROUNDS:-4}}
 fail() { echo "flow-cross: FAIL: $*" >&2; for m in A B; do echo "--- $m handoffd journal (tail)" >&2; vm2 "$m" 'journalctl -u handoffd --no-pager | tail -n 40' >&2; echo "--- $m bluetoothd (tail)" >&2; vm2 "$m" 'journalctl -u bluetooth --no-pager | tail -n 15' >&2; done; exit 1; }
 step() { printf '\n== [%s] %s\n' "$(date +%T)" "$*"; }
 name() { [[ $1 == A ]] && echo laptop || echo desktop; }
