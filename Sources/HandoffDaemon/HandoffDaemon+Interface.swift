@@ -1,6 +1,6 @@
 import DBus
+import HandoffBusContract
 import HandoffClient
-import HandoffDBusClient
 import HandoffKit
 
 /// The `org.handoff.Handoff1` interface: each method finds out who is calling, passes the gate

@@ -1,5 +1,6 @@
 import DBus
 import Foundation
+import HandoffBusContract
 import HandoffDBusClient
 import HandoffKit
 import Testing
