@@ -108,7 +108,7 @@ let package = Package(
         // What the two runners below share: failures, reports, checks, the two powered adapters.
         .target(name: "ScenarioSupport", dependencies: ["BlueZ"], path: "Tools/ScenarioSupport"),
         // The BlueZ layer on the VM's real bluetoothd (scripts/vm/scenarios.list, Docs/bluez-api.md).
-        .executableTarget(name: "bluez-vm-scenarios", dependencies: ["BlueZ", "DBus", "ScenarioSupport"],
+        .executableTarget(name: "bluez-vm-scenarios", dependencies: ["BlueZ", "DBus", "ScenarioSupport", "HandoffShared"],
                           path: "Tools/bluez-vm-scenarios"),
         // The L2CAP layer on the VM's real kernel and bluetoothd (scripts/vm/scenarios.list, Docs/l2cap.md).
         .executableTarget(name: "l2cap-vm-scenarios", dependencies: ["L2CAP", "BlueZ", "DBus", "ScenarioSupport"],
@@ -125,8 +125,9 @@ let package = Package(
         .testTarget(name: "BlueZTests",
                     dependencies: ["BlueZ", "BlueZTestSupport", "DBus", "DBusTestSupport", "HandoffShared"]),
         .testTarget(name: "HandoffBlueZTests",
-                    dependencies: ["HandoffBlueZ", "HandoffKit", "HandoffTesting", "BlueZ", "BlueZTestSupport", "HandoffShared"]),
-        .testTarget(name: "L2CAPTests", dependencies: ["L2CAP"]),
+                    dependencies: ["HandoffBlueZ", "HandoffKit", "HandoffTesting", "BlueZ", "BlueZTestSupport", "DBus",
+                                   "HandoffShared"]),
+        .testTarget(name: "L2CAPTests", dependencies: ["L2CAP", "CBluetooth"]),
         .testTarget(name: "HandoffSharedTests", dependencies: ["HandoffShared"]),
         .testTarget(name: "HandoffKitTests", dependencies: ["HandoffKit", "HandoffTesting", "HandoffShared"]),
         .testTarget(name: "HandoffLaneTests", dependencies: ["HandoffLane", "HandoffKit", "HandoffTesting", "HandoffShared"]),
@@ -139,7 +140,9 @@ let package = Package(
             dependencies: ["HandoffDaemon", "HandoffBusContract", "HandoffDBusClient", "HandoffClient", "HandoffTesting",
                            "HandoffKit", "HandoffLane", "DBus", "DBusTestSupport", "HandoffDesktop", "HandoffShared"]
         ),
-        .testTarget(name: "CLITests", dependencies: ["HandoffNotes", "handoff", "HandoffDoctor"], exclude: ["zsh-complete.zsh"]),
+        .testTarget(name: "CLITests",
+                    dependencies: ["HandoffNotes", "handoff", "HandoffDoctor", "HandoffClient", "HandoffCommandLine"],
+                    exclude: ["zsh-complete.zsh"]),
     ]
 )
 
