@@ -12,6 +12,9 @@ extension TransferClient {
     /// `approved()` fetches the payload, a window at a time. A gap asks again from the first missing byte; a
     /// second stall in a row moves to a new link once (`.relink`), as does a closed link; the last record sends
     /// DONE and `.finish`es.
+    ///
+    /// Its state is a ``Phase`` carrying what each phase knows (nothing but the REQUEST, then the ``Stream`` the OPEN
+    /// named), and ``Liveness``, the stall and relink counts that hold in every phase.
     struct StateMachine: Sendable {
         /// What the driver does, in order.
         enum Action: Sendable, Equatable {
