@@ -19,6 +19,9 @@ import Testing
         var dependencies: Set<String>
     }
 
+    /// The targets of `swift package dump-package`, read once for the suite.
+    static let targets = Result { try declaredTargets() }
+
     /// The targets of `swift package dump-package`, by name. Its manifest is compiled in a scratch folder of its
     /// own, so a running `swift build` or `swift test` holding the package's lock does not block it.
     static func declaredTargets() throws -> [String: Target] {
@@ -135,7 +138,7 @@ import Testing
     }
 
     @Test func theDrawingHasAnArrowForEveryDependencyAndNoOther() throws {
-        let targets = try Self.declaredTargets()
+        let targets = try Self.targets.get()
         let arrows = try Self.drawnArrows(try Self.architecture())
         for target in targets.values where target.type != "test" {
             #expect(arrows[target.name] ?? [] == target.dependencies, "\(target.name)'s arrows")
@@ -144,7 +147,7 @@ import Testing
     }
 
     @Test func theTableListsEveryTargetWithItsDependencies() throws {
-        let targets = try Self.declaredTargets()
+        let targets = try Self.targets.get()
         let table = try Self.tabledDependencies(try Self.architecture())
         for target in targets.values {
             #expect(table[target.name] == target.dependencies, "\(target.name)'s row")
@@ -153,7 +156,7 @@ import Testing
     }
 
     @Test func noTargetImportsAModuleOfThePackageItDoesNotDeclare() throws {
-        let targets = try Self.declaredTargets()
+        let targets = try Self.targets.get()
         for target in targets.values where target.type != "system" {
             let undeclared = Self.importedModules(of: target)
                 .filter { targets[$0] != nil && $0 != target.name && !target.dependencies.contains($0) }
@@ -169,7 +172,7 @@ import Testing
         let table = try Self.tabledDependencies(try Self.architecture())
         #expect(table["CDBus"] == [])
         #expect(table["HandoffKit"]?.contains("CSodium") == true)
-        let targets = try Self.declaredTargets()
+        let targets = try Self.targets.get()
         let shared = try #require(targets["HandoffSharedTests"])
         #expect(Self.importedModules(of: shared).isSuperset(of: ["HandoffShared", "Testing", "Foundation"]))
     }
