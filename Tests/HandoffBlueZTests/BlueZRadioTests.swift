@@ -7,7 +7,7 @@ import Testing
 
 /// The radio itself on bluezoo: hci0 advertises and serves, hci1 scans and connects, each through its own
 /// connection to the bus, as two processes would.
-@Suite struct BlueZRadioTests {
+@Suite(.serialized) struct BlueZRadioTests {
     private func beacon(_ marker: UInt8) -> [UInt8] { testBeacon(marker) }
 
     @Test func aBeaconAdvertisedOnHci0IsScannedOnHci1AndUpdatesArrive() async throws {

@@ -13,7 +13,7 @@ import Testing
 /// fragmentation and a negotiated MTU (bluezoo forwards each value in one D-Bus call and reports MTU 512), link
 /// loss and resumption (bluezoo's Disconnect leaves ServicesResolved set and a re-Connect re-exports the mirrored
 /// services), bluetoothd restarts, a 1 MiB payload at real link speed, and pairing over BLE between adapters.
-@Suite struct EngineOverBluezooTests {
+@Suite(.serialized) struct EngineOverBluezooTests {
     /// Runs `body` with a device of `stores[0]` on hci0 and one of `stores[1]` on hci1 of a bluezoo of its own, then
     /// shuts both down and stops bluezoo, whether `body` threw or not.
     private func withDevices<R>(_ stores: [TrustStore], configure: (inout HandoffConfiguration) -> Void = { _ in },

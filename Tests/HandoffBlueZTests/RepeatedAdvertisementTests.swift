@@ -8,7 +8,7 @@ import Testing
 /// bluetoothd tells of a device's data only when it changes, so the radio learns that an unchanged source is still
 /// there only from the advertisement monitor's next `DeviceFound` (`.heardAgain`) or an RSSI change. It reports
 /// such a repeat once when the engine asked (an activity set aside after a failed continue), and never otherwise.
-@Suite struct RepeatedAdvertisementTests {
+@Suite(.serialized) struct RepeatedAdvertisementTests {
     @Test func aRepeatedBeaconIsReportedOnlyWhenAskedAndOnlyOnce() async throws {
         try await withRadios { source, target, zoo in
             let events = try await target.scan()

@@ -11,7 +11,7 @@ import Testing
 /// (bluetoothd 5.66 keeps such a table when a peer's Database Hash matches the cached one) makes the connect
 /// forget the device and resolve its services afresh before it hands out a link, so the engine's first write goes
 /// to the right handle.
-@Suite struct StaleCacheTests {
+@Suite(.serialized) struct StaleCacheTests {
     @Test func aRefusedPSMReadForgetsTheDeviceAndConnectsAfresh() async throws {
         try await withBluezoo { zoo in
             var options = BlueZRadioOptions()

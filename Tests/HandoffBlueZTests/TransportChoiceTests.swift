@@ -9,7 +9,7 @@ import Testing
 /// emulates BlueZ's D-Bus API only): the source cannot listen, so it publishes no PSM, and the receiver falls back
 /// to GATT and says so, or, when told to use the channel only, refuses clearly. The channel itself is proven on
 /// the real kernel in the VM tier (radio-l2cap-*).
-@Suite struct TransportChoiceTests {
+@Suite(.serialized) struct TransportChoiceTests {
     @Test func withoutAPublishedPSMTheLinkFallsBackToGATTAndSaysWhy() async throws {
         try await withRadios(target: { $0.transport = .auto }) { source, target, zoo in
             let service = try await source.openTransferService()
