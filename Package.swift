@@ -23,6 +23,7 @@ let package = Package(
         .executable(name: "handoff", targets: ["handoff"]),
         .library(name: "BlueZ", targets: ["BlueZ"]),
         .library(name: "HandoffDaemon", targets: ["HandoffDaemon"]),
+        .library(name: "HandoffBusContract", targets: ["HandoffBusContract"]),
         .library(name: "HandoffDBusClient", targets: ["HandoffDBusClient"]),
         .executable(name: "handoffd", targets: ["handoffd"]),
         .library(name: "HandoffBlueZ", targets: ["HandoffBlueZ"]),
@@ -87,10 +88,12 @@ let package = Package(
             dependencies: ["DBus", "HandoffCommandLine", "HandoffNotes", "HandoffClient", "HandoffDBusClient",
                            "HandoffDesktop", "HandoffDoctor", "HandoffShared"]
         ),
+        // The daemon's D-Bus API as both sides see it: names, method and signal declarations, the values' shapes.
+        .target(name: "HandoffBusContract", dependencies: ["DBus", "HandoffClient", "HandoffKit"]),
         // The daemon: the D-Bus API over a HandoffEngine, and the CLI's client for it.
-        .target(name: "HandoffDBusClient", dependencies: ["DBus", "HandoffClient", "HandoffKit", "HandoffShared"]),
+        .target(name: "HandoffDBusClient", dependencies: ["DBus", "HandoffBusContract", "HandoffClient", "HandoffShared"]),
         .target(name: "HandoffDaemon",
-                dependencies: ["HandoffKit", "DBus", "HandoffClient", "HandoffDBusClient", "HandoffShared"]),
+                dependencies: ["HandoffKit", "DBus", "HandoffBusContract", "HandoffClient", "HandoffShared"]),
         .executableTarget(name: "handoffd",
                           dependencies: ["HandoffDaemon", "HandoffBlueZ", "HandoffKit", "HandoffLane", "BlueZ", "DBus",
                                          "HandoffShared"]),
@@ -105,7 +108,7 @@ let package = Package(
         // What the two runners below share: failures, reports, checks, the two powered adapters.
         .target(name: "ScenarioSupport", dependencies: ["BlueZ"], path: "Tools/ScenarioSupport"),
         // The BlueZ layer on the VM's real bluetoothd (scripts/vm/scenarios.list, Docs/bluez-api.md).
-        .executableTarget(name: "bluez-vm-scenarios", dependencies: ["BlueZ", "DBus", "ScenarioSupport"],
+        .executableTarget(name: "bluez-vm-scenarios", dependencies: ["BlueZ", "DBus", "ScenarioSupport", "HandoffShared"],
                           path: "Tools/bluez-vm-scenarios"),
         // The L2CAP layer on the VM's real kernel and bluetoothd (scripts/vm/scenarios.list, Docs/l2cap.md).
         .executableTarget(name: "l2cap-vm-scenarios", dependencies: ["L2CAP", "BlueZ", "DBus", "ScenarioSupport"],
@@ -122,8 +125,9 @@ let package = Package(
         .testTarget(name: "BlueZTests",
                     dependencies: ["BlueZ", "BlueZTestSupport", "DBus", "DBusTestSupport", "HandoffShared"]),
         .testTarget(name: "HandoffBlueZTests",
-                    dependencies: ["HandoffBlueZ", "HandoffKit", "HandoffTesting", "BlueZ", "BlueZTestSupport", "HandoffShared"]),
-        .testTarget(name: "L2CAPTests", dependencies: ["L2CAP"]),
+                    dependencies: ["HandoffBlueZ", "HandoffKit", "HandoffTesting", "BlueZ", "BlueZTestSupport", "DBus",
+                                   "HandoffShared"]),
+        .testTarget(name: "L2CAPTests", dependencies: ["L2CAP", "CBluetooth"]),
         .testTarget(name: "HandoffSharedTests", dependencies: ["HandoffShared"]),
         .testTarget(name: "HandoffKitTests", dependencies: ["HandoffKit", "HandoffTesting", "HandoffShared"]),
         .testTarget(name: "HandoffLaneTests", dependencies: ["HandoffLane", "HandoffKit", "HandoffTesting", "HandoffShared"]),
@@ -133,10 +137,12 @@ let package = Package(
         .testTarget(name: "HandoffDoctorTests", dependencies: ["HandoffDoctor"]),
         .testTarget(
             name: "HandoffDaemonTests",
-            dependencies: ["HandoffDaemon", "HandoffDBusClient", "HandoffClient", "HandoffTesting", "HandoffKit",
-                           "HandoffLane", "DBus", "DBusTestSupport", "HandoffDesktop", "HandoffShared"]
+            dependencies: ["HandoffDaemon", "HandoffBusContract", "HandoffDBusClient", "HandoffClient", "HandoffTesting",
+                           "HandoffKit", "HandoffLane", "DBus", "DBusTestSupport", "HandoffDesktop", "HandoffShared"]
         ),
-        .testTarget(name: "CLITests", dependencies: ["HandoffNotes", "handoff", "HandoffDoctor"], exclude: ["zsh-complete.zsh"]),
+        .testTarget(name: "CLITests",
+                    dependencies: ["HandoffNotes", "handoff", "HandoffDoctor", "HandoffClient", "HandoffCommandLine"],
+                    exclude: ["zsh-complete.zsh"]),
     ]
 )
 
@@ -151,7 +157,7 @@ if Context.environment["HANDOFF_FUZZ"] != nil {
         ("sealed-stream", ["HandoffKit"]),
         ("plist", ["HandoffKit"]),
         ("plist-amplification", ["HandoffKit"]),
-        ("dbus-arguments", ["HandoffDaemon", "HandoffDBusClient", "HandoffKit", "DBus", "CDBus"]),
+        ("dbus-arguments", ["HandoffDaemon", "HandoffBusContract", "HandoffKit", "DBus", "CDBus"]),
         ("note-file", ["HandoffNotes"]),
         ("state-json", ["HandoffDaemon", "HandoffKit"]),
         ("pairing", ["HandoffKit", "CSodium"]),

@@ -1,5 +1,6 @@
 import DBus
 import FoundationEssentials
+import HandoffBusContract
 import HandoffClient
 
 /// ``SharingService`` over the daemon's Share/Outbox/Inbox methods.

@@ -1,4 +1,5 @@
 import DBus
+import HandoffBusContract
 import HandoffClient
 import HandoffShared
 

@@ -1,5 +1,6 @@
 import DBus
 import FoundationEssentials
+import HandoffBusContract
 import HandoffClient
 
 /// Connects the CLI to the daemon on a D-Bus bus: the system bus by default, or the one `HANDOFF_BUS_ADDRESS`

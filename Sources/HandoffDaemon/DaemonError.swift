@@ -1,5 +1,5 @@
 import DBus
-import HandoffDBusClient
+import HandoffBusContract
 import HandoffKit
 import HandoffShared
 

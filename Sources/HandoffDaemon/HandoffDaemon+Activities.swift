@@ -1,9 +1,9 @@
 import DBus
 import FoundationEssentials
-import HandoffShared
-import HandoffDBusClient
+import HandoffBusContract
 import HandoffClient
 import HandoffKit
+import HandoffShared
 
 /// The caller's own current activity: set, update, resign.
 extension HandoffDaemon {

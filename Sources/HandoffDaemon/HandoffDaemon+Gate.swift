@@ -1,6 +1,6 @@
-import HandoffShared
 import FoundationEssentials
-import HandoffDBusClient
+import HandoffBusContract
+import HandoffShared
 
 /// The gate of the D-Bus API: the one place that decides whether a caller may use a method (Docs/protocol.md,
 /// "The gate: the owner"). ``method(_:_:_:body:)`` calls ``admit(_:to:_:)`` before every method's body.

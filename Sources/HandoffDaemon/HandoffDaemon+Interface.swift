@@ -1,6 +1,6 @@
 import DBus
+import HandoffBusContract
 import HandoffClient
-import HandoffDBusClient
 import HandoffKit
 
 /// The `org.handoff.Handoff1` interface: each method finds out who is calling, passes the gate
@@ -45,6 +45,7 @@ extension HandoffDaemon {
             values[Key.type] = activity.activityType
             values[Key.title] = activity.title ?? ""
             values[Key.userInfo] = payload
+            values[Key.userInfoValues] = BusCoding.values(activity.userInfo)
             values[Key.transport] = transport.kind.rawValue
             values[Key.fallback] = transport.fallback?.rawValue
             values[Key.app] = await daemon.declaredApps[activity.activityType]

@@ -1,6 +1,6 @@
 import FoundationEssentials
+import HandoffBusContract
 import HandoffClient
-import HandoffDBusClient
 import HandoffKit
 import HandoffShared
 

@@ -1,7 +1,7 @@
 import DBus
 import FoundationEssentials
+import HandoffBusContract
 import HandoffClient
-import HandoffDBusClient
 import HandoffKit
 import HandoffShared
 

@@ -1,5 +1,5 @@
 import FoundationEssentials
-import HandoffDBusClient
+import HandoffBusContract
 import HandoffKit
 
 #if canImport(Glibc)

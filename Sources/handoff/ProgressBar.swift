@@ -1,15 +1,15 @@
 import Foundation
 import HandoffClient
+import HandoffShared
 
 /// A one-line progress bar on standard error: `[#########           ]  45%  3.1/6.9 KB`.
 ///
-/// `@unchecked Sendable`: progress callbacks may arrive on any thread, so the only mutable state (the last
-/// drawn percentage) is guarded by a lock.
-final class ProgressBar: @unchecked Sendable {
+/// Progress callbacks may arrive on any thread; the one mutable state, the last drawn percentage (-1: none
+/// drawn), is in the package's lock box.
+final class ProgressBar: Sendable {
     private let terminal: Terminal
     private let enabled: Bool
-    private let lock = NSLock()
-    private var lastPercent = -1
+    private let lastPercent = Locked(-1)
 
     init(terminal: Terminal, enabled: Bool) {
         self.terminal = terminal
@@ -19,9 +19,9 @@ final class ProgressBar: @unchecked Sendable {
     func update(_ progress: ContinueProgress) {
         guard enabled, let fraction = progress.fraction else { return }
         let percent = Int(fraction * 100)
-        let changed = lock.withLock {
-            defer { lastPercent = percent }
-            return percent != lastPercent
+        let changed = lastPercent.withLock { last in
+            defer { last = percent }
+            return percent != last
         }
         guard changed else { return }
         let filled = percent / 5
@@ -33,12 +33,12 @@ final class ProgressBar: @unchecked Sendable {
 
     /// Ends the bar's line so a note can be written; the next update draws it again.
     func interrupt() {
-        guard enabled, lock.withLock({ defer { lastPercent = -1 }; return lastPercent >= 0 }) else { return }
+        guard enabled, lastPercent.withLock({ last in defer { last = -1 }; return last >= 0 }) else { return }
         terminal.err("\n")
     }
 
     func finish() {
-        guard enabled, lock.withLock({ lastPercent >= 0 }) else { return }
+        guard enabled, lastPercent.withLock({ $0 >= 0 }) else { return }
         terminal.err("\n")
     }
 }

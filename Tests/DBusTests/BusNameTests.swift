@@ -1,16 +1,16 @@
 import DBus
 import DBusTestSupport
 import Foundation
-import XCTest
+import Testing
 
 /// Well-known names, bus policy refusals and caller credentials, on a bus whose policy forbids one name.
-final class BusNameTests: XCTestCase {
-    static let bus = SharedBus(
+@Suite final class BusNameTests {
+    let bus = SharedBus(
         extraPolicy: #"<policy context="default"><deny own="org.handoff.Forbidden"/></policy>"#)
-    override class func tearDown() { bus.stop() }
+    deinit { bus.stop() }
 
-    func testRequestAndReleaseName() async throws {
-        let bus = try Self.bus.get()
+    @Test func requestAndReleaseName() async throws {
+        let bus = try self.bus.get()
         let first = try bus.connect()
         let second = try bus.connect()
         defer {
@@ -18,59 +18,59 @@ final class BusNameTests: XCTestCase {
             second.close()
         }
         let result = try await first.requestName("org.handoff.Test.Owned")
-        XCTAssertEqual(result, .primaryOwner)
+        #expect(result == .primaryOwner)
         let again = try await first.requestName("org.handoff.Test.Owned")
-        XCTAssertEqual(again, .alreadyOwner)
+        #expect(again == .alreadyOwner)
         let owner = try await second.owner(of: "org.handoff.Test.Owned")
-        XCTAssertEqual(owner, first.uniqueName)
+        #expect(owner == first.uniqueName)
         do {
             try await second.requestName("org.handoff.Test.Owned")
-            XCTFail("expected nameTaken")
+            Issue.record("expected nameTaken")
         } catch {
-            XCTAssertEqual(error.code, .nameTaken)
-            XCTAssertTrue(error.message.contains("org.handoff.Test.Owned"))
+            #expect(error.code == .nameTaken)
+            #expect(error.message.contains("org.handoff.Test.Owned"))
         }
         let queued = try await second.requestName("org.handoff.Test.Owned", flags: [])
-        XCTAssertEqual(queued, .inQueue)
+        #expect(queued == .inQueue)
         let released = try await first.releaseName("org.handoff.Test.Owned")
-        XCTAssertTrue(released)
+        #expect(released)
         let newOwner = try await first.owner(of: "org.handoff.Test.Owned")
-        XCTAssertEqual(newOwner, second.uniqueName)
+        #expect(newOwner == second.uniqueName)
         let nobody = try await first.owner(of: "org.handoff.Test.Nobody")
-        XCTAssertNil(nobody)
+        #expect(nobody == nil)
     }
 
-    func testPolicyRefusalIsATypedError() async throws {
-        let bus = try Self.bus.get()
+    @Test func policyRefusalIsATypedError() async throws {
+        let bus = try self.bus.get()
         let connection = try bus.connect()
         defer { connection.close() }
         do {
             try await connection.requestName("org.handoff.Forbidden")
-            XCTFail("the policy should refuse")
+            Issue.record("the policy should refuse")
         } catch {
-            XCTAssertEqual(error.code, .accessDenied)
-            XCTAssertEqual(error.name, .accessDenied)
-            XCTAssertTrue(error.message.contains("org.handoff.Forbidden"), error.message)
+            #expect(error.code == .accessDenied)
+            #expect(error.name == .accessDenied)
+            #expect(error.message.contains("org.handoff.Forbidden"), "\(error.message)")
         }
     }
 
-    func testUnixUserOfSender() async throws {
-        try await Self.bus.withServiceAndClient { service, client in
+    @Test func unixUserOfSender() async throws {
+        try await self.bus.withServiceAndClient { service, client in
             let uid = try await service.unixUser(ofSender: client.uniqueName)
-            XCTAssertEqual(uid, getuid())
+            #expect(uid == getuid())
             let pid = try await service.unixProcessID(ofSender: client.uniqueName)
-            XCTAssertEqual(pid, UInt32(getpid()))
+            #expect(pid == UInt32(getpid()))
             do throws(DBusError) {
                 _ = try await service.unixUser(ofSender: ":1.999999")
-                XCTFail("expected an error for an absent sender")
+                Issue.record("expected an error for an absent sender")
             } catch {
-                XCTAssertEqual(error.name, .nameHasNoOwner)
+                #expect(error.name == .nameHasNoOwner)
             }
         }
     }
 
-    func testHandlerSeesCallerAndCanCheckItsUser() async throws {
-        try await Self.bus.withServiceAndClient { service, client in
+    @Test func handlerSeesCallerAndCanCheckItsUser() async throws {
+        try await self.bus.withServiceAndClient { service, client in
             var whoami = ExportedInterface("org.handoff.Test.WhoAmI")
             whoami.method("Who", out: "su") { [service] call in
                 guard let sender = call.sender else { throw DBusError(name: .accessDenied, message: "no sender") }
@@ -80,7 +80,7 @@ final class BusNameTests: XCTestCase {
             let reply = try await client.call(
                 destination: service.uniqueName, path: "/org/handoff/test/whoami", interface: "org.handoff.Test.WhoAmI",
                 member: "Who")
-            XCTAssertEqual(reply, [.string(client.uniqueName.rawValue), .uint32(getuid())])
+            #expect(reply == [.string(client.uniqueName.rawValue), .uint32(getuid())])
         }
     }
 }

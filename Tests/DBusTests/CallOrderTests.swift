@@ -1,15 +1,14 @@
 import DBus
 import DBusTestSupport
 import HandoffShared
-import XCTest
+import Testing
 
 /// Interfaces exported with `callOrder: .serial` apply calls in arrival order even when handlers suspend.
-final class CallOrderTests: XCTestCase {
-    static let bus = SharedBus()
-    override class func tearDown() { bus.stop() }
-
-    func testSerialInterfaceAppliesCallsInArrivalOrder() async throws {
-        try await Self.bus.withServiceAndClient { service, client in
+@Suite struct CallOrderTests {
+    @Test func serialInterfaceAppliesCallsInArrivalOrder() async throws {
+        let bus = SharedBus()
+        defer { bus.stop() }
+        try await bus.withServiceAndClient { service, client in
             let received = Locked<[UInt32]>([])
             var stream = ExportedInterface("org.handoff.Test.Stream", callOrder: .serial)
             stream.method("Write", in: "u", noReply: true) { call in
@@ -32,7 +31,7 @@ final class CallOrderTests: XCTestCase {
                 connection: client, destination: service.uniqueName, path: "/org/handoff/test/stream",
                 interface: "org.handoff.Test.Stream"
             ).call("Written", returning: [UInt32].self)
-            XCTAssertEqual(written, Array(0..<20))
+            #expect(written == Array(0..<20))
         }
     }
 }

@@ -2,17 +2,17 @@ import DBus
 import DBusTestSupport
 import Foundation
 import HandoffShared
-import XCTest
+import Testing
 
 /// Failures a user would notice: standard error names, readable InvalidArgs, peers that vanish, bad values.
-final class ErrorTests: XCTestCase {
-    static let bus = SharedBus()
-    override class func tearDown() { bus.stop() }
+@Suite final class ErrorTests {
+    let bus = SharedBus()
 
     private var connections: [Connection] = []
 
-    override func tearDown() {
+    deinit {
         for connection in connections { connection.close() }
+        bus.stop()
     }
 
     /// Exports `org.handoff.Test.Slow.Hang` at `/org/handoff/test/slow` on `service`: it answers after 60 s. The
@@ -31,7 +31,7 @@ final class ErrorTests: XCTestCase {
 
     /// Two connections to the test bus, closed at tear-down.
     private func twoConnections() throws -> (service: Connection, client: Connection) {
-        let bus = try Self.bus.get()
+        let bus = try self.bus.get()
         let service = try bus.connect()
         let client = try bus.connect()
         connections += [service, client]
@@ -39,15 +39,14 @@ final class ErrorTests: XCTestCase {
     }
 
     /// A call on `client` fails with `disconnected`.
-    private func assertCallFailsDisconnected(on client: Connection, file: StaticString = #filePath,
-                                             line: UInt = #line) async {
+    private func assertCallFailsDisconnected(on client: Connection, sourceLocation: SourceLocation = #_sourceLocation) async {
         do {
             _ = try await client.call(
                 destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
                 member: "ListNames")
-            XCTFail("expected disconnected", file: file, line: line)
+            Issue.record("expected disconnected", sourceLocation: sourceLocation)
         } catch {
-            XCTAssertEqual(error.code, .disconnected, "\(error)", file: file, line: line)
+            #expect(error.code == .disconnected, "\(error)", sourceLocation: sourceLocation)
         }
     }
 
@@ -58,23 +57,23 @@ final class ErrorTests: XCTestCase {
     }
 
     private func expectError(
-        _ name: ErrorName, file: StaticString = #filePath, line: UInt = #line,
+        _ name: ErrorName, sourceLocation: SourceLocation = #_sourceLocation,
         _ body: () async throws -> Void
     ) async -> DBusError? {
         do {
             try await body()
-            XCTFail("expected \(name)", file: file, line: line)
+            Issue.record("expected \(name)", sourceLocation: sourceLocation)
             return nil
         } catch let error as DBusError {
-            XCTAssertEqual(error.name, name, "\(error)", file: file, line: line)
+            #expect(error.name == name, "\(error)", sourceLocation: sourceLocation)
             return error
         } catch {
-            XCTFail("unexpected \(error)", file: file, line: line)
+            Issue.record("unexpected \(error)", sourceLocation: sourceLocation)
             return nil
         }
     }
 
-    func testUnknownObjectInterfaceAndMethodGetStandardErrors() async throws {
+    @Test func unknownObjectInterfaceAndMethodGetStandardErrors() async throws {
         let (service, client) = try await pair()
         let destination = service.uniqueName
         _ = await expectError(.unknownObject) {
@@ -99,7 +98,7 @@ final class ErrorTests: XCTestCase {
         }
     }
 
-    func testWrongSignatureGetsInvalidArgsAndServiceKeepsServing() async throws {
+    @Test func wrongSignatureGetsInvalidArgsAndServiceKeepsServing() async throws {
         let (service, client) = try await pair()
         let proxy = Proxy(
             connection: client, destination: service.uniqueName, path: NoteService.path,
@@ -107,29 +106,29 @@ final class ErrorTests: XCTestCase {
         let error = await expectError(.invalidArgs) {
             try await proxy.call("Describe", .int32(1), .string("swapped"))
         }
-        XCTAssertTrue(error?.message.contains("'su'") ?? false, error?.message ?? "")
-        XCTAssertTrue(error?.message.contains("'is'") ?? false, error?.message ?? "")
+        #expect(error?.message.contains("'su'") ?? false, "\(error?.message ?? "")")
+        #expect(error?.message.contains("'is'") ?? false, "\(error?.message ?? "")")
         _ = await expectError(.invalidArgs) {
             try await proxy.setProperty("Title", UInt32(5))
         }
         let reply = try await proxy.call("Describe", .string("still"), .uint32(1))
-        XCTAssertEqual(reply, [.string("still:1:t")])
+        #expect(reply == [.string("still:1:t")])
     }
 
-    func testHandlerErrorsBecomeErrorReplies() async throws {
+    @Test func handlerErrorsBecomeErrorReplies() async throws {
         let (service, client) = try await pair()
         let proxy = Proxy(
             connection: client, destination: service.uniqueName, path: NoteService.path,
             interface: NoteService.interface)
         let custom = await expectError("org.handoff.Error.NotPermitted") { try await proxy.call("Fail") }
-        XCTAssertEqual(custom?.message, "no, thank you")
-        XCTAssertEqual(custom?.code, .remote)
+        #expect(custom?.message == "no, thank you")
+        #expect(custom?.code == .remote)
         _ = await expectError(.failed) { try await proxy.call("Crash") }
         let sum = try await proxy.call("Sum", .array(.int32, [.int32(2)]))
-        XCTAssertEqual(sum, [.int64(2)])
+        #expect(sum == [.int64(2)])
     }
 
-    func testPeerThatExitsMidCallYieldsNoReply() async throws {
+    @Test func peerThatExitsMidCallYieldsNoReply() async throws {
         let (service, client) = try twoConnections()
         let arrived = try await exportHang(on: service)
         let destination = service.uniqueName
@@ -138,15 +137,15 @@ final class ErrorTests: XCTestCase {
         service.close()
         do {
             _ = try await call.value
-            XCTFail("the call should fail")
+            Issue.record("the call should fail")
         } catch let error as DBusError {
-            XCTAssertEqual(error.code, .noReply, "\(error)")
-            XCTAssertEqual(error.name, .noReply)
+            #expect(error.code == .noReply, "\(error)")
+            #expect(error.name == .noReply)
         }
     }
 
-    func testPeerProcessKilledMidCallYieldsNoReply() async throws {
-        let bus = try Self.bus.get()
+    @Test func peerProcessKilledMidCallYieldsNoReply() async throws {
+        let bus = try self.bus.get()
         let client = try bus.connect()
         connections.append(client)
         // A real peer process (dbus-python without a main loop): it is on the bus but never answers.
@@ -177,37 +176,37 @@ final class ErrorTests: XCTestCase {
         kill(peer.processIdentifier, SIGKILL)
         do {
             _ = try await call.value
-            XCTFail("the call should fail")
+            Issue.record("the call should fail")
         } catch let error as DBusError {
-            XCTAssertEqual(error.code, .noReply, "\(error)")
+            #expect(error.code == .noReply, "\(error)")
         }
     }
 
-    func testCallingAnAbsentNameFailsAtOnce() async throws {
-        let bus = try Self.bus.get()
+    @Test func callingAnAbsentNameFailsAtOnce() async throws {
+        let bus = try self.bus.get()
         let client = try bus.connect()
         connections.append(client)
         do {
             _ = try await client.call(
                 destination: "org.handoff.Absent", path: "/", interface: "org.handoff.X", member: "Y")
-            XCTFail("expected ServiceUnknown")
+            Issue.record("expected ServiceUnknown")
         } catch {
-            XCTAssertEqual(error.name, .serviceUnknown)
+            #expect(error.name == .serviceUnknown)
         }
     }
 
-    func testTimeoutYieldsNoReply() async throws {
+    @Test func timeoutYieldsNoReply() async throws {
         let (service, client) = try twoConnections()
         _ = try await exportHang(on: service)
         do {
             _ = try await callHang(service.uniqueName, from: client, timeout: .milliseconds(100))
-            XCTFail("expected a timeout")
+            Issue.record("expected a timeout")
         } catch {
-            XCTAssertEqual(error.code, .noReply, "\(error)")
+            #expect(error.code == .noReply, "\(error)")
         }
     }
 
-    func testAShortTimeoutExpiresBeforeAnEarlierLongerOne() async throws {
+    @Test func aShortTimeoutExpiresBeforeAnEarlierLongerOne() async throws {
         let (service, client) = try twoConnections()
         let arrived = try await exportHang(on: service)
         let destination = service.uniqueName
@@ -220,16 +219,16 @@ final class ErrorTests: XCTestCase {
         while arrived.value == 0 { try await Task.sleep(for: .milliseconds(5)) }
         do {
             _ = try await callHang(destination, from: client, timeout: .milliseconds(100))
-            XCTFail("expected a timeout")
+            Issue.record("expected a timeout")
         } catch {
-            XCTAssertEqual(error.code, .noReply, "\(error)")
+            #expect(error.code == .noReply, "\(error)")
         }
-        XCTAssertFalse(finished.value, "the call with the later deadline must still be waiting")
+        #expect(!finished.value, "the call with the later deadline must still be waiting")
         long.cancel()
         _ = await long.result
     }
 
-    func testCancellingTheTaskCancelsTheCall() async throws {
+    @Test func cancellingTheTaskCancelsTheCall() async throws {
         let (service, client) = try await pair()
         _ = try await exportHang(on: service)
         let destination = service.uniqueName
@@ -239,10 +238,10 @@ final class ErrorTests: XCTestCase {
         await assertCancelled(call)
         // The connection still works.
         let reply = try await callSum(destination, from: client)
-        XCTAssertEqual(reply, [.int64(0)])
+        #expect(reply == [.int64(0)])
     }
 
-    func testACallFromAnAlreadyCancelledTaskIsNeverSent() async throws {
+    @Test func aCallFromAnAlreadyCancelledTaskIsNeverSent() async throws {
         let (service, client) = try await pair()
         let arrived = try await exportHang(on: service)
         let destination = service.uniqueName
@@ -256,11 +255,11 @@ final class ErrorTests: XCTestCase {
         // seen it before this one.
         let before = service.statistics.methodCalls
         _ = try await callSum(destination, from: client)
-        XCTAssertEqual(service.statistics.methodCalls, before + 1, "only the second call reached the service")
-        XCTAssertEqual(arrived.value, 0)
+        #expect(service.statistics.methodCalls == before + 1, "only the second call reached the service")
+        #expect(arrived.value == 0)
     }
 
-    func testTheLateReplyToACancelledCallGoesNowhere() async throws {
+    @Test func theLateReplyToACancelledCallGoesNowhere() async throws {
         let (service, client) = try twoConnections()
         let release = AsyncStream<Void>.makeStream()
         var slow = ExportedInterface("org.handoff.Test.Late")
@@ -285,35 +284,37 @@ final class ErrorTests: XCTestCase {
         let repliesBefore = client.statistics.replies
         release.continuation.yield()
         let now = try await call("Now")
-        XCTAssertEqual(now, [.string("now")])
+        #expect(now == [.string("now")])
         // The service answers "Wait" from a task of its own, so its reply may come just after "Now"'s (seen under
         // ThreadSanitizer): wait for it, up to 5 s, rather than assume the order.
         for _ in 0..<1000 where client.statistics.replies < repliesBefore + 2 {
             try await Task.sleep(for: .milliseconds(5))
         }
-        XCTAssertEqual(client.statistics.replies, repliesBefore + 2, "the late reply arrived, and was dropped")
+        #expect(client.statistics.replies == repliesBefore + 2, "the late reply arrived, and was dropped")
     }
 
-    func testUnreachableOrMalformedAddressesFailToConnect() {
+    @Test func unreachableOrMalformedAddressesFailToConnect() {
         for address in ["unix:path=/nonexistent/handoff-bus", "bogus", ""] {
-            XCTAssertThrowsError(try Connection(.address(address)), address) { error in
-                XCTAssertEqual((error as? DBusError)?.code, .connectionFailed, "\(error)")
-                XCTAssertFalse((error as? DBusError)?.message.isEmpty ?? true)
+            if let error = #expect(throws: (any Error).self, "\(address)", performing: {
+                try Connection(.address(address))
+            }) {
+                #expect((error as? DBusError)?.code == .connectionFailed, "\(error)")
+                #expect(!((error as? DBusError)?.message.isEmpty ?? true))
             }
         }
     }
 
-    func testClosedConnectionFailsCleanly() async throws {
-        let bus = try Self.bus.get()
+    @Test func closedConnectionFailsCleanly() async throws {
+        let bus = try self.bus.get()
         let client = try bus.connect()
         client.close()
         client.close()
-        XCTAssertTrue(client.isClosed)
+        #expect(client.isClosed)
         await assertCallFailsDisconnected(on: client)
-        XCTAssertThrowsError(try client.emitSignal(path: "/a", interface: "org.a.B", member: "C"))
+        #expect(throws: (any Error).self) { try client.emitSignal(path: "/a", interface: "org.a.B", member: "C") }
     }
 
-    func testBusGoingAwayFailsPendingCallsAndEndsStreams() async throws {
+    @Test func busGoingAwayFailsPendingCallsAndEndsStreams() async throws {
         let bus = try PrivateBus()
         let client = try bus.connect()
         defer { client.close() }
@@ -323,8 +324,8 @@ final class ErrorTests: XCTestCase {
         await assertCallFailsDisconnected(on: client)
     }
 
-    func testUnexpectedValuesFromThirdPartyClientsDoNotCrashTheService() async throws {
-        let bus = try Self.bus.get()
+    @Test func unexpectedValuesFromThirdPartyClientsDoNotCrashTheService() async throws {
+        let bus = try self.bus.get()
         let (service, client) = try await pair()
         let name = service.uniqueName.rawValue
         let attempts: [[String]] = [
@@ -339,10 +340,10 @@ final class ErrorTests: XCTestCase {
                 ["--print-reply", "--dest=\(name)", NoteService.path.rawValue, "org.handoff.Test.Note1." + attempt[0]]
                     + attempt.dropFirst())
             if attempt.count == 3, attempt[0] == "Describe", attempt[1].hasPrefix("string:") {
-                XCTAssertTrue(result.succeeded, result.error)
+                #expect(result.succeeded, "\(result.error)")
             } else {
-                XCTAssertFalse(result.succeeded, "\(attempt)")
-                XCTAssertTrue(result.error.contains("InvalidArgs"), result.error)
+                #expect(!result.succeeded, "\(attempt)")
+                #expect(result.error.contains("InvalidArgs"), "\(result.error)")
             }
         }
         // Typed reading of an unexpected reply shape is an error on the client side, not a crash.
@@ -350,9 +351,9 @@ final class ErrorTests: XCTestCase {
                           interface: NoteService.interface)
         do {
             _ = try await proxy.call("Sum", arguments: [.array(.int32, [])], returning: String.self)
-            XCTFail("expected a type mismatch")
+            Issue.record("expected a type mismatch")
         } catch {
-            XCTAssertEqual(error.code, .typeMismatch)
+            #expect(error.code == .typeMismatch)
         }
     }
 }
@@ -366,15 +367,15 @@ private func callSum(_ service: BusName, from client: Connection) async throws(D
 
 /// Fails the test unless `task` ends with a `.cancelled` ``DBusError``.
 private func assertCancelled<T: Sendable>(
-    _ task: Task<T, any Error>, file: StaticString = #filePath, line: UInt = #line
+    _ task: Task<T, any Error>, sourceLocation: SourceLocation = #_sourceLocation
 ) async {
     do {
         _ = try await task.value
-        XCTFail("expected cancellation", file: file, line: line)
+        Issue.record("expected cancellation", sourceLocation: sourceLocation)
     } catch let error as DBusError {
-        XCTAssertEqual(error.code, .cancelled, "\(error)", file: file, line: line)
+        #expect(error.code == .cancelled, "\(error)", sourceLocation: sourceLocation)
     } catch {
-        XCTFail("unexpected \(error)", file: file, line: line)
+        Issue.record("unexpected \(error)", sourceLocation: sourceLocation)
     }
 }
 

@@ -1,11 +1,11 @@
 import DBus
 import DBusTestSupport
-import XCTest
+import Testing
 
 /// org.freedesktop.DBus.ObjectManager as BlueZ expects of a GATT application root.
-final class ObjectManagerTests: XCTestCase {
-    static let bus = SharedBus()
-    override class func tearDown() { bus.stop() }
+@Suite final class ObjectManagerTests {
+    let bus = SharedBus()
+    deinit { bus.stop() }
 
     private func characteristic(_ value: [UInt8]) -> ExportedInterface {
         var chrc = ExportedInterface("org.bluez.GattCharacteristic1")
@@ -15,8 +15,8 @@ final class ObjectManagerTests: XCTestCase {
         return chrc
     }
 
-    func testManagedObjectsAndAddedRemovedSignals() async throws {
-        let bus = try Self.bus.get()
+    @Test func managedObjectsAndAddedRemovedSignals() async throws {
+        let bus = try self.bus.get()
         let service = try bus.connect()
         let client = try bus.connect()
         defer {
@@ -37,11 +37,11 @@ final class ObjectManagerTests: XCTestCase {
         try await service.export([characteristic([1, 2])], at: "/org/handoff/app/service0/char0")
 
         let added = await iterator.next()
-        XCTAssertEqual(added?.member, "InterfacesAdded")
-        let addedArguments = try XCTUnwrap(added).arguments()
-        XCTAssertEqual(addedArguments.first, .objectPath("/org/handoff/app/service0"))
+        #expect(added?.member == "InterfacesAdded")
+        let addedArguments = try #require(added).arguments()
+        #expect(addedArguments.first == .objectPath("/org/handoff/app/service0"))
         let addedInterfaces = try [String: [String: Variant]](dbusValue: addedArguments[1])
-        XCTAssertEqual(try addedInterfaces["org.bluez.GattService1"]?["Primary"]?.get(Bool.self), true)
+        #expect(try addedInterfaces["org.bluez.GattService1"]?["Primary"]?.get(Bool.self) == true)
         _ = await iterator.next()
 
         let manager = Proxy(
@@ -49,35 +49,35 @@ final class ObjectManagerTests: XCTestCase {
             interface: "org.freedesktop.DBus.ObjectManager")
         let objects = try await manager.call(
             "GetManagedObjects", returning: [ObjectPath: [String: [String: Variant]]].self)
-        XCTAssertEqual(Set(objects.keys), ["/org/handoff/app/service0", "/org/handoff/app/service0/char0"])
+        #expect(Set(objects.keys) == ["/org/handoff/app/service0", "/org/handoff/app/service0/char0"])
         let value = try objects["/org/handoff/app/service0/char0"]?["org.bluez.GattCharacteristic1"]?["Value"]?
             .get([UInt8].self)
-        XCTAssertEqual(value, [1, 2])
+        #expect(value == [1, 2])
 
-        XCTAssertTrue(try service.unexport("/org/handoff/app/service0/char0"))
-        XCTAssertFalse(try service.unexport("/org/handoff/app/service0/char0"))
+        #expect(try service.unexport("/org/handoff/app/service0/char0"))
+        #expect(!(try service.unexport("/org/handoff/app/service0/char0")))
         let removed = await iterator.next()
-        XCTAssertEqual(removed?.member, "InterfacesRemoved")
-        let removedArguments = try XCTUnwrap(removed).arguments()
-        XCTAssertEqual(removedArguments.first, .objectPath("/org/handoff/app/service0/char0"))
-        XCTAssertEqual(try [String](dbusValue: removedArguments[1]), ["org.bluez.GattCharacteristic1"])
+        #expect(removed?.member == "InterfacesRemoved")
+        let removedArguments = try #require(removed).arguments()
+        #expect(removedArguments.first == .objectPath("/org/handoff/app/service0/char0"))
+        #expect(try [String](dbusValue: removedArguments[1]) == ["org.bluez.GattCharacteristic1"])
 
         let after = try await manager.call(
             "GetManagedObjects", returning: [ObjectPath: [String: [String: Variant]]].self)
-        XCTAssertEqual(Set(after.keys), ["/org/handoff/app/service0"])
+        #expect(Set(after.keys) == ["/org/handoff/app/service0"])
 
         let busctl = try await bus.busctl([
             "call", service.uniqueName.rawValue, root.rawValue, "org.freedesktop.DBus.ObjectManager",
             "GetManagedObjects",
         ])
-        XCTAssertTrue(busctl.succeeded, busctl.error)
-        XCTAssertTrue(busctl.output.hasPrefix("a{oa{sa{sv}}} 1 "), busctl.output)
+        #expect(busctl.succeeded, "\(busctl.error)")
+        #expect(busctl.output.hasPrefix("a{oa{sa{sv}}} 1 "), "\(busctl.output)")
     }
 
     /// bluetoothd gives a GATT application's attributes handles in the order GetManagedObjects lists them, so
     /// that order must be the same in every process: path order, a parent first, `char2` before `char10`.
-    func testManagedObjectsAreListedInPathOrderInEveryProcess() async throws {
-        try await Self.bus.withServiceAndClient { service, client in
+    @Test func managedObjectsAreListedInPathOrderInEveryProcess() async throws {
+        try await self.bus.withServiceAndClient { service, client in
             let root: ObjectPath = "/org/handoff/ordered"
             try await service.export([], at: root, objectManager: true)
             var gattService = ExportedInterface("org.bluez.GattService1")
@@ -92,26 +92,27 @@ final class ObjectManagerTests: XCTestCase {
                 connection: client, destination: service.uniqueName, path: root,
                 interface: "org.freedesktop.DBus.ObjectManager")
             let reply = try await manager.call("GetManagedObjects")
-            guard case .dictionary(_, _, let entries) = try XCTUnwrap(reply.first) else {
-                return XCTFail("GetManagedObjects answered \(reply)")
+            guard case .dictionary(_, _, let entries) = try #require(reply.first) else {
+                Issue.record("GetManagedObjects answered \(reply)")
+                return
             }
             let listed = try entries.map { try ObjectPath(dbusValue: $0.key).rawValue }
             let prefix = "/org/handoff/ordered/service0"
-            XCTAssertEqual(listed, [prefix] + ["char0", "char1", "char2", "char2/desc0", "char7", "char10", "char11"]
+            #expect(listed == [prefix] + ["char0", "char1", "char2", "char2/desc0", "char7", "char10", "char11"]
                 .map { "\(prefix)/\($0)" })
         }
     }
 
-    func testExportingTwiceAtOnePathIsAnError() async throws {
-        let bus = try Self.bus.get()
+    @Test func exportingTwiceAtOnePathIsAnError() async throws {
+        let bus = try self.bus.get()
         let service = try bus.connect()
         defer { service.close() }
         try await service.export([characteristic([])], at: "/org/handoff/x")
         do {
             try await service.export([characteristic([])], at: "/org/handoff/x")
-            XCTFail("expected an error")
+            Issue.record("expected an error")
         } catch {
-            XCTAssertEqual(error.code, .invalidValue)
+            #expect(error.code == .invalidValue)
         }
     }
 }

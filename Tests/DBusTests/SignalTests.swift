@@ -1,14 +1,14 @@
 import DBus
 import DBusTestSupport
-import XCTest
+import Testing
 
 /// Signal emission, match-rule subscriptions and NameOwnerChanged watching.
-final class SignalTests: XCTestCase {
-    static let bus = SharedBus()
-    override class func tearDown() { bus.stop() }
+@Suite final class SignalTests {
+    let bus = SharedBus()
+    deinit { bus.stop() }
 
-    func testSubscriptionReceivesOnlyMatchingSignals() async throws {
-        let bus = try Self.bus.get()
+    @Test func subscriptionReceivesOnlyMatchingSignals() async throws {
+        let bus = try self.bus.get()
         let emitter = try bus.connect()
         let listener = try bus.connect()
         defer {
@@ -26,13 +26,13 @@ final class SignalTests: XCTestCase {
             arguments: [.string("wanted"), .dictionary(key: .string, value: .variant, [])])
         var iterator = stream.makeAsyncIterator()
         let message = await iterator.next()
-        XCTAssertEqual(message?.path, "/a/b")
-        XCTAssertEqual(message?.sender, emitter.uniqueName)
-        XCTAssertEqual(try message?.arguments().first, .string("wanted"))
+        #expect(message?.path == "/a/b")
+        #expect(message?.sender == emitter.uniqueName)
+        #expect(try message?.arguments().first == .string("wanted"))
     }
 
-    func testWellKnownSenderFiltersOtherSenders() async throws {
-        let bus = try Self.bus.get()
+    @Test func wellKnownSenderFiltersOtherSenders() async throws {
+        let bus = try self.bus.get()
         let owner = try bus.connect()
         let impostor = try bus.connect()
         let listener = try bus.connect()
@@ -52,15 +52,15 @@ final class SignalTests: XCTestCase {
         var any = fromAnyone.makeAsyncIterator()
         let first = await any.next()
         let second = await any.next()
-        XCTAssertEqual(try first?.arguments(), [.uint32(1)])
-        XCTAssertEqual(try second?.arguments(), [.uint32(2)])
+        #expect(try first?.arguments() == [.uint32(1)])
+        #expect(try second?.arguments() == [.uint32(2)])
         var owned = fromOwner.makeAsyncIterator()
         let onlyOwner = await owned.next()
-        XCTAssertEqual(try onlyOwner?.arguments(), [.uint32(2)])
+        #expect(try onlyOwner?.arguments() == [.uint32(2)])
     }
 
-    func testNameOwnerChangesFollowAServiceLeavingAndReturning() async throws {
-        let bus = try Self.bus.get()
+    @Test func nameOwnerChangesFollowAServiceLeavingAndReturning() async throws {
+        let bus = try self.bus.get()
         let watcher = try bus.connect()
         defer { watcher.close() }
         let changes = try await watcher.nameOwnerChanges(of: "org.handoff.Test.Restarting")
@@ -69,43 +69,43 @@ final class SignalTests: XCTestCase {
         let firstRun = try bus.connect()
         try await firstRun.requestName("org.handoff.Test.Restarting")
         let appeared = await iterator.next()
-        XCTAssertEqual(appeared?.newOwner, firstRun.uniqueName)
-        XCTAssertNil(appeared?.oldOwner)
+        #expect(appeared?.newOwner == firstRun.uniqueName)
+        #expect(appeared?.oldOwner == nil)
 
         let firstName = firstRun.uniqueName
         firstRun.close()
         let vanished = await iterator.next()
-        XCTAssertEqual(vanished?.oldOwner, firstName)
-        XCTAssertNil(vanished?.newOwner)
+        #expect(vanished?.oldOwner == firstName)
+        #expect(vanished?.newOwner == nil)
 
         let secondRun = try bus.connect()
         defer { secondRun.close() }
         try await secondRun.requestName("org.handoff.Test.Restarting")
         let back = await iterator.next()
-        XCTAssertEqual(back?.newOwner, secondRun.uniqueName)
+        #expect(back?.newOwner == secondRun.uniqueName)
     }
 
-    func testStreamsFinishWhenTheConnectionCloses() async throws {
-        let bus = try Self.bus.get()
+    @Test func streamsFinishWhenTheConnectionCloses() async throws {
+        let bus = try self.bus.get()
         let listener = try bus.connect()
         let stream = try await listener.signals(matching: .signal(interface: "org.handoff.Test.Never"))
         listener.close()
         var count = 0
         for await _ in stream { count += 1 }
-        XCTAssertEqual(count, 0)
+        #expect(count == 0)
     }
 
-    func testInvalidMatchRuleIsRejectedByTheBus() async throws {
-        let bus = try Self.bus.get()
+    @Test func invalidMatchRuleIsRejectedByTheBus() async throws {
+        let bus = try self.bus.get()
         let listener = try bus.connect()
         defer { listener.close() }
         var rule = MatchRule.signal()
         rule.arguments[64] = "too far"
         do {
             _ = try await listener.signals(matching: rule)
-            XCTFail("expected MatchRuleInvalid")
+            Issue.record("expected MatchRuleInvalid")
         } catch {
-            XCTAssertEqual(error.name, .matchRuleInvalid)
+            #expect(error.name == .matchRuleInvalid)
         }
     }
 }

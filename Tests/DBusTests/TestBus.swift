@@ -1,12 +1,11 @@
 import DBus
 import DBusTestSupport
-import XCTest
+import HandoffShared
 
-/// One private bus per test class: started by the first test that asks for it, stopped in `tearDown()` of the
-/// class. A missing dbus-daemon fails the test with the reason; it never skips.
-final class SharedBus: @unchecked Sendable {
-    private let lock = NSLock()
-    private var bus: PrivateBus?
+/// One private bus for a suite's test: started by the first call that asks for it, stopped by `stop()` (the suite's
+/// `deinit`). A missing dbus-daemon fails the test with the reason; it never skips.
+final class SharedBus: Sendable {
+    private let bus = Locked<PrivateBus?>(nil)
     private let extraPolicy: String
 
     init(extraPolicy: String = "") {
@@ -14,12 +13,12 @@ final class SharedBus: @unchecked Sendable {
     }
 
     func get() throws -> PrivateBus {
-        lock.lock()
-        defer { lock.unlock() }
-        if let bus { return bus }
-        let started = try PrivateBus(extraPolicy: extraPolicy)
-        bus = started
-        return started
+        try bus.withLock { bus in
+            if let bus { return bus }
+            let started = try PrivateBus(extraPolicy: extraPolicy)
+            bus = started
+            return started
+        }
     }
 
     /// A service connection and a client connection to the bus, both closed once `body` returns or throws.
@@ -36,10 +35,10 @@ final class SharedBus: @unchecked Sendable {
     }
 
     func stop() {
-        lock.lock()
-        defer { lock.unlock() }
-        bus?.stop()
-        bus = nil
+        bus.withLock { bus in
+            bus?.stop()
+            bus = nil
+        }
     }
 }
 

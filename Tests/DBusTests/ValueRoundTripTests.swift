@@ -1,15 +1,15 @@
 import DBus
 import DBusTestSupport
 import Foundation
-import XCTest
+import Testing
 
 /// Every D-Bus type, sent to an echo service on a private bus and compared with what comes back.
-final class ValueRoundTripTests: XCTestCase {
-    static let bus = SharedBus()
-    override class func tearDown() { bus.stop() }
+@Suite final class ValueRoundTripTests {
+    let bus = SharedBus()
+    deinit { bus.stop() }
 
-    private func echo(_ values: [Value], file: StaticString = #filePath, line: UInt = #line) async throws -> [Value] {
-        try await Self.bus.withServiceAndClient { service, client in
+    private func echo(_ values: [Value], sourceLocation: SourceLocation = #_sourceLocation) async throws -> [Value] {
+        try await self.bus.withServiceAndClient { service, client in
             let signature = Signature(types: values.map(\.type))
             try await service.export([Echo.make(signatures: [signature.rawValue])], at: Echo.path)
             return try await client.call(
@@ -18,7 +18,7 @@ final class ValueRoundTripTests: XCTestCase {
         }
     }
 
-    func testEveryBasicTypeRoundTrips() async throws {
+    @Test func everyBasicTypeRoundTrips() async throws {
         let values: [Value] = [
             .byte(0xFE), .boolean(true), .boolean(false), .int16(-32768), .uint16(65535), .int32(-2_000_000_000),
             .uint32(4_000_000_000), .int64(Int64.min), .uint64(UInt64.max), .double(-1.5e300),
@@ -26,10 +26,10 @@ final class ValueRoundTripTests: XCTestCase {
             .signature("a{oa{sa{sv}}}"), .signature(.empty),
         ]
         let reply = try await echo(values)
-        XCTAssertEqual(reply, values)
+        #expect(reply == values)
     }
 
-    func testNestedContainersRoundTrip() async throws {
+    @Test func nestedContainersRoundTrip() async throws {
         let properties: [String: Variant] = [
             "Name": Variant("note"), "Size": Variant(UInt32(7)),
             "Nested": Variant(Variant(Variant([Int16(-1), 2]))),
@@ -51,30 +51,30 @@ final class ValueRoundTripTests: XCTestCase {
             .array(.array(.array(.byte)), [.array(.array(.byte), [.bytes([]), .bytes([9])])]),
         ]
         let reply = try await echo(values)
-        XCTAssertEqual(reply.count, values.count)
-        XCTAssertEqual(try [String: Variant](dbusValue: reply[0]), properties)
-        XCTAssertEqual(try [ObjectPath: [String: [String: Variant]]](dbusValue: reply[1]), managed)
-        XCTAssertEqual(reply[2], structure)
-        XCTAssertEqual(reply[3], .array(.string, []))
-        XCTAssertEqual(reply[4], values[4])
-        XCTAssertEqual(reply[5], values[5])
+        #expect(reply.count == values.count)
+        #expect(try [String: Variant](dbusValue: reply[0]) == properties)
+        #expect(try [ObjectPath: [String: [String: Variant]]](dbusValue: reply[1]) == managed)
+        #expect(reply[2] == structure)
+        #expect(reply[3] == .array(.string, []))
+        #expect(reply[4] == values[4])
+        #expect(reply[5] == values[5])
     }
 
-    func testVariantsNestDeeply() async throws {
+    @Test func variantsNestDeeply() async throws {
         var value = Value.string("core")
         for _ in 0..<30 { value = .variant(Variant(value)) }
         let reply = try await echo([value])
-        XCTAssertEqual(reply, [value])
+        #expect(reply == [value])
     }
 
-    func testOneMebibyteByteArray() async throws {
+    @Test func oneMebibyteByteArray() async throws {
         let payload = (0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
         let reply = try await echo([.bytes(payload)])
-        XCTAssertEqual(try [UInt8](dbusValue: reply[0]), payload)
+        #expect(try [UInt8](dbusValue: reply[0]) == payload)
     }
 
-    func testFileDescriptorIsPassedAndStaysUsable() async throws {
-        try await Self.bus.withServiceAndClient { service, client in
+    @Test func fileDescriptorIsPassedAndStaysUsable() async throws {
+        try await self.bus.withServiceAndClient { service, client in
             var writer = ExportedInterface("org.handoff.Test.Writer")
             writer.method("Write", in: "hs") { call in
                 let descriptor = try call.argument(0, as: UnixFileDescriptor.self)
@@ -98,51 +98,51 @@ final class ValueRoundTripTests: XCTestCase {
                 interface: "org.handoff.Test.Writer")
 
             var ends: [Int32] = [0, 0]
-            XCTAssertEqual(pipe(&ends), 0)
+            #expect(pipe(&ends) == 0)
             let writeEnd = UnixFileDescriptor(takingOwnershipOf: ends[1])
             try await proxy.call("Write", .unixFD(writeEnd), .string("through the pipe"))
             var buffer = [UInt8](repeating: 0, count: 64)
             let count = read(ends[0], &buffer, buffer.count)
             close(ends[0])
-            XCTAssertEqual(String(decoding: buffer.prefix(max(count, 0)), as: UTF8.self), "through the pipe")
+            #expect(String(decoding: buffer.prefix(max(count, 0)), as: UTF8.self) == "through the pipe")
 
             let received = try await proxy.call("Open", returning: UnixFileDescriptor.self)
             let got = read(received.rawValue, &buffer, buffer.count)
-            XCTAssertEqual(String(decoding: buffer.prefix(max(got, 0)), as: UTF8.self), "from the service")
+            #expect(String(decoding: buffer.prefix(max(got, 0)), as: UTF8.self) == "from the service")
         }
     }
 
-    func testTypedConversionsReadNaturally() throws {
+    @Test func typedConversionsReadNaturally() throws {
         let value = Value.dictionary(
             key: .string, value: .variant,
             [DictionaryEntry(key: .string("Powered"), value: .variant(Variant(.boolean(true))))])
         let dictionary = try [String: Variant](dbusValue: value)
-        XCTAssertEqual(try dictionary["Powered"]?.get(Bool.self), true)
-        XCTAssertThrowsError(try dictionary["Powered"]?.get(String.self)) { error in
-            XCTAssertEqual((error as? DBusError)?.code, .typeMismatch)
+        #expect(try dictionary["Powered"]?.get(Bool.self) == true)
+        if let error = #expect(throws: (any Error).self, performing: { try dictionary["Powered"]?.get(String.self) }) {
+            #expect((error as? DBusError)?.code == .typeMismatch)
         }
-        XCTAssertEqual([String: [String: Variant]].dbusType.description, "a{sa{sv}}")
-        XCTAssertEqual([ObjectPath: [String: [String: Variant]]].dbusType.description, "a{oa{sa{sv}}}")
-        XCTAssertEqual([UInt8]([1, 2]).dbusValue, .bytes([1, 2]))
-        XCTAssertEqual([UInt32]().dbusValue, .array(.uint32, []))
-        XCTAssertEqual([UInt8]().dbusValue, .bytes([]))
-        XCTAssertThrowsError(try [String](dbusValue: .bytes([])))
+        #expect([String: [String: Variant]].dbusType.description == "a{sa{sv}}")
+        #expect([ObjectPath: [String: [String: Variant]]].dbusType.description == "a{oa{sa{sv}}}")
+        #expect([UInt8]([1, 2]).dbusValue == .bytes([1, 2]))
+        #expect([UInt32]().dbusValue == .array(.uint32, []))
+        #expect([UInt8]().dbusValue == .bytes([]))
+        #expect(throws: (any Error).self) { try [String](dbusValue: .bytes([])) }
     }
 
-    func testAStructuresTypeAndValuesFollowFromItsFieldTypes() throws {
+    @Test func aStructuresTypeAndValuesFollowFromItsFieldTypes() throws {
         typealias Point = DBusStructure<String, Double, UInt64>
-        XCTAssertEqual(Point.dbusType.description, "(sdt)")
-        XCTAssertEqual([Point].dbusType.description, "a(sdt)")
+        #expect(Point.dbusType.description == "(sdt)")
+        #expect([Point].dbusType.description == "a(sdt)")
         let value = Point("a", 1.5, 7).dbusValue
-        XCTAssertEqual(value, .structure([.string("a"), .double(1.5), .uint64(7)]))
+        #expect(value == .structure([.string("a"), .double(1.5), .uint64(7)]))
         let (name, x, count) = try Point(dbusValue: value).fields
-        XCTAssertEqual(name, "a")
-        XCTAssertEqual(x, 1.5)
-        XCTAssertEqual(count, 7)
+        #expect(name == "a")
+        #expect(x == 1.5)
+        #expect(count == 7)
         for wrong: Value in [.structure([.string("a"), .double(1.5)]), .structure([.string("a"), .double(1.5), .uint32(7)]),
                              .structure([.string("a"), .double(1.5), .uint64(7), .string("extra")]), .string("a")] {
-            XCTAssertThrowsError(try Point(dbusValue: wrong)) { error in
-                XCTAssertEqual((error as? DBusError)?.code, .typeMismatch)
+            if let error = #expect(throws: (any Error).self, performing: { try Point(dbusValue: wrong) }) {
+                #expect((error as? DBusError)?.code == .typeMismatch)
             }
         }
     }

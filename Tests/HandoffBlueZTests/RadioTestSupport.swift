@@ -5,7 +5,7 @@ import HandoffBlueZ
 import HandoffKit
 import HandoffShared
 import HandoffTesting
-import XCTest
+import Testing
 
 /// Thrown when an awaited event never comes (a guard against hangs, not a timing assertion).
 struct TimedOut: Error, CustomStringConvertible {
@@ -60,30 +60,22 @@ final class BluezooSession: Sendable {
     }
 }
 
-/// A test case that starts bluezoo when a test asks (`startBluezoo()`) and stops it, with every connection opened
-/// to it, in `tearDown()`.
-class BluezooTestCase: XCTestCase {
-    /// This test's bluezoo, once started.
-    private(set) var zoo: BluezooSession?
+/// Runs `body` with a bluezoo of its own, then closes every connection opened to it and stops it, whether `body`
+/// threw or not: the scope a test has where XCTest had an async `tearDown()`.
+func withBluezoo<R>(_ body: (BluezooSession) async throws -> R) async throws -> R {
+    let zoo = try BluezooSession()
+    let result: Result<R, any Error>
+    do { result = .success(try await body(zoo)) } catch { result = .failure(error) }
+    await zoo.stop()
+    return try result.get()
+}
 
-    override func tearDown() async throws {
-        await zoo?.stop()
-        zoo = nil
-        try await super.tearDown()
-    }
-
-    /// Starts bluezoo for this test.
-    func startBluezoo() throws -> BluezooSession {
-        let zoo = try BluezooSession()
-        self.zoo = zoo
-        return zoo
-    }
-
-    /// Starts bluezoo and a radio on each adapter, each on its own connection as two processes would be: the
-    /// source on hci0, the target on hci1 with `target` applied to its options.
-    func radios(target: (inout BlueZRadioOptions) -> Void = { _ in }) async throws
-        -> (source: BlueZRadio, target: BlueZRadio) {
-        let zoo = try startBluezoo()
+/// Runs `body` with bluezoo and a radio on each adapter, each on its own connection as two processes would be: the
+/// source on hci0, the target on hci1 with `target` applied to its options. Everything stops when `body` ends.
+func withRadios<R>(target: (inout BlueZRadioOptions) -> Void = { _ in },
+                   _ body: (_ source: BlueZRadio, _ target: BlueZRadio, _ zoo: BluezooSession) async throws -> R)
+    async throws -> R {
+    try await withBluezoo { zoo in
         var options = BlueZRadioOptions()
         options.discoverable = true           // bluezoo reports discoverable advertisements only
         options.unknownPeerWait = .seconds(1)
@@ -91,8 +83,9 @@ class BluezooTestCase: XCTestCase {
         let b = try await zoo.connect()
         var targetOptions = options
         target(&targetOptions)
-        return (try await BlueZRadio(adapter: "hci0", bluez: a, options: options),
-                try await BlueZRadio(adapter: "hci1", bluez: b, options: targetOptions))
+        let source = try await BlueZRadio(adapter: "hci0", bluez: a, options: options)
+        let targetRadio = try await BlueZRadio(adapter: "hci1", bluez: b, options: targetOptions)
+        return try await body(source, targetRadio, zoo)
     }
 }
 

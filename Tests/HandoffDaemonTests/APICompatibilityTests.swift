@@ -1,6 +1,6 @@
 import DBus
 import Foundation
-import HandoffDBusClient
+import HandoffBusContract
 import HandoffTesting
 import Testing
 

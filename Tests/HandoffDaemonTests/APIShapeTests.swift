@@ -1,6 +1,6 @@
 import DBus
+import HandoffBusContract
 import HandoffClient
-import HandoffDBusClient
 import HandoffTesting
 import Testing
 

@@ -1,6 +1,6 @@
 import DBus
+import HandoffBusContract
 import HandoffClient
-import HandoffDBusClient
 import HandoffDaemon
 import HandoffShared
 import Testing

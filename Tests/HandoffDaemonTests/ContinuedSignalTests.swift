@@ -1,5 +1,6 @@
 import DBus
 import Foundation
+import HandoffBusContract
 import HandoffClient
 import HandoffDBusClient
 import Testing

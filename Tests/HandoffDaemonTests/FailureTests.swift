@@ -1,5 +1,6 @@
-import Foundation
 import DBus
+import Foundation
+import HandoffBusContract
 import HandoffClient
 import HandoffDBusClient
 import HandoffKit

@@ -1,6 +1,6 @@
 import Foundation
+import HandoffBusContract
 import HandoffClient
-import HandoffDBusClient
 import Testing
 
 /// The trust group belongs to the Unix user who paired; every other user is refused, and never sees, continues,

@@ -1,12 +1,13 @@
 import DBus
 import DBusTestSupport
 import Foundation
+import HandoffBusContract
 import HandoffClient
 import HandoffDBusClient
 import HandoffDaemon
 import HandoffKit
-import HandoffTesting
 import HandoffShared
+import HandoffTesting
 
 /// Who is calling, for tests: the real uid unless a connection was assigned another one (a second "user").
 final class FakeCallers: CallerIdentifying {

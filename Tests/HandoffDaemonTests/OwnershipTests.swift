@@ -1,9 +1,9 @@
-import HandoffShared
 import DBus
 import DBusTestSupport
 import Foundation
+import HandoffBusContract
 import HandoffClient
-import HandoffDBusClient
+import HandoffShared
 @testable import HandoffDaemon
 @testable import HandoffKit
 import HandoffTesting

@@ -1,10 +1,10 @@
 import Foundation
-import HandoffShared
 import HandoffClient
 import HandoffDBusClient
 import HandoffDaemon
 import HandoffKit
 import HandoffLane
+import HandoffShared
 import HandoffTesting
 import Testing
 

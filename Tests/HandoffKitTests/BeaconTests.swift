@@ -1,33 +1,33 @@
 import Foundation
 @testable import HandoffKit
 import HandoffTesting
-import XCTest
+import Testing
 
-final class BeaconTests: XCTestCase {
+@Suite final class BeaconTests {
     private var keepAlive: [SimulatedDevice] = []
 
-    func testBeaconFitsTheLegacyAdvertisingBudgetWithFlags() {
+    @Test func beaconFitsTheLegacyAdvertisingBudgetWithFlags() {
         let flags = 3                                   // length, type 0x01, value
         let manufacturerData = 1 + 1 + 2 + WireProtocol.beaconLength   // length, type 0xFF, company id, beacon
-        XCTAssertLessThanOrEqual(flags + manufacturerData, 31)
+        #expect(flags + manufacturerData <= 31)
         let serviceData = 1 + 1 + 2 + WireProtocol.beaconLength        // length, type 0x16, 16-bit UUID, beacon
-        XCTAssertLessThanOrEqual(flags + serviceData, 31)
+        #expect(flags + serviceData <= 31)
     }
 
-    func testTrustedPeerRecoversDeviceTypeAndSequence() throws {
+    @Test func trustedPeerRecoversDeviceTypeAndSequence() throws {
         let group = try TrustGroup.generate()
         let device = UUID()
         let codec = BeaconCodec(group: group, devices: [UUID(), device])
         let tag = GroupKeys(group).typeTag(for: "org.handoff.note")
         let beacon = codec.seal(device: device, typeTag: tag, sequence: 0xDEAD_BEEF)
-        XCTAssertEqual(beacon.count, WireProtocol.beaconLength)
-        let opened = try XCTUnwrap(codec.open(beacon))
-        XCTAssertEqual(opened.device, device)
-        XCTAssertEqual(opened.typeTag, tag)
-        XCTAssertEqual(opened.sequence, 0xDEAD_BEEF)
+        #expect(beacon.count == WireProtocol.beaconLength)
+        let opened = try #require(codec.open(beacon))
+        #expect(opened.device == device)
+        #expect(opened.typeTag == tag)
+        #expect(opened.sequence == 0xDEAD_BEEF)
     }
 
-    func testStrangerCannotDecodeAndSeesNoStableBytes() throws {
+    @Test func strangerCannotDecodeAndSeesNoStableBytes() throws {
         let group = try TrustGroup.generate()
         let device = UUID()
         let codec = BeaconCodec(group: group, devices: [device])
@@ -35,16 +35,16 @@ final class BeaconTests: XCTestCase {
         let tag = GroupKeys(group).typeTag(for: "org.handoff.note")
         let a = codec.seal(device: device, typeTag: tag, sequence: 7)
         let b = codec.seal(device: device, typeTag: tag, sequence: 7)   // a rotation: same content, new nonce
-        XCTAssertNil(stranger.open(a))
-        XCTAssertNil(stranger.open(b))
+        #expect(stranger.open(a) == nil)
+        #expect(stranger.open(b) == nil)
         // Apart from the version byte, the two beacons share no structure: about half their bits differ.
         let differingBits = zip(a.dropFirst(), b.dropFirst()).map { ($0 ^ $1).nonzeroBitCount }.reduce(0, +)
-        XCTAssertGreaterThan(differingBits, 50, "rotated beacons look alike (\(differingBits) of 184 bits differ)")
-        XCTAssertFalse(a.dropFirst().containsSubsequence(tag), "the type tag appears in clear")
-        XCTAssertFalse(a.dropFirst().containsSubsequence([0, 0, 0, 7]), "the sequence appears in clear")
+        #expect(differingBits > 50, "rotated beacons look alike (\(differingBits) of 184 bits differ)")
+        #expect(!a.dropFirst().containsSubsequence(tag), "the type tag appears in clear")
+        #expect(!a.dropFirst().containsSubsequence([0, 0, 0, 7]), "the sequence appears in clear")
     }
 
-    func testEverySingleBitFlipIsRejected() throws {
+    @Test func everySingleBitFlipIsRejected() throws {
         let group = try TrustGroup.generate()
         let device = UUID()
         let codec = BeaconCodec(group: group, devices: [device])
@@ -53,12 +53,12 @@ final class BeaconTests: XCTestCase {
             for bit in 0..<8 {
                 var tampered = beacon
                 tampered[index] ^= UInt8(1 << bit)
-                XCTAssertNil(codec.open(tampered), "flip of bit \(bit) in byte \(index) was accepted")
+                #expect(codec.open(tampered) == nil, "flip of bit \(bit) in byte \(index) was accepted")
             }
         }
     }
 
-    func testUntrustedDeviceCannotInjectActivities() async throws {
+    @Test func untrustedDeviceCannotInjectActivities() async throws {
         let ether = InMemoryEther()
         let (source, receiver, _) = try await makePair(ether: ether)
         keepAlive += [source, receiver]
@@ -77,28 +77,29 @@ final class BeaconTests: XCTestCase {
         let activity = UserActivity(activityType: otherType)
         try await activity.becomeCurrent(in: source.engine)
         let remote = try await first(updates)
-        XCTAssertEqual(remote.device.name, "mac")
+        #expect(remote.device.name == "mac")
         let listed = await receiver.engine.availableActivities()
-        XCTAssertEqual(listed.map(\.device.name), ["mac"])
+        #expect(listed.map(\.device.name) == ["mac"])
         await strangerEngine.stop()
     }
 
-    func testUntrustedRequesterReadsNothing() async throws {
+    @Test func untrustedRequesterReadsNothing() async throws {
         let ether = InMemoryEther()
         let (link, forged, devices) = try await strangerAtASecret(on: ether)
         keepAlive += devices
         try await link.write(forged.encoded())
         let reply = try await first(link.notifications)
         guard case .error(_, let code, _, _) = try TransferFrame.decode(reply) else {
-            return XCTFail("an untrusted requester got \(reply)")
+            Issue.record("an untrusted requester got \(reply)")
+            return
         }
-        XCTAssertEqual(code, HandoffError.Code.untrustedPeer.rawValue)
+        #expect(code == HandoffError.Code.untrustedPeer.rawValue)
         let stats = await ether.statistics
-        XCTAssertEqual(stats.notificationsDelivered, 1)
+        #expect(stats.notificationsDelivered == 1)
         await link.disconnect()
     }
 
-    func testReplayedBeaconIsIgnored() async throws {
+    @Test func replayedBeaconIsIgnored() async throws {
         let ether = InMemoryEther()
         let (source, receiver, _) = try await makePair(ether: ether)
         keepAlive += [source, receiver]
@@ -109,25 +110,25 @@ final class BeaconTests: XCTestCase {
         let activity = UserActivity(activityType: noteType)
         try await activity.becomeCurrent(in: source.engine)
         let recorded = await sniffer.next()
-        let old = try XCTUnwrap(recorded)
+        let old = try #require(recorded)
         let next1 = await iterator.next()
-        let firstSeen = try XCTUnwrap(next1)
+        let firstSeen = try #require(next1)
         activity.title = "v2"
         let next2 = await iterator.next()
-        let second = try XCTUnwrap(next2)
-        XCTAssertGreaterThan(second.sequence, firstSeen.sequence)
+        let second = try #require(next2)
+        #expect(second.sequence > firstSeen.sequence)
         // Replay the old beacon (and the newest one, verbatim) from another address: neither is news.
         await ether.inject(beacon: old.beacon, from: PeerAddress("sim:replayer"))
         let current = await ether.currentAdvertisement(of: source.radio.address)
-        await ether.inject(beacon: try XCTUnwrap(current), from: PeerAddress("sim:replayer"))
+        await ether.inject(beacon: try #require(current), from: PeerAddress("sim:replayer"))
         activity.title = "v3"
         let next3 = await iterator.next()
-        let third = try XCTUnwrap(next3)
-        XCTAssertGreaterThan(third.sequence, second.sequence, "a replayed beacon surfaced as an availability")
-        XCTAssertEqual(third.peer, source.radio.address)
+        let third = try #require(next3)
+        #expect(third.sequence > second.sequence, "a replayed beacon surfaced as an availability")
+        #expect(third.peer == source.radio.address)
     }
 
-    func testRotationKeepsTheSequenceAndChangesTheBytes() async throws {
+    @Test func rotationKeepsTheSequenceAndChangesTheBytes() async throws {
         let ether = InMemoryEther()
         let (source, receiver, _) = try await makePair(ether: ether)
         keepAlive += [source, receiver]
@@ -136,13 +137,13 @@ final class BeaconTests: XCTestCase {
         let before = await ether.currentAdvertisement(of: source.radio.address)
         try await source.engine.rotateBeacon()
         let after = await ether.currentAdvertisement(of: source.radio.address)
-        XCTAssertNotEqual(before, after)
+        #expect(before != after)
         let listed = await receiver.engine.availableActivities()
-        XCTAssertEqual(listed.first?.sequence, remote.sequence)
-        XCTAssertEqual(listed.count, 1)
+        #expect(listed.first?.sequence == remote.sequence)
+        #expect(listed.count == 1)
     }
 
-    func testTheEngineResealsItsBeaconEveryRotationIntervalAndNotBefore() async throws {
+    @Test func theEngineResealsItsBeaconEveryRotationIntervalAndNotBefore() async throws {
         let clock = VirtualClock()
         let ether = InMemoryEther(clock: clock)
         let interval = Duration.seconds(900)
@@ -154,7 +155,7 @@ final class BeaconTests: XCTestCase {
         clock.advance(by: interval - .seconds(1))
         try await quiet(ether)
         let early = await ether.currentAdvertisement(of: source.radio.address)
-        XCTAssertEqual(early, sealed, "the beacon was re-sealed before its rotation interval")
+        #expect(early == sealed, "the beacon was re-sealed before its rotation interval")
         var rotations: [[UInt8]?] = []
         var elapsed = interval - .seconds(1)   // since the beacon was last sealed
         for _ in 0..<2 {
@@ -166,9 +167,9 @@ final class BeaconTests: XCTestCase {
             }
             rotations.append(await ether.currentAdvertisement(of: source.radio.address))
         }
-        XCTAssertEqual(Set(rotations + [sealed]).count, 3, "each interval did not bring a freshly sealed beacon")
+        #expect(Set(rotations + [sealed]).count == 3, "each interval did not bring a freshly sealed beacon")
         let listed = await receiver.engine.availableActivities()
-        XCTAssertEqual(listed.map(\.sequence), [remote.sequence], "a rotation surfaced as a new activity")
+        #expect(listed.map(\.sequence) == [remote.sequence], "a rotation surfaced as a new activity")
     }
 }
 

@@ -1,10 +1,17 @@
 import Foundation
 @testable import HandoffKit
-import XCTest
+import Testing
 
 /// The strict bplist00 reader and writer: round trips with the real Python `plistlib` in both directions, and a
 /// typed refusal for every malformation the reader guards against.
-final class BinaryPropertyListTests: XCTestCase {
+@Suite final class BinaryPropertyListTests {
+    /// The temporary folders a test made, removed when it ends.
+    private var directories: [URL] = []
+
+    deinit {
+        for directory in directories { try? FileManager.default.removeItem(at: directory) }
+    }
+
     // MARK: round trips with plistlib
 
     /// The corpus, as Python literals (evaluated by plistlib's side) and as the values we expect on ours.
@@ -32,7 +39,7 @@ final class BinaryPropertyListTests: XCTestCase {
          ["link": .url(URL(string: "https://example.org/n?id=7")!), "notlink": ["$handoff.url": 3]]),
     ]
 
-    func testPlistlibAndWeReadEachOthersCorpus() throws {
+    @Test func plistlibAndWeReadEachOthersCorpus() throws {
         let dir = try temporaryDirectory()
         for (index, item) in corpus.enumerated() {
             try Data(try BinaryPropertyList.encode(item.swift)).write(to: dir.appendingPathComponent("ours-\(index)"))
@@ -49,31 +56,34 @@ final class BinaryPropertyListTests: XCTestCase {
             plistlib.dump(expected, open(os.path.join(sys.argv[1], 'theirs-%d' % i), 'wb'), fmt=plistlib.FMT_BINARY)
         print(len(corpus))
         """, dir.path)
-        XCTAssertEqual(output, "\(corpus.count)\n")
+        #expect(output == "\(corpus.count)\n")
         for (index, item) in corpus.enumerated() {
             let theirs = try [UInt8](Data(contentsOf: dir.appendingPathComponent("theirs-\(index)")))
-            XCTAssertEqual(try BinaryPropertyList.decode(theirs), item.swift, "corpus item \(index)")
+            #expect(try BinaryPropertyList.decode(theirs) == item.swift, "corpus item \(index)")
         }
     }
 
-    func testPlistlibsIntegersBeyond64BitsAreRefusedByName() throws {
+    @Test func plistlibsIntegersBeyond64BitsAreRefusedByName() throws {
         let dir = try temporaryDirectory()
         _ = try python("""
         import plistlib, sys
         plistlib.dump({'u': 2**64 - 1}, open(sys.argv[1] + '/big', 'wb'), fmt=plistlib.FMT_BINARY)
         """, dir.path)
         let bytes = try [UInt8](Data(contentsOf: dir.appendingPathComponent("big")))
-        XCTAssertThrowsError(try BinaryPropertyList.decode(bytes)) { error in
-            guard case .integerOutOfRange = error as? BinaryPropertyListError else { return XCTFail("\(error)") }
+        if let error = #expect(throws: (any Error).self, performing: { try BinaryPropertyList.decode(bytes) }) {
+            guard case .integerOutOfRange = error as? BinaryPropertyListError else {
+                Issue.record("\(error)")
+                return
+            }
         }
     }
 
-    func testEqualValuesGiveEqualBytesAndKeysAreShared() throws {
+    @Test func equalValuesGiveEqualBytesAndKeysAreShared() throws {
         let value: PlistValue = ["b": ["name": "x"], "a": ["name": "y"], "c": ["name": "x"]]
         let once = try BinaryPropertyList.encode(value)
-        XCTAssertEqual(once, try BinaryPropertyList.encode(value))
+        #expect(try once == BinaryPropertyList.encode(value))
         // The key "name" is written once: the root + 3 keys + 3 dictionaries + 1 "name" + 3 values = 11 objects.
-        XCTAssertEqual(Int(once[once.count - 24 ..< once.count - 16].reduce(0) { $0 << 8 | UInt64($1) }), 11)
+        #expect(Int(once[once.count - 24 ..< once.count - 16].reduce(0) { $0 << 8 | UInt64($1) }) == 11)
     }
 
     // MARK: refusals
@@ -97,10 +107,10 @@ final class BinaryPropertyListTests: XCTestCase {
     }
 
     private func refusal(_ bytes: [UInt8], limits: BinaryPropertyList.Limits = .standard,
-                         file: StaticString = #filePath, line: UInt = #line) -> BinaryPropertyListError? {
+                         sourceLocation: SourceLocation = #_sourceLocation) -> BinaryPropertyListError? {
         do {
             let value = try BinaryPropertyList.decode(bytes, limits: limits)
-            XCTFail("accepted as \(value)", file: file, line: line)
+            Issue.record("accepted as \(value)", sourceLocation: sourceLocation)
             return nil
         } catch {
             return error
@@ -111,87 +121,89 @@ final class BinaryPropertyListTests: XCTestCase {
     /// last object before, was written with 1-byte offsets; CoreFoundation refuses that (the offset size must hold
     /// the table's own offset), so `handoff continue` failed with "userInfo is not a property list". Every size
     /// around the 1/2-byte step and the 2/3-byte step is read back by Foundation's own reader now.
-    func testFoundationReadsWhatWeWriteAtEveryOffsetWidthStep() throws {
+    @Test func foundationReadsWhatWeWriteAtEveryOffsetWidthStep() throws {
         for length in Array(150...330) + Array(65_380...65_560) {
             let info: [String: PlistValue] = ["name": "groceries", "title": "Groceries",
                                               "content": .string(String(repeating: "m", count: length))]
             let bytes = try BinaryPropertyList.encode(.dictionary(info))
             let table = bytes.suffix(8).reduce(0) { $0 << 8 | Int($1) }
             let offsetSize = Int(bytes[bytes.count - 26])
-            XCTAssertLessThan(table, 1 << (8 * offsetSize), "\(bytes.count) bytes: the offset size cannot hold the table's offset")
+            #expect(table < 1 << (8 * offsetSize), "\(bytes.count) bytes: the offset size cannot hold the table's offset")
             let read = try PropertyListSerialization.propertyList(from: Data(bytes), format: nil) as? [String: String]
-            XCTAssertEqual(read?["content"]?.count, length, "Foundation could not read the \(bytes.count)-byte plist")
+            #expect(read?["content"]?.count == length, "Foundation could not read the \(bytes.count)-byte plist")
         }
     }
 
-    func testAWellFormedHandWrittenPlistIsRead() throws {
+    @Test func aWellFormedHandWrittenPlistIsRead() throws {
         // {"k": [1, "é"]}: a dictionary, an ASCII key, an array, an integer, a UTF-16 string.
         let bytes = plist([[0xD1, 1, 2], [0x51, 0x6B], [0xA2, 3, 4], [0x10, 1], [0x61, 0x00, 0xE9]])
-        XCTAssertEqual(try BinaryPropertyList.decode(bytes), ["k": [1, "é"]])
+        #expect(try BinaryPropertyList.decode(bytes) == ["k": [1, "é"]])
     }
 
-    func testEveryStructuralMalformationIsRefusedByName() {
+    @Test func everyStructuralMalformationIsRefusedByName() {
         let key: [UInt8] = [0x51, 0x6B]
-        XCTAssertEqual(refusal([]), .notBinaryPropertyList)
-        XCTAssertEqual(refusal(Array("<?xml version=\"1.0\"?><plist><dict/></plist>".utf8)), .notBinaryPropertyList)
-        XCTAssertEqual(refusal(Array("bplist00".utf8) + [UInt8](repeating: 0, count: 32)), .notBinaryPropertyList)
-        XCTAssertEqual(refusal(plist([[0xD0]]), limits: .init(maximumSize: 40)), .tooLarge(size: 42, limit: 40))
-        XCTAssertEqual(refusal(plist([[0xD0]], refSize: 0)), .invalidTrailer("reference width 0"))
-        XCTAssertEqual(refusal(plist([[0xD0]], offsetSize: 9)), .invalidTrailer("offset width 9"))
-        XCTAssertEqual(refusal(plist([[0xD0]], count: 0)), .invalidTrailer("object count 0"))
-        XCTAssertEqual(refusal(plist([[0xD0]], count: .max)), .invalidTrailer("object count \(UInt64.max)"))
-        XCTAssertEqual(refusal(plist([[0xD0]], top: 1)), .invalidTrailer("root object 1 of 1"))
-        XCTAssertEqual(refusal(plist([[0xD0]], tableOffset: 4)), .invalidTrailer("offset table at 4"))
-        XCTAssertEqual(refusal(plist([[0xD0]], count: 2)), .invalidTrailer("the offset table runs into the trailer"))
-        XCTAssertEqual(refusal(plist([[0xD0]], extra: [0, 0, 0])), .trailingBytes(count: 3))
+        #expect(refusal([]) == .notBinaryPropertyList)
+        #expect(refusal(Array("<?xml version=\"1.0\"?><plist><dict/></plist>".utf8)) == .notBinaryPropertyList)
+        #expect(refusal(Array("bplist00".utf8) + [UInt8](repeating: 0, count: 32)) == .notBinaryPropertyList)
+        #expect(refusal(plist([[0xD0]]), limits: .init(maximumSize: 40)) == .tooLarge(size: 42, limit: 40))
+        #expect(refusal(plist([[0xD0]], refSize: 0)) == .invalidTrailer("reference width 0"))
+        #expect(refusal(plist([[0xD0]], offsetSize: 9)) == .invalidTrailer("offset width 9"))
+        #expect(refusal(plist([[0xD0]], count: 0)) == .invalidTrailer("object count 0"))
+        #expect(refusal(plist([[0xD0]], count: .max)) == .invalidTrailer("object count \(UInt64.max)"))
+        #expect(refusal(plist([[0xD0]], top: 1)) == .invalidTrailer("root object 1 of 1"))
+        #expect(refusal(plist([[0xD0]], tableOffset: 4)) == .invalidTrailer("offset table at 4"))
+        #expect(refusal(plist([[0xD0]], count: 2)) == .invalidTrailer("the offset table runs into the trailer"))
+        #expect(refusal(plist([[0xD0]], extra: [0, 0, 0])) == .trailingBytes(count: 3))
         // An offset pointing into the offset table itself.
         var wild = plist([[0xD0]])
         wild[9] = 40
-        XCTAssertEqual(refusal(wild), .offsetOutOfBounds(object: 0))
-        XCTAssertEqual(refusal(plist([[0xD1, 1, 7], key])), .referenceOutOfBounds(reference: 7))
-        XCTAssertEqual(refusal(plist([[0xD2, 1]])), .truncatedObject(object: 0))
-        XCTAssertEqual(refusal(plist([[0xA1, 0]])), .cycle(object: 0))
-        XCTAssertEqual(refusal(plist([[0xD1, 1, 2], [0xA0], [0x10, 1]])), .nonStringKey(object: 1))
-        XCTAssertEqual(refusal(plist([[0xD2, 1, 1, 2, 2], key, [0x10, 1]])), .duplicateKey(object: 0, key: "k"))
+        #expect(refusal(wild) == .offsetOutOfBounds(object: 0))
+        #expect(refusal(plist([[0xD1, 1, 7], key])) == .referenceOutOfBounds(reference: 7))
+        #expect(refusal(plist([[0xD2, 1]])) == .truncatedObject(object: 0))
+        #expect(refusal(plist([[0xA1, 0]])) == .cycle(object: 0))
+        #expect(refusal(plist([[0xD1, 1, 2], [0xA0], [0x10, 1]])) == .nonStringKey(object: 1))
+        #expect(refusal(plist([[0xD2, 1, 1, 2, 2], key, [0x10, 1]])) == .duplicateKey(object: 0, key: "k"))
         // "é" precomposed and decomposed are one Swift key: refused rather than one silently dropped.
-        XCTAssertEqual(refusal(plist([[0xD2, 1, 2, 3, 3], [0x61, 0x00, 0xE9], [0x62, 0x00, 0x65, 0x03, 0x01],
-                                      [0x10, 1]])), .duplicateKey(object: 0, key: "é"))
-        XCTAssertEqual(refusal(plist([[0xAF, 0x13] + [UInt8](repeating: 0xFF, count: 8)])), .truncatedObject(object: 0))
-        XCTAssertEqual(refusal(plist([[0xAF, 0x40, 1]])), .invalidLength(object: 0))
+        #expect(refusal(plist([[0xD2, 1, 2, 3, 3], [0x61, 0x00, 0xE9], [0x62, 0x00, 0x65, 0x03, 0x01],
+                                      [0x10, 1]])) == .duplicateKey(object: 0, key: "é"))
+        #expect(refusal(plist([[0xAF, 0x13] + [UInt8](repeating: 0xFF, count: 8)])) == .truncatedObject(object: 0))
+        #expect(refusal(plist([[0xAF, 0x40, 1]])) == .invalidLength(object: 0))
     }
 
-    func testEveryValueMalformationIsRefusedByName() {
+    @Test func everyValueMalformationIsRefusedByName() {
         func inDict(_ object: [UInt8]) -> [UInt8] { plist([[0xD1, 1, 2], [0x51, 0x6B], object]) }
-        XCTAssertEqual(refusal(inDict([0x00])), .unsupportedObject(object: 2, marker: 0x00))   // null
-        XCTAssertEqual(refusal(inDict([0x0F])), .unsupportedObject(object: 2, marker: 0x0F))   // fill
-        XCTAssertEqual(refusal(inDict([0x80, 1])), .unsupportedObject(object: 2, marker: 0x80)) // UID
-        XCTAssertEqual(refusal(inDict([0xC0])), .unsupportedObject(object: 2, marker: 0xC0))   // set
-        XCTAssertEqual(refusal(inDict([0x71, 0x41])), .unsupportedObject(object: 2, marker: 0x71)) // bplist1x UTF-8
-        XCTAssertEqual(refusal(inDict([0x51, 0xC3])), .invalidString(object: 2))              // not ASCII
-        XCTAssertEqual(refusal(inDict([0x61, 0xD8, 0x00])), .invalidString(object: 2))        // lone surrogate
-        XCTAssertEqual(refusal(inDict([0x62, 0x00])), .truncatedObject(object: 2))
-        XCTAssertEqual(refusal(inDict([0x13, 1, 2])), .truncatedObject(object: 2))
-        XCTAssertEqual(refusal(inDict([0x15] + [UInt8](repeating: 0, count: 32))), .integerOutOfRange(object: 2))
-        XCTAssertEqual(refusal(inDict([0x14, 0, 0, 0, 0, 0, 0, 0, 1] + [UInt8](repeating: 0, count: 8))),
-                       .integerOutOfRange(object: 2))
-        XCTAssertEqual(refusal(inDict([0x33, 0x7F, 0xF8, 0, 0, 0, 0, 0, 0])), .invalidDate(object: 2)) // NaN
-        XCTAssertEqual(refusal(inDict([0x21, 0, 0])), .unsupportedObject(object: 2, marker: 0x21))
-        XCTAssertEqual(refusal(plist([[0xD1, 1, 2], [0x5C] + Array("$handoff.url".utf8), [0x50]])),
-                       .invalidURL(object: 0))
+        #expect(refusal(inDict([0x00])) == .unsupportedObject(object: 2, marker: 0x00))   // null
+        #expect(refusal(inDict([0x0F])) == .unsupportedObject(object: 2, marker: 0x0F))   // fill
+        #expect(refusal(inDict([0x80, 1])) == .unsupportedObject(object: 2, marker: 0x80)) // UID
+        #expect(refusal(inDict([0xC0])) == .unsupportedObject(object: 2, marker: 0xC0))   // set
+        #expect(refusal(inDict([0x71, 0x41])) == .unsupportedObject(object: 2, marker: 0x71)) // bplist1x UTF-8
+        #expect(refusal(inDict([0x51, 0xC3])) == .invalidString(object: 2))              // not ASCII
+        #expect(refusal(inDict([0x61, 0xD8, 0x00])) == .invalidString(object: 2))        // lone surrogate
+        #expect(refusal(inDict([0x62, 0x00])) == .truncatedObject(object: 2))
+        #expect(refusal(inDict([0x13, 1, 2])) == .truncatedObject(object: 2))
+        #expect(refusal(inDict([0x15] + [UInt8](repeating: 0, count: 32))) == .integerOutOfRange(object: 2))
+        #expect(refusal(inDict([0x14, 0, 0, 0, 0, 0, 0, 0, 1] + [UInt8](repeating: 0, count: 8)))
+                == .integerOutOfRange(object: 2))
+        #expect(refusal(inDict([0x33, 0x7F, 0xF8, 0, 0, 0, 0, 0, 0])) == .invalidDate(object: 2)) // NaN
+        #expect(refusal(inDict([0x21, 0, 0])) == .unsupportedObject(object: 2, marker: 0x21))
+        #expect(refusal(plist([[0xD1, 1, 2], [0x5C] + Array("$handoff.url".utf8), [0x50]])) == .invalidURL(object: 0))
     }
 
-    func testNestingAndSharedExpansionAreBounded() {
+    @Test func nestingAndSharedExpansionAreBounded() {
         // 70 arrays, each holding the next: deeper than 64.
         var objects = (0..<70).map { [UInt8]([0xA1, UInt8($0 + 1)]) }
         objects.append([0x10, 0])
-        XCTAssertEqual(refusal(plist(objects)), .tooDeep(limit: 64))
+        #expect(refusal(plist(objects)) == .tooDeep(limit: 64))
         // 40 arrays each referencing the next one twice: 2^40 values from 160 bytes.
         var laughs = (0..<40).map { [UInt8]([0xA2, UInt8($0 + 1), UInt8($0 + 1)]) }
         laughs.append([0x09])
-        guard case .tooManyValues? = refusal(plist(laughs)) else { return XCTFail("billion laughs accepted") }
+        guard case .tooManyValues? = refusal(plist(laughs)) else {
+            Issue.record("billion laughs accepted")
+            return
+        }
     }
 
-    func testTheInputThatMadeFoundationLeakIsRefusedByName() {
+    @Test func theInputThatMadeFoundationLeakIsRefusedByName() {
         // Found by libFuzzer in seconds (issue 14): it passed the old BinaryPlistValidator, failed Foundation's
         // binary parse, and Foundation's text-parser fallback leaked 464 bytes a call. It is in the plist and
         // dbus-arguments seed corpora too.
@@ -204,23 +216,29 @@ final class BinaryPropertyListTests: XCTestCase {
             0x00, 0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
             0x00, 0x3B,
         ]
-        XCTAssertThrowsError(try BinaryPropertyList.decodeDictionary(input)) { error in
-            XCTAssertNotNil(error as? BinaryPropertyListError, "\(error)")
+        if let error = #expect(throws: (any Error).self, performing: {
+            try BinaryPropertyList.decodeDictionary(input)
+        }) {
+            #expect(error as? BinaryPropertyListError != nil, "\(error)")
         }
-        XCTAssertThrowsError(try PlistValue.dictionary(fromPropertyList: Data(input))) { error in
-            XCTAssertEqual((error as? HandoffError)?.code, .corruptPayload)
+        if let error = #expect(throws: (any Error).self, performing: {
+            try PlistValue.dictionary(fromPropertyList: Data(input))
+        }) {
+            #expect((error as? HandoffError)?.code == .corruptPayload)
         }
     }
 
-    func testTheRootMustBeADictionaryWhereOneIsRequired() {
-        XCTAssertThrowsError(try BinaryPropertyList.decodeDictionary(plist([[0xA0]]))) { error in
-            XCTAssertEqual(error as? BinaryPropertyListError, .rootNotDictionary)
+    @Test func theRootMustBeADictionaryWhereOneIsRequired() {
+        if let error = #expect(throws: (any Error).self, performing: {
+            try BinaryPropertyList.decodeDictionary(plist([[0xA0]]))
+        }) {
+            #expect(error as? BinaryPropertyListError == .rootNotDictionary)
         }
     }
 
     /// `decodeRootEntries` (what `ActivitySnapshot(payload:)` reads) must accept and refuse exactly what
     /// `decodeDictionary` does, with the same error, and give the same entries in the order written.
-    func testRootEntriesAgreeWithTheRootDictionary() throws {
+    @Test func rootEntriesAgreeWithTheRootDictionary() throws {
         let key: [UInt8] = [0x51, 0x6B]
         func keyed(_ count: Int, duplicateAt: Int?) -> [UInt8] {
             // A root of `count` keys k00, k01, ... (one repeated at `duplicateAt`), each with the integer 1.
@@ -272,18 +290,18 @@ final class BinaryPropertyListTests: XCTestCase {
             switch (expected, entries) {
             case (.success(let dictionary), .success(let entries)):
                 // As bytes: a NaN real is not equal to itself as a value.
-                XCTAssertEqual(try BinaryPropertyList.encode(entries: entries),
-                               try BinaryPropertyList.encode(.dictionary(dictionary)))
-                XCTAssertEqual(entries.count, dictionary.count)
+                #expect(try BinaryPropertyList.encode(entries: entries)
+                        == BinaryPropertyList.encode(.dictionary(dictionary)))
+                #expect(entries.count == dictionary.count)
             case (.failure(let expected), .failure(let error)):
-                XCTAssertEqual(error, expected, "\(bytes)")
+                #expect(error == expected, "\(bytes)")
             default:
-                XCTFail("\(expected) against \(entries) for \(bytes)")
+                Issue.record("\(expected) against \(entries) for \(bytes)")
             }
         }
         let written = try BinaryPropertyList.decodeRootEntries(payload).map(\.key)
-        XCTAssertEqual(written, written.sorted())
-        XCTAssertTrue(written.contains("userInfo"))
+        #expect(written == written.sorted())
+        #expect(written.contains("userInfo"))
     }
 
     // MARK: helpers
@@ -291,7 +309,7 @@ final class BinaryPropertyListTests: XCTestCase {
     private func temporaryDirectory() throws -> URL {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bplist-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
+        directories.append(dir)
         return dir
     }
 
@@ -306,7 +324,7 @@ final class BinaryPropertyListTests: XCTestCase {
         try process.run()
         let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0, "python3 failed: \(output)")
+        #expect(process.terminationStatus == 0, "python3 failed: \(output)")
         return output
     }
 }

@@ -1,12 +1,12 @@
 import Foundation
 @testable import HandoffKit
 import HandoffTesting
-import XCTest
+import Testing
 
 /// Decoders must never trap: thousands of seeded random and mutated inputs go through each of them.
 /// A crash fails the whole run; a thrown error or nil is the expected answer for garbage.
 /// `HANDOFF_FUZZ_SCALE=N` multiplies the number of inputs (a longer campaign); `HANDOFF_FUZZ_SEED` changes the seed.
-final class DecoderPropertyTests: XCTestCase {
+@Suite final class DecoderPropertyTests {
     private var generator = SeededGenerator(seed: ProcessInfo.processInfo.environment["HANDOFF_FUZZ_SEED"]
         .flatMap { UInt64($0) } ?? 0x5EED_F00D)
     private let scale = max(1, ProcessInfo.processInfo.environment["HANDOFF_FUZZ_SCALE"].flatMap { Int($0) } ?? 1)
@@ -39,7 +39,7 @@ final class DecoderPropertyTests: XCTestCase {
         return bytes
     }
 
-    func testTransferFrameDecoderSurvivesArbitraryBytes() {
+    @Test func transferFrameDecoderSurvivesArbitraryBytes() {
         let id = TransferID(bytes: [UInt8](repeating: 3, count: 8))!
         let nonce = Nonce(bytes: [UInt8](repeating: 1, count: 8))!
         let seeds: [[UInt8]] = [
@@ -65,10 +65,10 @@ final class DecoderPropertyTests: XCTestCase {
                 }
             }
         }
-        XCTAssertGreaterThan(accepted, 0, "the mutations never produced a valid frame; the test is too weak")
+        #expect(accepted > 0, "the mutations never produced a valid frame; the test is too weak")
     }
 
-    func testBeaconOpenerSurvivesArbitraryBytes() throws {
+    @Test func beaconOpenerSurvivesArbitraryBytes() throws {
         let group = try TrustGroup.generate()
         let device = UUID()
         let codec = BeaconCodec(group: group, devices: [device, UUID()])
@@ -76,12 +76,12 @@ final class DecoderPropertyTests: XCTestCase {
         var forged = 0
         for round in 0..<(6000 * scale) {
             let input = round.isMultiple(of: 2) ? random(maxLength: 40) : mutate(valid)
-            if let opened = codec.open(input), input != valid { forged += 1; XCTFail("accepted \(input) as \(opened)") }
+            if let opened = codec.open(input), input != valid { forged += 1; Issue.record("accepted \(input) as \(opened)") }
         }
-        XCTAssertEqual(forged, 0)
+        #expect(forged == 0)
     }
 
-    func testPayloadDecoderSurvivesArbitraryAndMutatedPlists() throws {
+    @Test func payloadDecoderSurvivesArbitraryAndMutatedPlists() throws {
         var snapshot = ActivitySnapshot(activityType: "org.handoff.note")
         snapshot.title = "t"
         snapshot.userInfo = ["a": [1, 2, ["b": "c"]], "d": .data(Data([1, 2, 3])), "u": .url(URL(string: "https://x.org")!)]
@@ -94,7 +94,7 @@ final class DecoderPropertyTests: XCTestCase {
         }
     }
 
-    func testTransferOpenerSurvivesArbitraryRecords() throws {
+    @Test func transferOpenerSurvivesArbitraryRecords() throws {
         let keys = GroupKeys(try TrustGroup.generate())
         let source = UUID()
         let (header, stream) = TransferSealer.seal(activityType: "org.handoff.note", payload: Data(count: 5000),
@@ -104,13 +104,13 @@ final class DecoderPropertyTests: XCTestCase {
         let record = Array(stream[header.range(ofRecord: 1)])
         for round in 0..<(3000 * scale) {
             let meta = round.isMultiple(of: 2) ? random(maxLength: 64) : mutate(metadata)
-            XCTAssertNil(meta == metadata ? nil : opener.openMetadata(meta))
+            #expect((meta == metadata ? nil : opener.openMetadata(meta)) == nil)
             let chunk = round.isMultiple(of: 2) ? random(maxLength: 1100) : mutate(record)
-            XCTAssertNil(chunk == record ? nil : opener.openRecord(1, chunk))
+            #expect((chunk == record ? nil : opener.openRecord(1, chunk)) == nil)
         }
     }
 
-    func testPairingAndTrustDecodersSurviveArbitraryBytes() throws {
+    @Test func pairingAndTrustDecodersSurviveArbitraryBytes() throws {
         let store = try TrustStore.create(deviceName: "fuzz")
         let json = [UInt8](try store.encoded())
         let initiator = try PairingInitiator(store: store)
@@ -131,7 +131,7 @@ final class DecoderPropertyTests: XCTestCase {
         }
     }
 
-    func testEngineSurvivesArbitraryWritesAndBeacons() async throws {
+    @Test func engineSurvivesArbitraryWritesAndBeacons() async throws {
         let ether = InMemoryEther()
         let (source, receiver, _) = try await makePair(ether: ether)
         let activity = UserActivity(activityType: noteType)
@@ -151,6 +151,6 @@ final class DecoderPropertyTests: XCTestCase {
         activity.title = "still alive 2"
         let remote = try await first(updates)
         let outcome = await receiver.engine.continueActivity(remote)
-        XCTAssertNotNil(outcome.activity, "\(outcome)")
+        #expect(outcome.activity != nil, "\(outcome)")
     }
 }

@@ -3,9 +3,9 @@ import Foundation
 import HandoffTesting
 import HandoffShared
 import Synchronization
-import XCTest
+import Testing
 
-final class EngineRoundTripTests: XCTestCase {
+@Suite struct EngineRoundTripTests {
     /// A note editor on the receiving side, restored through the restoration handler.
     final class NoteEditor: UserActivityRestoring {
         private let content = Locked<String?>(nil)
@@ -30,51 +30,51 @@ final class EngineRoundTripTests: XCTestCase {
         activity.title = "Groceries"
         activity.userInfo = ["content": "milk, eggs", "blob": .data(blob)]
         let remote = try await offer(activity, from: source, to: receiver)
-        XCTAssertEqual(remote.activityType, noteType)
-        XCTAssertEqual(remote.device.name, "mac")
+        #expect(remote.activityType == noteType)
+        #expect(remote.device.name == "mac")
         let outcome = virtualTime
             ? try await onVirtualTime(clock, of: ether, step: receiver.engine.configuration.stallInterval) {
                 await receiver.engine.continueActivity(remote)
             }
             : await receiver.engine.continueActivity(remote)
-        let received = try XCTUnwrap(outcome.activity, "failed: \(String(describing: outcome.error))")
-        XCTAssertEqual(received.userInfo["blob"], .data(blob))
-        XCTAssertEqual(received.title, "Groceries")
+        let received = try #require(outcome.activity, "failed: \(String(describing: outcome.error))")
+        #expect(received.userInfo["blob"] == .data(blob))
+        #expect(received.title == "Groceries")
         return (received, await ether.statistics)
     }
 
-    func testEmptyPayloadRoundTrip() async throws {
+    @Test func emptyPayloadRoundTrip() async throws {
         let ether = InMemoryEther()
         let (source, receiver, _) = try await makePair(ether: ether)
         let activity = UserActivity(activityType: noteType)
         let remote = try await offer(activity, from: source, to: receiver)
         let outcome = await receiver.engine.continueActivity(remote)
-        let received = try XCTUnwrap(outcome.activity)
-        XCTAssertEqual(received.userInfo, [:])
-        XCTAssertNil(received.title)
+        let received = try #require(outcome.activity)
+        #expect(received.userInfo == [:])
+        #expect(received.title == nil)
     }
 
-    func testZeroByteRecordStreamRoundTrip() async throws {
+    @Test func zeroByteRecordStreamRoundTrip() async throws {
         // A sealed stream with no payload record at all: only the metadata record travels.
         let keys = GroupKeys(try TrustGroup.generate())
         let device = UUID()
         let (header, stream) = TransferSealer.seal(activityType: noteType, payload: Data(), sequence: 9, recordSize: 4096,
                                                    keys: keys, source: device)
-        XCTAssertEqual(header.recordCount, 0)
-        XCTAssertEqual(stream.count, header.streamLength)
+        #expect(header.recordCount == 0)
+        #expect(stream.count == header.streamLength)
         let opener = TransferSealer(header: header, keys: keys, source: device)
-        XCTAssertEqual(opener.openMetadata(Array(stream[header.range(ofRecord: 0)])), noteType)
+        #expect(opener.openMetadata(Array(stream[header.range(ofRecord: 0)])) == noteType)
     }
 
-    func testThreeKilobytePayload() async throws {
+    @Test func threeKilobytePayload() async throws {
         _ = try await roundTrip(dataBytes: 3 * 1024)
     }
 
-    func testSixtyFourKilobytePayload() async throws {
+    @Test func sixtyFourKilobytePayload() async throws {
         _ = try await roundTrip(dataBytes: 64 * 1024)
     }
 
-    func testOneMebibytePayloadAtTheLimitUsesAboutOnePDUPerMTUMinusThree() async throws {
+    @Test func oneMebibytePayloadAtTheLimitUsesAboutOnePDUPerMTUMinusThree() async throws {
         // Find the userInfo data size whose whole payload is exactly the 1 MiB default limit.
         var snapshot = ActivitySnapshot(activityType: noteType)
         snapshot.title = "Groceries"
@@ -82,18 +82,18 @@ final class EngineRoundTripTests: XCTestCase {
         let overhead = try snapshot.encodedPayload().count - (1 << 20)
         let size = (1 << 20) - overhead
         snapshot.userInfo["blob"] = .data(Data(count: size))
-        XCTAssertEqual(try snapshot.encodedPayload().count, 1 << 20)
+        #expect(try snapshot.encodedPayload().count == 1 << 20)
 
         let (_, stats) = try await roundTrip(dataBytes: size, configure: { $0.stallInterval = .seconds(2) })
         // One notification per MTU-3 (244) bytes, minus 14 bytes of framing and 16 per 4 KiB record.
         let ideal = Double(1 << 20) / Double(247 - 3)
         let used = Double(stats.notificationsDelivered)
-        XCTAssertLessThan(used / ideal, 1.07, "used \(used) notifications, ideal \(ideal)")
+        #expect(used / ideal < 1.07, "used \(used) notifications, ideal \(ideal)")
         print("measure: 1 MiB payload, MTU 247: \(stats.notificationsDelivered) notifications, "
               + "\(stats.notifiedBytes) bytes notified, \(stats.writesDelivered) writes; ideal \(Int(ideal.rounded(.up)))")
     }
 
-    func testFramingCostsOnlyTheDataHeaderAndRecordTagsAtEveryMTU() async throws {
+    @Test func framingCostsOnlyTheDataHeaderAndRecordTagsAtEveryMTU() async throws {
         for mtu in [64, 185, 247, 517] {
             var conditions = LinkConditions()
             conditions.mtu = mtu
@@ -103,36 +103,36 @@ final class EngineRoundTripTests: XCTestCase {
             let ratio = Double(stats.notificationsDelivered) / ideal
             // Expected cost: the 14-byte data header in every PDU, 16 bytes per 4 KiB record, a few header frames.
             let bound = Double(perPDU) / Double(perPDU - TransferFrame.dataOverhead) * (1 + 16.0 / 4096) + 8 / ideal
-            XCTAssertLessThanOrEqual(ratio, bound + 0.01, "MTU \(mtu)")
+            #expect(ratio <= bound + 0.01, "MTU \(mtu)")
             print("measure: 64 KiB at MTU \(mtu): \(stats.notificationsDelivered) notifications "
                   + "(ideal \(Int(ideal.rounded(.up))), ratio \(String(format: "%.3f", ratio))), \(stats.writesDelivered) writes")
         }
     }
 
-    func testPayloadJustOverTheLimitFailsOnTheSourceBeforeAdvertising() async throws {
+    @Test func payloadJustOverTheLimitFailsOnTheSourceBeforeAdvertising() async throws {
         let ether = InMemoryEther()
         let (source, _, _) = try await makePair(ether: ether)
         let activity = UserActivity(activityType: noteType)
         activity.userInfo = ["blob": .data(Data(count: 1 << 20))]
         do {
             try await activity.becomeCurrent(in: source.engine)
-            XCTFail("an oversize activity became current")
+            Issue.record("an oversize activity became current")
         } catch {
-            XCTAssertEqual(error.code, .userInfoTooLarge)
-            XCTAssertEqual(error.code.rawValue, 4611)
-            XCTAssertEqual(error.activityType, noteType)
+            #expect(error.code == .userInfoTooLarge)
+            #expect(error.code.rawValue == 4611)
+            #expect(error.activityType == noteType)
         }
         let advertised = await ether.currentAdvertisement(of: source.radio.address)
-        XCTAssertNil(advertised)
+        #expect(advertised == nil)
     }
 
-    func testRestorationHandlerRestoresTheEditorAndSourceHearsItWasContinued() async throws {
+    @Test func restorationHandlerRestoresTheEditorAndSourceHearsItWasContinued() async throws {
         let (source, receiver, _) = try await makePair()
         let editor = NoteEditor()
         receiver.delegate.restore(with: [editor])
         let sourceDelegate = try await continueDraft(from: source, on: receiver)
-        XCTAssertEqual(editor.text, "draft")
-        XCTAssertEqual(sourceDelegate.wasContinuedCount, 1)
+        #expect(editor.text == "draft")
+        #expect(sourceDelegate.wasContinuedCount == 1)
     }
 
     /// Offers the note "draft" from `source` with a recording delegate, continues it on `receiver`, and waits
@@ -149,13 +149,13 @@ final class EngineRoundTripTests: XCTestCase {
         return sourceDelegate
     }
 
-    func testARepeatedOrReplayedDoneTellsTheSourceOnlyOnce() async throws {
+    @Test func aRepeatedOrReplayedDoneTellsTheSourceOnlyOnce() async throws {
         let (source, receiver, ether) = try await makePair()
         let writes = Locked<[[UInt8]]>([])
         await ether.setWriteTap { value in writes.withLock { $0.append(value) } }
         let sourceDelegate = try await continueDraft(from: source, on: receiver)
-        XCTAssertEqual(sourceDelegate.wasContinuedCount, 1)
-        let done = try XCTUnwrap(writes.withLock { $0 }.first { value in
+        #expect(sourceDelegate.wasContinuedCount == 1)
+        let done = try #require(writes.withLock { $0 }.first { value in
             if case .done = try? TransferFrame.decode(value) { return true }
             return false
         }, "the receiver wrote no DONE")
@@ -172,15 +172,15 @@ final class EngineRoundTripTests: XCTestCase {
         for await notification in replay.notifications {
             if case .error = try? TransferFrame.decode(notification) { answered = true; break }
         }
-        XCTAssertTrue(answered)
-        XCTAssertEqual(sourceDelegate.wasContinuedCount, 1, "a repeated DONE told the source again")
+        #expect(answered)
+        #expect(sourceDelegate.wasContinuedCount == 1, "a repeated DONE told the source again")
         await again.disconnect()
         await replay.disconnect()
     }
 
     /// `handoff continue --pause-source`: the source's delegate hears the request, once, though the receiver writes
     /// a plain DONE after the one that asks (for a source older than requests, which drops the one that asks).
-    func testAContinueThatAsksToPauseTellsTheSourceOnceWithTheRequest() async throws {
+    @Test func aContinueThatAsksToPauseTellsTheSourceOnceWithTheRequest() async throws {
         let (source, receiver, ether) = try await makePair()
         let writes = Locked<[[UInt8]]>([])
         await ether.setWriteTap { value in writes.withLock { $0.append(value) } }
@@ -190,7 +190,7 @@ final class EngineRoundTripTests: XCTestCase {
         activity.userInfo = ["content": "draft"]
         let remote = try await offer(activity, from: source, to: receiver)
         let outcome = await receiver.engine.continueActivity(remote, requests: .pauseSource)
-        XCTAssertEqual(outcome.activity?.userInfo["content"], "draft")
+        #expect(outcome.activity?.userInfo["content"] == "draft")
         for _ in 0..<1000 where sourceDelegate.wasContinuedCount == 0 { try await Task.sleep(for: .milliseconds(5)) }
         // A write the source handles after both DONEs: once it is answered, they were handled before it.
         let probe = try await receiver.radio.connect(to: source.radio.address)
@@ -199,7 +199,7 @@ final class EngineRoundTripTests: XCTestCase {
             if case .error = try? TransferFrame.decode(notification) { break }
         }
         await probe.disconnect()
-        XCTAssertEqual(sourceDelegate.continuedRequests, [.pauseSource])
+        #expect(sourceDelegate.continuedRequests == [.pauseSource])
         let dones = writes.withLock { $0 }.compactMap { value -> TransferFrame? in
             switch try? TransferFrame.decode(value) {
             case .done(let id, let mac)?: .done(transferID: id, mac: mac)
@@ -208,15 +208,18 @@ final class EngineRoundTripTests: XCTestCase {
             }
         }
         guard dones.count == 2, case .doneAsking(let asked, 1, _) = dones[0], case .done(let plain, _) = dones[1]
-        else { return XCTFail("the receiver's DONEs: \(dones)") }
-        XCTAssertEqual(asked, plain)
+        else {
+            Issue.record("the receiver's DONEs: \(dones)")
+            return
+        }
+        #expect(asked == plain)
     }
 
     /// Issue 14 §3 and issue 25: a stranger that recorded the receiver's REQUEST writes it to the source again.
     /// The REQUEST's MAC is genuine, so the source answers, but only with a challenge (version 2): the replay makes
     /// it save, seal and send nothing, a proof the stranger makes up is dropped, and a made-up DONE does not tell the
     /// source it was continued again.
-    func testAReplayedRequestGetsOnlySealedBytesAndNoContinuation() async throws {
+    @Test func aReplayedRequestGetsOnlySealedBytesAndNoContinuation() async throws {
         let (source, receiver, ether) = try await makePair()
         let writes = Locked<[[UInt8]]>([])
         await ether.setWriteTap { value in writes.withLock { $0.append(value) } }
@@ -228,10 +231,10 @@ final class EngineRoundTripTests: XCTestCase {
         activity.userInfo = ["content": .string(secret)]
         let remote = try await offer(activity, from: source, to: receiver)
         let continued = await receiver.engine.continueActivity(remote).activity
-        XCTAssertEqual(continued?.userInfo["content"], .string(secret))
+        #expect(continued?.userInfo["content"] == .string(secret))
         for _ in 0..<1000 where sourceDelegate.wasContinuedCount == 0 { try await Task.sleep(for: .milliseconds(5)) }
-        XCTAssertEqual(sourceDelegate.wasContinuedCount, 1)
-        let request = try XCTUnwrap(writes.withLock { $0 }.first { value in
+        #expect(sourceDelegate.wasContinuedCount == 1)
+        let request = try #require(writes.withLock { $0 }.first { value in
             if case .request = try? TransferFrame.decode(value) { return true }
             return false
         }, "the receiver wrote no REQUEST")
@@ -240,9 +243,10 @@ final class EngineRoundTripTests: XCTestCase {
         var answers = stranger.notifications.makeAsyncIterator()
         try await stranger.write(request)
         let next = await answers.next()
-        let answer = try XCTUnwrap(next)
+        let answer = try #require(next)
         guard case .challenge(let nonce, _) = try TransferFrame.decode(answer) else {
-            return XCTFail("the replayed REQUEST got \(answer), not a challenge")
+            Issue.record("the replayed REQUEST got \(answer), not a challenge")
+            return
         }
         // A proof the stranger cannot make, a DONE it cannot make either, then a probe: once the probe is answered,
         // both were handled.
@@ -255,16 +259,17 @@ final class EngineRoundTripTests: XCTestCase {
             if case .error? = try? TransferFrame.decode(value) { break }
         }
         let kinds = frames.map { $0[1] }
-        XCTAssertFalse(kinds.contains(0x81) || kinds.contains(0x82), "the replay got an OPEN or DATA: \(kinds)")
+        #expect(!(kinds.contains(0x81) || kinds.contains(0x82)), "the replay got an OPEN or DATA: \(kinds)")
         let sent = frames.joined()
         for plain in [secret, activity.title ?? "", noteType] {
-            XCTAssertNil(sent.firstRange(of: Array(plain.utf8)), "'\(plain.prefix(20))…' went to the stranger readable")
+            #expect(sent.firstRange(of: Array(plain.utf8))
+                    == nil, "'\(plain.prefix(20))…' went to the stranger readable")
         }
-        XCTAssertEqual(sourceDelegate.wasContinuedCount, 1, "the stranger's DONE told the source it was continued")
+        #expect(sourceDelegate.wasContinuedCount == 1, "the stranger's DONE told the source it was continued")
         await stranger.disconnect()
     }
 
-    func testWillSaveRunsJustBeforeSendingAndItsChangesTravel() async throws {
+    @Test func willSaveRunsJustBeforeSendingAndItsChangesTravel() async throws {
         let (source, receiver, _) = try await makePair()
         let sourceDelegate = RecordingActivityDelegate { activity in
             activity.addUserInfoEntries(from: ["content": "saved at send time"])
@@ -273,42 +278,42 @@ final class EngineRoundTripTests: XCTestCase {
         activity.delegate = sourceDelegate
         activity.userInfo = ["content": "stale"]
         let remote = try await offer(activity, from: source, to: receiver)
-        XCTAssertEqual(sourceDelegate.willSaveCount, 0, "willSave ran before anyone asked")
+        #expect(sourceDelegate.willSaveCount == 0, "willSave ran before anyone asked")
         activity.needsSave = true
-        XCTAssertEqual(sourceDelegate.willSaveCount, 0)
+        #expect(sourceDelegate.willSaveCount == 0)
         let outcome = await receiver.engine.continueActivity(remote)
-        let received = try XCTUnwrap(outcome.activity)
-        XCTAssertEqual(received.userInfo["content"], "saved at send time")
-        XCTAssertEqual(sourceDelegate.willSaveCount, 1)
-        XCTAssertFalse(activity.needsSave)
-        XCTAssertTrue(source.delegate.calls.contains { if case .didUpdate = $0 { true } else { false } })
+        let received = try #require(outcome.activity)
+        #expect(received.userInfo["content"] == "saved at send time")
+        #expect(sourceDelegate.willSaveCount == 1)
+        #expect(!activity.needsSave)
+        #expect(source.delegate.calls.contains { if case .didUpdate = $0 { true } else { false } })
     }
 
-    func testAnUpdateReadvertisesWithAHigherSequence() async throws {
+    @Test func anUpdateReadvertisesWithAHigherSequence() async throws {
         let (source, receiver, _) = try await makePair()
         let activity = UserActivity(activityType: noteType)
         let updates = await receiver.engine.availabilityUpdates()
         try await activity.becomeCurrent(in: source.engine)
         var iterator = updates.makeAsyncIterator()
         let next1 = await iterator.next()
-        let first = try XCTUnwrap(next1)
+        let first = try #require(next1)
         activity.title = "renamed"
         let next2 = await iterator.next()
-        let second = try XCTUnwrap(next2)
-        XCTAssertGreaterThan(second.sequence, first.sequence)
+        let second = try #require(next2)
+        #expect(second.sequence > first.sequence)
         let outcome = await receiver.engine.continueActivity(second)
-        let received = try XCTUnwrap(outcome.activity)
-        XCTAssertEqual(received.title, "renamed")
+        let received = try #require(outcome.activity)
+        #expect(received.title == "renamed")
     }
 
-    func testResumesAfterTheLinkDropsMidTransfer() async throws {
+    @Test func resumesAfterTheLinkDropsMidTransfer() async throws {
         var conditions = LinkConditions()
         conditions.disconnectAfterNotifications = 100
         let (_, stats) = try await roundTrip(dataBytes: 64 * 1024, conditions: conditions)
-        XCTAssertEqual(stats.injectedDisconnections, 1)
-        XCTAssertGreaterThanOrEqual(stats.connections, 2)
+        #expect(stats.injectedDisconnections == 1)
+        #expect(stats.connections >= 2)
         // Resumption continues from the last byte: far fewer than two full transfers.
-        XCTAssertLessThan(stats.notificationsDelivered, 2 * (64 * 1024 / 233))
+        #expect(stats.notificationsDelivered < 2 * (64 * 1024 / 233))
     }
 
     /// Counts notifications across the tamper hook's calls.
@@ -320,7 +325,7 @@ final class EngineRoundTripTests: XCTestCase {
     /// starts another note), with and without the link dropping in between, so that the rest is fetched again
     /// by resumption after the change. The receiver gets one whole version, or `handoffFailed` (4608): never the
     /// old version's first bytes with the new one's last.
-    func testAnActivityReplacedMidTransferArrivesWholeOrFailsNeverMixed() async throws {
+    @Test func anActivityReplacedMidTransferArrivesWholeOrFailsNeverMixed() async throws {
         for (dropsLink, newActivity) in [(false, false), (true, false), (false, true), (true, true)] {
             let clock = VirtualClock()
             let ether = InMemoryEther(clock: clock)
@@ -364,31 +369,30 @@ final class EngineRoundTripTests: XCTestCase {
             let label = "dropsLink \(dropsLink), new activity \(newActivity)"
             let total = notified.value.load(ordering: .relaxed)
             let changedAt = replaced.value.load(ordering: .relaxed)
-            XCTAssertTrue(changedAt > 0 && changedAt < total,
-                          "\(label): the change landed at notification \(changedAt) of \(total), not mid-transfer")
+            #expect(changedAt > 0 && changedAt < total, "\(label): the change landed at notification \(changedAt) of \(total), not mid-transfer")
             if let received = outcome.activity {
                 let content = received.userInfo["content"]?.stringValue
                 let blob = received.userInfo["blob"]
-                XCTAssertTrue((content == "old" && blob == .data(old)) || (content == "new" && blob == .data(new)),
-                              "\(label): a mix arrived: content \(content ?? "nil")")
+                #expect((content == "old" && blob == .data(old)) || (content == "new" && blob
+                        == .data(new)), "\("\(label): a mix arrived: content \(content ?? "nil")")")
             } else {
-                XCTAssertEqual(outcome.error?.code, .handoffFailed, "\(label): \(String(describing: outcome.error))")
+                #expect(outcome.error?.code == .handoffFailed, "\(label): \(String(describing: outcome.error))")
             }
         }
     }
 
-    func testSurvivesNotificationLoss() async throws {
+    @Test func survivesNotificationLoss() async throws {
         var conditions = LinkConditions()
         conditions.notificationLossRate = 0.05
         let (_, stats) = try await roundTrip(dataBytes: 64 * 1024, conditions: conditions, virtualTime: true)
-        XCTAssertGreaterThan(stats.notificationsLost, 0)
+        #expect(stats.notificationsLost > 0)
     }
 
     /// A gap makes the receiver ask again from its last byte; if the restarted stream loses its first frame too,
     /// the next frame (at or before the one before it) says so, and the receiver asks again at once. Before, it
     /// waited out a stall for each such loss, and the same frame lost five times ran out of stalls (4610), which
     /// 5% random loss did in CI.
-    func testTheSameFrameLostOnEveryRestartStillDelivers() async throws {
+    @Test func theSameFrameLostOnEveryRestartStillDelivers() async throws {
         let ether = InMemoryEther()
         let (source, receiver, _) = try await makePair(ether: ether)
         let blob = Data((0..<(64 * 1024)).map { UInt8(truncatingIfNeeded: $0 &* 7) })
@@ -406,33 +410,33 @@ final class EngineRoundTripTests: XCTestCase {
             return nil
         }
         let outcome = await receiver.engine.continueActivity(remote)
-        let received = try XCTUnwrap(outcome.activity, "failed: \(String(describing: outcome.error))")
-        XCTAssertEqual(received.userInfo["blob"], .data(blob))
-        XCTAssertGreaterThan(dropped.value.load(ordering: .relaxed), drops, "the frame was not lost \(drops) times")
+        let received = try #require(outcome.activity, "failed: \(String(describing: outcome.error))")
+        #expect(received.userInfo["blob"] == .data(blob))
+        #expect(dropped.value.load(ordering: .relaxed) > drops, "the frame was not lost \(drops) times")
     }
 
     /// A link that takes the requests but never hands over an answer (in the VM: a channel right after a
     /// bluetoothd restart or a power cycle, 4610 after 8 s): after two waits in vain the client moves to a new
     /// link once, and the continue succeeds there. Over GATT and over a channel.
-    func testALinkThatHearsNothingIsReplacedOnceAndTheContinueSucceeds() async throws {
+    @Test func aLinkThatHearsNothingIsReplacedOnceAndTheContinueSucceeds() async throws {
         for channel in [nil, ChannelAvailability.open(maximumSDU: 8192)] {
             var conditions = LinkConditions()
             conditions.channel = channel
             conditions.deafLinks = 1
             let (_, stats) = try await roundTrip(dataBytes: 3 * 1024, conditions: conditions, virtualTime: true)
-            XCTAssertEqual(stats.connections, 2, "channel \(String(describing: channel))")
-            XCTAssertGreaterThan(stats.notificationsLost, 0, "the first link was not deaf")
+            #expect(stats.connections == 2, "channel \(String(describing: channel))")
+            #expect(stats.notificationsLost > 0, "the first link was not deaf")
         }
     }
 
-    func testSmallMTUAndDelayStillDeliver() async throws {
+    @Test func smallMTUAndDelayStillDeliver() async throws {
         var conditions = LinkConditions()
         conditions.mtu = 64
         conditions.delay = .microseconds(10)
         _ = try await roundTrip(dataBytes: 3 * 1024, conditions: conditions)
     }
 
-    func testThreeDevicesSeeTheSameActivity() async throws {
+    @Test func threeDevicesSeeTheSameActivity() async throws {
         let ether = InMemoryEther()
         let devices = try await HandoffFixtures.devices(["a", "b", "c"], on: ether, declaredTypes: [noteType])
         let updatesB = await devices[1].engine.availabilityUpdates()
@@ -444,44 +448,44 @@ final class EngineRoundTripTests: XCTestCase {
         let remoteC = try await first(updatesC)
         let gotB = await devices[1].engine.continueActivity(remoteB).activity
         let gotC = await devices[2].engine.continueActivity(remoteC).activity
-        XCTAssertEqual(gotB?.userInfo["content"], "shared")
-        XCTAssertEqual(gotC?.userInfo["content"], "shared")
+        #expect(gotB?.userInfo["content"] == "shared")
+        #expect(gotC?.userInfo["content"] == "shared")
     }
 
-    func testResignAndInvalidateStopAdvertising() async throws {
+    @Test func resignAndInvalidateStopAdvertising() async throws {
         let ether = InMemoryEther()
         let (source, _, _) = try await makePair(ether: ether)
         let activity = UserActivity(activityType: noteType)
         try await activity.becomeCurrent(in: source.engine)
         var advertised = await ether.currentAdvertisement(of: source.radio.address)
-        XCTAssertNotNil(advertised)
+        #expect(advertised != nil)
         await activity.resignCurrent(in: source.engine)
         advertised = await ether.currentAdvertisement(of: source.radio.address)
-        XCTAssertNil(advertised)
+        #expect(advertised == nil)
         try await activity.becomeCurrent(in: source.engine)
         await activity.invalidate(in: source.engine)
         advertised = await ether.currentAdvertisement(of: source.radio.address)
-        XCTAssertNil(advertised)
-        XCTAssertFalse(activity.isValid)
+        #expect(advertised == nil)
+        #expect(!activity.isValid)
         do {
             try await activity.becomeCurrent(in: source.engine)
-            XCTFail("an invalidated activity became current")
+            Issue.record("an invalidated activity became current")
         } catch {
-            XCTAssertEqual(error.code, .invalidActivity)
+            #expect(error.code == .invalidActivity)
         }
     }
 
-    func testIneligibleActivityIsNotAdvertised() async throws {
+    @Test func ineligibleActivityIsNotAdvertised() async throws {
         let ether = InMemoryEther()
         let (source, _, _) = try await makePair(ether: ether)
         let activity = UserActivity(activityType: noteType)
         activity.isEligibleForHandoff = false
         do {
             try await activity.becomeCurrent(in: source.engine)
-            XCTFail("an ineligible activity became current")
+            Issue.record("an ineligible activity became current")
         } catch {}
         let advertised = await ether.currentAdvertisement(of: source.radio.address)
-        XCTAssertNil(advertised)
+        #expect(advertised == nil)
     }
 }
 

@@ -1,26 +1,26 @@
 import Foundation
 @testable import HandoffKit
 import HandoffTesting
-import XCTest
+import Testing
 
 /// Each failure reaches `didFailToContinue` with the right code and the right activity type.
-final class FailureMappingTests: XCTestCase {
+@Suite final class FailureMappingTests {
     /// Engines stop when released; keep every device of a test alive until it ends.
     private var keepAlive: [SimulatedDevice] = []
 
     private func assertFailure(_ outcome: ContinuationOutcome, _ code: HandoffError.Code, type: String = noteType,
-                               delegate: RecordingContinuationDelegate, file: StaticString = #filePath,
-                               line: UInt = #line) {
+                               delegate: RecordingContinuationDelegate, sourceLocation: SourceLocation = #_sourceLocation) {
         guard let error = outcome.error else {
-            return XCTFail("expected \(code), got \(outcome)", file: file, line: line)
+            Issue.record("expected \(code), got \(outcome)", sourceLocation: sourceLocation)
+            return
         }
-        XCTAssertEqual(error.code, code, "\(error)", file: file, line: line)
-        XCTAssertEqual(error.activityType, type, file: file, line: line)
-        XCTAssertFalse(error.message.isEmpty, file: file, line: line)
+        #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
+        #expect(error.activityType == type, sourceLocation: sourceLocation)
+        #expect(!error.message.isEmpty, sourceLocation: sourceLocation)
         let failures = delegate.failures
-        XCTAssertEqual(failures.count, 1, file: file, line: line)
-        XCTAssertEqual(failures.first?.activityType, type, file: file, line: line)
-        XCTAssertEqual(failures.first?.error.code, code, file: file, line: line)
+        #expect(failures.count == 1, sourceLocation: sourceLocation)
+        #expect(failures.first?.activityType == type, sourceLocation: sourceLocation)
+        #expect(failures.first?.error.code == code, sourceLocation: sourceLocation)
     }
 
     /// Continues an offered note while `tamper` rewrites each notification the receiver gets.
@@ -43,27 +43,27 @@ final class FailureMappingTests: XCTestCase {
         return (source, receiver, ether, activity, remote)
     }
 
-    func testRevokedReceiverGetsUntrustedPeer() async throws {
+    @Test func revokedReceiverGetsUntrustedPeer() async throws {
         let (source, receiver, ether, _, remote) = try await offered()
         var store = await source.engine.trust
         _ = try store.revoke(receiver.store.identity.id)
         try await source.engine.updateTrust(store)
         let outcome = await receiver.engine.continueActivity(remote)
         assertFailure(outcome, .untrustedPeer, delegate: receiver.delegate)
-        XCTAssertEqual(outcome.error?.code.rawValue, 4612)
+        #expect(outcome.error?.code.rawValue == 4612)
         let stats = await ether.statistics
-        XCTAssertLessThan(stats.notifiedBytes, 100, "an untrusted requester received payload bytes")
+        #expect(stats.notifiedBytes < 100, "an untrusted requester received payload bytes")
     }
 
-    func testTooLargeForTheReceiverFailsBeforeFetching() async throws {
+    @Test func tooLargeForTheReceiverFailsBeforeFetching() async throws {
         let (_, receiver, ether, _, remote) = try await offered(receiver: { $0.maximumPayloadSize = 10_000 })
         let outcome = await receiver.engine.continueActivity(remote)
         assertFailure(outcome, .userInfoTooLarge, delegate: receiver.delegate)
         let stats = await ether.statistics
-        XCTAssertLessThan(stats.notifiedBytes, 200, "payload bytes moved before the size check")
+        #expect(stats.notifiedBytes < 200, "payload bytes moved before the size check")
     }
 
-    func testGrowingPastTheLimitInWillSaveFailsWithUserInfoTooLarge() async throws {
+    @Test func growingPastTheLimitInWillSaveFailsWithUserInfoTooLarge() async throws {
         let (source, receiver, _) = try await makePair(configure: { $0.maximumPayloadSize = 30_000 })
         keepAlive += [source, receiver]
         let delegate = RecordingActivityDelegate { activity in
@@ -75,22 +75,22 @@ final class FailureMappingTests: XCTestCase {
         activity.needsSave = true
         let outcome = await receiver.engine.continueActivity(remote)
         assertFailure(outcome, .userInfoTooLarge, delegate: receiver.delegate)
-        XCTAssertEqual(delegate.willSaveCount, 1)
+        #expect(delegate.willSaveCount == 1)
     }
 
-    func testUndeclaredTypeIsReportedWithItsName() async throws {
+    @Test func undeclaredTypeIsReportedWithItsName() async throws {
         let (_, receiver, ether, _, remote) = try await offered(receiver: {
             $0.declaredTypes = try! DeclaredActivityTypes([otherType])
         })
-        XCTAssertNil(remote.activityType, "the receiver cannot name a type it did not declare from the beacon")
+        #expect(remote.activityType == nil, "the receiver cannot name a type it did not declare from the beacon")
         let outcome = await receiver.engine.continueActivity(remote)
         assertFailure(outcome, .undeclaredActivityType, delegate: receiver.delegate)
-        XCTAssertEqual(outcome.error?.code.rawValue, 4613)
+        #expect(outcome.error?.code.rawValue == 4613)
         let stats = await ether.statistics
-        XCTAssertLessThan(stats.notifiedBytes, 200, "payload bytes moved for an undeclared type")
+        #expect(stats.notifiedBytes < 200, "payload bytes moved for an undeclared type")
     }
 
-    func testSilentSourceTimesOut() async throws {
+    @Test func silentSourceTimesOut() async throws {
         let clock = VirtualClock()
         let (_, receiver, ether, _, remote) = try await offered(ether: InMemoryEther(clock: clock))
         var conditions = LinkConditions()
@@ -101,12 +101,12 @@ final class FailureMappingTests: XCTestCase {
             await receiver.engine.continueActivity(remote)
         }
         assertFailure(outcome, .remoteApplicationTimedOut, delegate: receiver.delegate)
-        XCTAssertEqual(outcome.error?.code.rawValue, 4610)
+        #expect(outcome.error?.code.rawValue == 4610)
         // It gave up only after `maximumStalls` + 1 stall windows without progress, not before.
-        XCTAssertGreaterThanOrEqual(clock.now.offset, configuration.stallInterval * (configuration.maximumStalls + 1))
+        #expect(clock.now.offset >= configuration.stallInterval * (configuration.maximumStalls + 1))
     }
 
-    func testPeerGoneMidTransferIsConnectionUnavailable() async throws {
+    @Test func peerGoneMidTransferIsConnectionUnavailable() async throws {
         let (_, receiver, ether, _, remote) = try await offered()
         var conditions = LinkConditions()
         conditions.disconnectAfterNotifications = 20
@@ -114,17 +114,17 @@ final class FailureMappingTests: XCTestCase {
         await ether.setConditions(conditions)
         let outcome = await receiver.engine.continueActivity(remote)
         assertFailure(outcome, .connectionUnavailable, delegate: receiver.delegate)
-        XCTAssertEqual(outcome.error?.code.rawValue, 4609)
+        #expect(outcome.error?.code.rawValue == 4609)
     }
 
-    func testUnreachableSourceIsConnectionUnavailable() async throws {
+    @Test func unreachableSourceIsConnectionUnavailable() async throws {
         let (source, receiver, ether, _, remote) = try await offered()
         await ether.setReachable(source.radio.address, false)
         let outcome = await receiver.engine.continueActivity(remote)
         assertFailure(outcome, .connectionUnavailable, delegate: receiver.delegate)
     }
 
-    func testTamperedChunkIsCorruptPayload() async throws {
+    @Test func tamperedChunkIsCorruptPayload() async throws {
         let (outcome, delegate) = try await continueTampered { frame in
             // Flip one bit in the bytes of data frames past the metadata record.
             guard frame.count > 20, frame[1] == 0x82, frame[13] > 0 || frame[12] > 0 else { return frame }
@@ -133,10 +133,10 @@ final class FailureMappingTests: XCTestCase {
             return copy
         }
         assertFailure(outcome, .corruptPayload, delegate: delegate)
-        XCTAssertEqual(outcome.error?.code.rawValue, 4615)
+        #expect(outcome.error?.code.rawValue == 4615)
     }
 
-    func testTamperedHeaderIsCorruptPayload() async throws {
+    @Test func tamperedHeaderIsCorruptPayload() async throws {
         let (outcome, delegate) = try await continueTampered { frame in
             guard frame.count > 2, frame[1] == 0x81 else { return frame }
             var copy = frame
@@ -147,7 +147,7 @@ final class FailureMappingTests: XCTestCase {
     }
 
     /// A source of another version: its frames are dropped at the gate, and the transfer's own timeout says why.
-    func testVersionMismatchIsReported() async throws {
+    @Test func versionMismatchIsReported() async throws {
         let clock = VirtualClock()
         let (_, receiver, ether, _, remote) = try await offered(ether: InMemoryEther(clock: clock))
         await ether.setNotificationTamper { frame in
@@ -160,68 +160,72 @@ final class FailureMappingTests: XCTestCase {
         }
         let delegate = receiver.delegate
         assertFailure(outcome, .protocolVersionMismatch, delegate: delegate)
-        XCTAssertEqual(outcome.error?.code.rawValue, 4614)
+        #expect(outcome.error?.code.rawValue == 4614)
     }
 
-    func testResignedActivityIsHandoffFailed() async throws {
+    @Test func resignedActivityIsHandoffFailed() async throws {
         let (source, receiver, _, activity, remote) = try await offered()
         await activity.resignCurrent(in: source.engine)
         let outcome = await receiver.engine.continueActivity(remote)
         assertFailure(outcome, .handoffFailed, delegate: receiver.delegate)
-        XCTAssertEqual(outcome.error?.code.rawValue, 4608)
+        #expect(outcome.error?.code.rawValue == 4608)
     }
 
-    func testMissingRequiredKeyIsRefusedOnTheSource() async throws {
+    @Test func missingRequiredKeyIsRefusedOnTheSource() async throws {
         let (_, receiver, _, _, remote) = try await offered { $0.requiredUserInfoKeys = ["title"] }
         let outcome = await receiver.engine.continueActivity(remote)
         assertFailure(outcome, .invalidActivity, delegate: receiver.delegate)
     }
 
-    func testExpiredActivityIsNotContinued() async throws {
+    @Test func expiredActivityIsNotContinued() async throws {
         let (source, receiver, _, activity, remote) = try await offered()
         activity.expirationDate = Date(timeIntervalSinceNow: -1)
         _ = source
         let outcome = await receiver.engine.continueActivity(remote)
-        XCTAssertNotNil(outcome.error)
-        XCTAssertEqual(receiver.delegate.failures.first?.activityType, noteType)
+        #expect(outcome.error != nil)
+        #expect(receiver.delegate.failures.first?.activityType == noteType)
     }
 
-    func testAnActivityThatExpiresWhileOfferedIsNotContinued() async throws {
+    @Test func anActivityThatExpiresWhileOfferedIsNotContinued() async throws {
         let clock = VirtualClock()
         let (_, receiver, _, _, remote) = try await offered({ $0.expirationDate = clock.date.addingTimeInterval(60) },
                                                             ether: InMemoryEther(clock: clock))
         clock.advance(by: .seconds(61))
         let outcome = await receiver.engine.continueActivity(remote)
         assertFailure(outcome, .activityExpired, delegate: receiver.delegate)
-        XCTAssertEqual(outcome.error?.code.rawValue, 4616)
+        #expect(outcome.error?.code.rawValue == 4616)
     }
 
-    func testWillContinueFalseMovesNoPayload() async throws {
+    @Test func willContinueFalseMovesNoPayload() async throws {
         let (_, receiver, ether, _, remote) = try await offered()
         receiver.delegate.accept(only: [otherType])
         let before = await ether.statistics
         let outcome = await receiver.engine.continueActivity(remote)
-        guard case .declined(let type) = outcome else { return XCTFail("expected declined, got \(outcome)") }
-        XCTAssertEqual(type, noteType)
+        guard case .declined(let type) = outcome else {
+            Issue.record("expected declined, got \(outcome)")
+            return
+        }
+        #expect(type == noteType)
         let after = await ether.statistics
-        XCTAssertEqual(after.connections, before.connections, "declining connected anyway")
-        XCTAssertTrue(receiver.delegate.failures.isEmpty)
+        #expect(after.connections == before.connections, "declining connected anyway")
+        #expect(receiver.delegate.failures.isEmpty)
         guard case .willContinue(noteType)? = receiver.delegate.calls.first else {
-            return XCTFail("willContinue was not asked first")
+            Issue.record("willContinue was not asked first")
+            return
         }
     }
 
-    func testUndeclaredTypeAtBecomeCurrentThrows4613() async throws {
+    @Test func undeclaredTypeAtBecomeCurrentThrows4613() async throws {
         let (source, receiver, _) = try await makePair()
         keepAlive += [source, receiver]
         let activity = UserActivity(activityType: "org.example.undeclared")
         do {
             try await activity.becomeCurrent(in: source.engine)
-            XCTFail("an undeclared type became current")
+            Issue.record("an undeclared type became current")
         } catch {
-            XCTAssertEqual(error.code, .undeclaredActivityType)
-            XCTAssertEqual(error.activityType, "org.example.undeclared")
-            XCTAssertTrue(error.description.contains("4613"), error.description)
+            #expect(error.code == .undeclaredActivityType)
+            #expect(error.activityType == "org.example.undeclared")
+            #expect(error.description.contains("4613"), "\(error.description)")
         }
     }
 }

@@ -2,10 +2,10 @@ import Foundation
 @testable import HandoffKit
 import HandoffTesting
 import HandoffShared
-import XCTest
+import Testing
 
 /// `pair` over the in-memory radio: discovery, the 6-digit code on both sides, then activities flow.
-final class PairingOverRadioTests: XCTestCase {
+@Suite struct PairingOverRadioTests {
     final class Codes: Sendable {
         private let codes = Locked<[String]>([])
         var all: [String] { codes.withLock { $0 } }
@@ -48,7 +48,7 @@ final class PairingOverRadioTests: XCTestCase {
         return (link, session)
     }
 
-    func testNewDeviceFindsPairsAndThenContinuesAnActivity() async throws {
+    @Test func newDeviceFindsPairsAndThenContinuesAnActivity() async throws {
         let ether = InMemoryEther()
         let mac = try await freshEngine("mac", ether: ether)
         let pcDelegate = RecordingContinuationDelegate()
@@ -59,16 +59,16 @@ final class PairingOverRadioTests: XCTestCase {
             try await mac.acceptPairing { code in codes.add(code); return true }
         }
         let candidate = try await first(candidates)
-        XCTAssertEqual(candidate.name, "mac")
+        #expect(candidate.name == "mac")
         let pcStore = try await pc.pair(with: candidate.peer) { code in codes.add(code); return true }
         let macStore = try await responder.value
-        XCTAssertEqual(codes.all.count, 2)
-        XCTAssertEqual(Set(codes.all).count, 1, "the two screens showed different codes: \(codes.all)")
-        XCTAssertEqual(pcStore.group, macStore.group)
-        XCTAssertEqual(pcStore.devices.map(\.name), ["mac"])
-        XCTAssertEqual(macStore.devices.map(\.name), ["pc"])
+        #expect(codes.all.count == 2)
+        #expect(Set(codes.all).count == 1, "the two screens showed different codes: \(codes.all)")
+        #expect(pcStore.group == macStore.group)
+        #expect(pcStore.devices.map(\.name) == ["mac"])
+        #expect(macStore.devices.map(\.name) == ["pc"])
         let engineTrust = await pc.trust
-        XCTAssertEqual(engineTrust, pcStore, "the engine did not adopt the new trust state")
+        #expect(engineTrust == pcStore, "the engine did not adopt the new trust state")
 
         let updates = await pc.availabilityUpdates()
         let activity = UserActivity(activityType: noteType)
@@ -76,7 +76,7 @@ final class PairingOverRadioTests: XCTestCase {
         try await activity.becomeCurrent(in: mac)
         let remote = try await first(updates)
         let outcome = await pc.continueActivity(remote)
-        XCTAssertEqual(outcome.activity?.userInfo["content"], "paired")
+        #expect(outcome.activity?.userInfo["content"] == "paired")
     }
 
     /// "pc" pairs with "mac" in pairing mode, each side answering the code as given; how each side failed (nil:
@@ -105,21 +105,21 @@ final class PairingOverRadioTests: XCTestCase {
         return (responderError, initiatorError, mac, pc)
     }
 
-    func testRejectingTheCodeOnEitherSideFailsBoth() async throws {
+    @Test func rejectingTheCodeOnEitherSideFailsBoth() async throws {
         for rejectOnResponder in [true, false] {
             let (responder, initiator, _, pc) = try await pairing(responder: { _ in !rejectOnResponder },
                                                                    initiator: { _ in rejectOnResponder })
-            XCTAssertEqual(initiator?.code, .pairingFailed, "\(String(describing: initiator))")
-            XCTAssertEqual(responder?.code, .pairingFailed, "\(String(describing: responder))")
+            #expect(initiator?.code == .pairingFailed, "\(String(describing: initiator))")
+            #expect(responder?.code == .pairingFailed, "\(String(describing: responder))")
             let trust = await pc.trust
-            XCTAssertTrue(trust.devices.isEmpty)
+            #expect(trust.devices.isEmpty)
         }
     }
 
     /// Issue 14 §3: in pairing mode, a stranger that starts with what does not parse, or starts properly and goes
     /// quiet, is told so and dropped; pairing mode then answers the real device. Before, the first ended pairing
     /// mode and the second held it until the caller's timeout, so either made `handoff pair` fail.
-    func testAStrangersBadOrAbandonedStartDoesNotEndPairingMode() async throws {
+    @Test func aStrangersBadOrAbandonedStartDoesNotEndPairingMode() async throws {
         for abandons in [false, true] {
             let start = abandons ? try PairingInitiator(store: try TrustStore.create(deviceName: "stranger")).hello()
                                  : [WireProtocol.version, 0x7F, 0xBE, 0xEF]    // this version, no such message kind
@@ -130,21 +130,23 @@ final class PairingOverRadioTests: XCTestCase {
             if abandons {
                 // The commitment comes back; the stranger then says nothing more.
                 guard case .pair(session, _, _, _, true)? = try await answers.next().map(TransferFrame.decode) else {
-                    return XCTFail("the stranger's proper start was not answered")
+                    Issue.record("the stranger's proper start was not answered")
+                    return
                 }
             }
             guard case .error(ErrorContext(session), let code, _, let message)? = try await answers.next()
                 .map(TransferFrame.decode) else {
-                return XCTFail("abandons \(abandons): the stranger was not told it was dropped")
+                Issue.record("abandons \(abandons): the stranger was not told it was dropped")
+                return
             }
-            XCTAssertEqual(code, abandons ? HandoffError.Code.remoteApplicationTimedOut.rawValue
-                                          : HandoffError.Code.pairingFailed.rawValue, message)
+            #expect(code == (abandons ? HandoffError.Code.remoteApplicationTimedOut.rawValue
+                                      : HandoffError.Code.pairingFailed.rawValue), "\(message)")
 
             let pcStore = try await pc.pair(with: candidate.peer) { code in codes.add(code); return true }
             let macStore = try await responder.value
-            XCTAssertEqual(pcStore.group, macStore.group, "abandons \(abandons)")
-            XCTAssertEqual(macStore.devices.map(\.name), ["pc"], "abandons \(abandons)")
-            XCTAssertEqual(codes.all.count, 2, "abandons \(abandons): a code was shown for the stranger")
+            #expect(pcStore.group == macStore.group, "abandons \(abandons)")
+            #expect(macStore.devices.map(\.name) == ["pc"], "abandons \(abandons)")
+            #expect(codes.all.count == 2, "abandons \(abandons): a code was shown for the stranger")
             await stranger.disconnect()
         }
     }
@@ -153,27 +155,27 @@ final class PairingOverRadioTests: XCTestCase {
     /// at once with that reason, and the question put to this user is withdrawn (its task cancelled), instead of
     /// waiting for an answer that no longer matters. (Before, the answer was awaited, and a yes then failed on
     /// the ABORT as an unexpected message.)
-    func testARejectionOnTheOtherDeviceEndsPairingModeWithoutWaitingForThisUser() async throws {
+    @Test func aRejectionOnTheOtherDeviceEndsPairingModeWithoutWaitingForThisUser() async throws {
         let withdrawn = Locked(false)
         let (responder, initiator, mac, _) = try await pairing(responder: { _ in
             try? await Task.sleep(for: .seconds(10))   // this user is slow to answer
             withdrawn.withLock { $0 = Task.isCancelled }
             return true
         }, initiator: { _ in false })
-        XCTAssertEqual(initiator?.code, .pairingFailed, "\(String(describing: initiator))")
-        XCTAssertEqual(responder?.code, .pairingFailed, "\(String(describing: responder))")
-        XCTAssertEqual(responder?.message, "the code was rejected on the other device")
+        #expect(initiator?.code == .pairingFailed, "\(String(describing: initiator))")
+        #expect(responder?.code == .pairingFailed, "\(String(describing: responder))")
+        #expect(responder?.message == "the code was rejected on the other device")
         try await Task.sleep(for: .milliseconds(50))
-        XCTAssertTrue(withdrawn.withLock { $0 }, "the question to this user was not withdrawn")
+        #expect(withdrawn.withLock { $0 }, "the question to this user was not withdrawn")
         let trust = await mac.trust
-        XCTAssertTrue(trust.devices.isEmpty)
+        #expect(trust.devices.isEmpty)
     }
 
     /// Pairing mode answers several devices at once: a stranger that starts properly and then goes quiet holds
     /// nothing up. The real device pairs at once, on a clock that never moves (so long before `pairingQuietLimit`),
     /// and the stranger is told when the real device's code is shown. Before, the real device's start was refused
     /// ("this device is pairing with another device") until the stranger's quiet limit, and its `pair` failed.
-    func testAStrangerThatStartsAndGoesQuietDoesNotHoldUpTheRealPartner() async throws {
+    @Test func aStrangerThatStartsAndGoesQuietDoesNotHoldUpTheRealPartner() async throws {
         let clock = VirtualClock()
         let ether = InMemoryEther(clock: clock)
         let (_, pc, responder, candidate, codes) = try await pairingMode(on: ether)
@@ -182,16 +184,17 @@ final class PairingOverRadioTests: XCTestCase {
         // The commitment comes back; the stranger then says nothing more.
         let commit = try TransferFrame.decode(try await first(stranger.notifications))
         guard case .pair(session, _, _, _, true) = commit else {
-            return XCTFail("the stranger's proper start was not answered")
+            Issue.record("the stranger's proper start was not answered")
+            return
         }
 
         let pcStore = try await pc.pair(with: candidate.peer) { code in codes.add(code); return true }
         let macStore = try await responder.value
-        XCTAssertEqual(pcStore.group, macStore.group)
-        XCTAssertEqual(macStore.devices.map(\.name), ["pc"])
-        XCTAssertEqual(codes.all.count, 2, "a code was shown for the stranger: \(codes.all)")
-        XCTAssertEqual(Set(codes.all).count, 1, "the two screens showed different codes: \(codes.all)")
-        XCTAssertEqual(clock.now, HandoffInstant(offset: .zero), "the pairing waited for the clock")
+        #expect(pcStore.group == macStore.group)
+        #expect(macStore.devices.map(\.name) == ["pc"])
+        #expect(codes.all.count == 2, "a code was shown for the stranger: \(codes.all)")
+        #expect(Set(codes.all).count == 1, "the two screens showed different codes: \(codes.all)")
+        #expect(clock.now == HandoffInstant(offset: .zero), "the pairing waited for the clock")
 
         var told: TransferFrame?
         while told == nil {
@@ -199,27 +202,28 @@ final class PairingOverRadioTests: XCTestCase {
             if case .error = frame { told = frame }
         }
         guard case .error(ErrorContext(session), let code, _, let message)? = told else {
-            return XCTFail("the stranger was told something else: \(String(describing: told))")
+            Issue.record("the stranger was told something else: \(String(describing: told))")
+            return
         }
-        XCTAssertEqual(code, HandoffError.Code.pairingFailed.rawValue, message)
-        XCTAssertEqual(message, "this device is pairing with another device")
+        #expect(code == HandoffError.Code.pairingFailed.rawValue, "\(message)")
+        #expect(message == "this device is pairing with another device")
         await stranger.disconnect()
     }
 
-    func testPairingWithADeviceNotInPairingModeFails() async throws {
+    @Test func pairingWithADeviceNotInPairingModeFails() async throws {
         let ether = InMemoryEther()
         let mac = try await freshEngine("mac", ether: ether)
         let pc = try await freshEngine("pc", ether: ether)
         do {
             _ = try await pc.pair(with: PeerAddress("sim:mac")) { _ in true }
-            XCTFail("paired with a device that was not in pairing mode")
+            Issue.record("paired with a device that was not in pairing mode")
         } catch {
-            XCTAssertEqual(error.code, .pairingFailed)
+            #expect(error.code == .pairingFailed)
         }
         _ = mac
     }
 
-    func testPairingGivesUpAfterItsTimeoutWhenTheOtherDeviceNeverAnswers() async throws {
+    @Test func pairingGivesUpAfterItsTimeoutWhenTheOtherDeviceNeverAnswers() async throws {
         let clock = VirtualClock()
         let ether = InMemoryEther(clock: clock)
         let mac = try await freshEngine("mac", ether: ether)
@@ -241,12 +245,12 @@ final class PairingOverRadioTests: XCTestCase {
                 return error as? HandoffError
             }
         }
-        XCTAssertEqual(error?.code, .remoteApplicationTimedOut, "\(String(describing: error))")
-        XCTAssertGreaterThanOrEqual(clock.now.offset, timeout, "pairing gave up before its timeout")
+        #expect(error?.code == .remoteApplicationTimedOut, "\(String(describing: error))")
+        #expect(clock.now.offset >= timeout, "pairing gave up before its timeout")
         _ = mac
     }
 
-    func testAThirdDeviceJoinsTheExistingGroup() async throws {
+    @Test func aThirdDeviceJoinsTheExistingGroup() async throws {
         let ether = InMemoryEther()
         let mac = try await freshEngine("mac", ether: ether)
         let pc = try await freshEngine("pc", ether: ether)
@@ -260,8 +264,8 @@ final class PairingOverRadioTests: XCTestCase {
         }
         let macTrust = await mac.trust
         let tabletTrust = await tablet.trust
-        XCTAssertEqual(Set(macTrust.devices.map(\.name)), ["pc", "tablet"])
-        XCTAssertEqual(Set(tabletTrust.devices.map(\.name)), ["mac", "pc"], "the roster travels with the group")
-        XCTAssertEqual(macTrust.group, tabletTrust.group)
+        #expect(Set(macTrust.devices.map(\.name)) == ["pc", "tablet"])
+        #expect(Set(tabletTrust.devices.map(\.name)) == ["mac", "pc"], "the roster travels with the group")
+        #expect(macTrust.group == tabletTrust.group)
     }
 }

@@ -1,9 +1,9 @@
-import HandoffShared
 import Foundation
+import HandoffShared
 @testable import HandoffKit
-import XCTest
+import Testing
 
-final class PlistValueTests: XCTestCase {
+@Suite struct PlistValueTests {
     let sample: [String: PlistValue] = [
         "title": "Groceries",
         "count": 42,
@@ -20,13 +20,13 @@ final class PlistValueTests: XCTestCase {
         "empty": [:],
     ]
 
-    func testBinaryRoundTripKeepsEveryType() throws {
+    @Test func binaryRoundTripKeepsEveryType() throws {
         let data = try PlistValue.binaryPropertyList(from: sample)
-        XCTAssertEqual(Array(data.prefix(8)), Array("bplist00".utf8))
-        XCTAssertEqual(try PlistValue.dictionary(fromPropertyList: data), sample)
+        #expect(Array(data.prefix(8)) == Array("bplist00".utf8))
+        #expect(try PlistValue.dictionary(fromPropertyList: data) == sample)
     }
 
-    func testPythonPlistlibReadsOurPayloadAndWritesOneWeRead() throws {
+    @Test func pythonPlistlibReadsOurPayloadAndWritesOneWeRead() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("plist-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -53,50 +53,59 @@ final class PlistValueTests: XCTestCase {
         try process.run()
         process.waitUntilExit()
         let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        XCTAssertEqual(process.terminationStatus, 0, "python3 plistlib failed: \(output)")
+        #expect(process.terminationStatus == 0, "python3 plistlib failed: \(output)")
         var expected = sample
         expected["added"] = ["py": [true, .integer(1 << 40), .data(Data("x".utf8)), "é"]]
-        XCTAssertEqual(try PlistValue.dictionary(fromPropertyList: Data(contentsOf: theirs)), expected)
+        #expect(try PlistValue.dictionary(fromPropertyList: Data(contentsOf: theirs)) == expected)
     }
 
-    func testGarbageIsACorruptPayloadError() {
+    @Test func garbageIsACorruptPayloadError() {
         for bytes in [Data(), Data("bplist00".utf8), Data([0xFF, 0x00, 0x13]), Data("<plist><array/></plist>".utf8)] {
-            XCTAssertThrowsError(try PlistValue.dictionary(fromPropertyList: bytes)) { error in
-                XCTAssertEqual((error as? HandoffError)?.code, .corruptPayload)
+            if let error = #expect(throws: (any Error).self, performing: {
+                try PlistValue.dictionary(fromPropertyList: bytes)
+            }) {
+                #expect((error as? HandoffError)?.code == .corruptPayload)
             }
         }
     }
 
-    func testSetsAndNonStringKeysAreRefusedBeforeFoundationSeesThem() throws {
+    @Test func setsAndNonStringKeysAreRefusedBeforeFoundationSeesThem() throws {
         // Regression: a mutated payload holding a set once crashed Foundation's bridging (DecoderPropertyTests).
         var bytes = [UInt8](try PlistValue.binaryPropertyList(from: ["k": [1, 2]]))
-        let array = try XCTUnwrap(bytes.firstIndex(of: 0xA2))
+        let array = try #require(bytes.firstIndex(of: 0xA2))
         bytes[array] = 0xC2
-        XCTAssertThrowsError(try PlistValue.dictionary(fromPropertyList: Data(bytes))) { error in
-            XCTAssertEqual((error as? HandoffError)?.code, .corruptPayload)
-            XCTAssertTrue(ErrorChain.text(error).contains("unsupported object type 0xc2"), "\(error)")
+        if let error = #expect(throws: (any Error).self, performing: {
+            try PlistValue.dictionary(fromPropertyList: Data(bytes))
+        }) {
+            #expect((error as? HandoffError)?.code == .corruptPayload)
+            #expect(ErrorChain.text(error).contains("unsupported object type 0xc2"), "\(error)")
         }
         var keyed = [UInt8](try PlistValue.binaryPropertyList(from: ["k": 1]))
-        let key = try XCTUnwrap(keyed.firstIndex(of: 0x51))   // ASCII string of length 1: "k"
+        let key = try #require(keyed.firstIndex(of: 0x51))   // ASCII string of length 1: "k"
         keyed[key] = 0x10                                       // now a one-byte integer
-        XCTAssertThrowsError(try PlistValue.dictionary(fromPropertyList: Data(keyed))) { error in
-            XCTAssertTrue(ErrorChain.text(error).contains("key is not a string"), "\(error)")
+        if let error = #expect(throws: (any Error).self, performing: {
+            try PlistValue.dictionary(fromPropertyList: Data(keyed))
+        }) {
+            #expect(ErrorChain.text(error).contains("key is not a string"), "\(error)")
         }
     }
 
-    func testExcessiveNestingIsRefused() throws {
+    @Test func excessiveNestingIsRefused() throws {
         var value: PlistValue = "leaf"
         for _ in 0..<100 { value = .array([value]) }
-        XCTAssertThrowsError(try PlistValue.binaryPropertyList(from: ["deep": value]),
-                             "the writer must not write what the reader refuses")
+        #expect(throws: (any Error).self, "the writer must not write what the reader refuses") {
+            try PlistValue.binaryPropertyList(from: ["deep": value])
+        }
         let data = try BinaryPropertyList.encode(.dictionary(["deep": value]), limits: .init(maximumDepth: 200))
-        XCTAssertThrowsError(try PlistValue.dictionary(fromPropertyList: Data(data))) { error in
-            XCTAssertEqual((error as? HandoffError)?.code, .corruptPayload)
-            XCTAssertTrue(ErrorChain.text(error).contains("deeper than 64"), "\(error)")
+        if let error = #expect(throws: (any Error).self, performing: {
+            try PlistValue.dictionary(fromPropertyList: Data(data))
+        }) {
+            #expect((error as? HandoffError)?.code == .corruptPayload)
+            #expect(ErrorChain.text(error).contains("deeper than 64"), "\(error)")
         }
     }
 
-    func testPayloadCarriesEveryActivityProperty() throws {
+    @Test func payloadCarriesEveryActivityProperty() throws {
         var snapshot = ActivitySnapshot(activityType: "org.handoff.note")
         snapshot.title = "Note"
         snapshot.userInfo = sample
@@ -107,6 +116,6 @@ final class PlistValueTests: XCTestCase {
         snapshot.keywords = ["list", "food"]
         snapshot.persistentIdentifier = "note-7"
         snapshot.targetContentIdentifier = "window-1"
-        XCTAssertEqual(try ActivitySnapshot(payload: snapshot.encodedPayload()), snapshot)
+        #expect(try ActivitySnapshot(payload: snapshot.encodedPayload()) == snapshot)
     }
 }

@@ -1,11 +1,11 @@
-import HandoffShared
 import Foundation
 import HandoffKit
+import HandoffShared
 import HandoffTesting
-import XCTest
+import Testing
 
 /// Radio failures surface as clear `HandoffError`s, not raw radio errors.
-final class RadioFailureTests: XCTestCase {
+@Suite struct RadioFailureTests {
     /// A radio whose stack refuses everything (bluetoothd down, adapter off).
     struct RefusingRadio: Radio {
         func advertise(_ beacon: [UInt8]) async throws { throw RadioError(.failed, "advertising refused") }
@@ -18,33 +18,33 @@ final class RadioFailureTests: XCTestCase {
         func connect(to peer: PeerAddress) async throws -> any RadioLink { throw RadioError(.unreachable, "no route") }
     }
 
-    func testStartAdvertiseAndConnectFailuresAreHandoffErrors() async throws {
+    @Test func startAdvertiseAndConnectFailuresAreHandoffErrors() async throws {
         let configuration = HandoffConfiguration(declaredTypes: try DeclaredActivityTypes([noteType]))
         let engine = try HandoffEngine(configuration: configuration, trust: try TrustStore.create(deviceName: "x"),
                                        radio: RefusingRadio())
         do {
             try await engine.start()
-            XCTFail("start succeeded on a refusing radio")
+            Issue.record("start succeeded on a refusing radio")
         } catch {
-            XCTAssertEqual(error.code, .radioFailure)
-            XCTAssertTrue(ErrorChain.text(error).contains("RegisterApplication refused"), ErrorChain.text(error))
+            #expect(error.code == .radioFailure)
+            #expect(ErrorChain.text(error).contains("RegisterApplication refused"), "\(ErrorChain.text(error))")
         }
         do {
             try await UserActivity(activityType: noteType).becomeCurrent(in: engine)
-            XCTFail("advertising succeeded on a refusing radio")
+            Issue.record("advertising succeeded on a refusing radio")
         } catch {
-            XCTAssertEqual(error.code, .radioFailure)
-            XCTAssertEqual(error.activityType, noteType)
+            #expect(error.code == .radioFailure)
+            #expect(error.activityType == noteType)
         }
         do {
             _ = try await engine.pair(with: PeerAddress("nowhere")) { _ in true }
-            XCTFail("pairing succeeded on a refusing radio")
+            Issue.record("pairing succeeded on a refusing radio")
         } catch {
-            XCTAssertEqual(error.code, .connectionUnavailable)
+            #expect(error.code == .connectionUnavailable)
         }
     }
 
-    func testLinkBelowTheMinimumMTUIsRefusedClearly() async throws {
+    @Test func linkBelowTheMinimumMTUIsRefusedClearly() async throws {
         let ether = InMemoryEther()
         let (source, receiver, _) = try await makePair(ether: ether)
         let activity = UserActivity(activityType: noteType)
@@ -53,8 +53,8 @@ final class RadioFailureTests: XCTestCase {
         conditions.mtu = 23
         await ether.setConditions(conditions)
         let outcome = await receiver.engine.continueActivity(remote)
-        XCTAssertEqual(outcome.error?.code, .radioFailure)
-        XCTAssertTrue(outcome.error?.message.contains("MTU is 23") ?? false, "\(String(describing: outcome.error))")
-        XCTAssertEqual(receiver.delegate.failures.first?.activityType, noteType)
+        #expect(outcome.error?.code == .radioFailure)
+        #expect(outcome.error?.message.contains("MTU is 23") ?? false, "\(String(describing: outcome.error))")
+        #expect(receiver.delegate.failures.first?.activityType == noteType)
     }
 }

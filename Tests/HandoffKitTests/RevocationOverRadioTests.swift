@@ -1,21 +1,21 @@
 import Foundation
 import HandoffKit
 import HandoffTesting
-import XCTest
+import Testing
 
 /// Revocation end to end: the new group key reaches the remaining device over the radio; the revoked one is out.
-final class RevocationOverRadioTests: XCTestCase {
-    func testRemainingDeviceGetsTheNewKeyAndTheRevokedDeviceIsLockedOut() async throws {
+@Suite struct RevocationOverRadioTests {
+    @Test func remainingDeviceGetsTheNewKeyAndTheRevokedDeviceIsLockedOut() async throws {
         let ether = InMemoryEther()
         let devices = try await HandoffFixtures.devices(["a", "b", "c"], on: ether, declaredTypes: [noteType])
         let (a, b, c) = (devices[0], devices[1], devices[2])
         let revokedID = c.store.identity.id
 
         let newA = try await a.engine.revoke(revokedID)
-        XCTAssertFalse(newA.devices.contains { $0.id == revokedID })
-        XCTAssertEqual(newA.group.epoch, c.store.group.epoch + 1)
+        #expect(!(newA.devices.contains { $0.id == revokedID }))
+        #expect(newA.group.epoch == c.store.group.epoch + 1)
         let waiting = await a.engine.devicesAwaitingRekey
-        XCTAssertEqual(waiting, [b.store.identity.id])
+        #expect(waiting == [b.store.identity.id])
 
         // B advertises (still under the old key); A recognises it and delivers the new key.
         let bTrust = await b.engine.trustUpdates()
@@ -23,28 +23,28 @@ final class RevocationOverRadioTests: XCTestCase {
         activity.userInfo = ["content": "after revocation"]
         try await activity.becomeCurrent(in: b.engine)
         let newB = try await first(bTrust)
-        XCTAssertEqual(newB.group, newA.group)
-        XCTAssertFalse(newB.devices.contains { $0.id == revokedID })
+        #expect(newB.group == newA.group)
+        #expect(!(newB.devices.contains { $0.id == revokedID }))
         for _ in 0..<1000 where await !a.engine.devicesAwaitingRekey.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
         let stillWaiting = await a.engine.devicesAwaitingRekey
-        XCTAssertEqual(stillWaiting, [])
+        #expect(stillWaiting == [])
 
         // A continues B's activity under the new key.
         let aUpdates = await a.engine.availabilityUpdates()
         activity.title = "v2"
         let remote = try await first(aUpdates)
         let outcome = await a.engine.continueActivity(remote)
-        XCTAssertEqual(outcome.activity?.userInfo["content"], "after revocation")
+        #expect(outcome.activity?.userInfo["content"] == "after revocation")
 
         // C decodes none of B's new beacons, and a request with C's old key is refused.
         let cList = await c.engine.availableActivities()
-        let stale = try XCTUnwrap(cList.first { $0.device.id == b.store.identity.id })
-        XCTAssertLessThan(stale.sequence, remote.sequence, "the revoked device saw a beacon under the new key")
+        let stale = try #require(cList.first { $0.device.id == b.store.identity.id })
+        #expect(stale.sequence < remote.sequence, "the revoked device saw a beacon under the new key")
         let refused = await c.engine.continueActivity(stale)
-        XCTAssertEqual(refused.error?.code, .untrustedPeer)
+        #expect(refused.error?.code == .untrustedPeer)
     }
 
-    func testRekeyFromAStrangerIsRefusedOverTheRadio() async throws {
+    @Test func rekeyFromAStrangerIsRefusedOverTheRadio() async throws {
         let ether = InMemoryEther()
         let devices = try await HandoffFixtures.devices(["a", "b"], on: ether, declaredTypes: [noteType])
         let before = await devices[1].engine.trust
@@ -62,9 +62,9 @@ final class RevocationOverRadioTests: XCTestCase {
             try await link.write(frame)
         }
         let reply = try await first(link.notifications)
-        XCTAssertEqual(reply[1], 0x83, "a forged rekey was not refused")
+        #expect(reply[1] == 0x83, "a forged rekey was not refused")
         let after = await devices[1].engine.trust
-        XCTAssertEqual(before, after)
+        #expect(before == after)
         await link.disconnect()
     }
 }

@@ -2,16 +2,15 @@ import Foundation
 @testable import HandoffKit
 import HandoffTesting
 import HandoffShared
-import XCTest
+import Testing
 
 /// Pushes over the in-memory radio into real on-disk inboxes: what arrives, what is refused, names, resumption,
 /// crash safety and exactly-once taking.
-final class ShareTests: XCTestCase {
+@Suite final class ShareTests {
     private var directories: [URL] = []
 
-    override func tearDown() {
+    deinit {
         for directory in directories { try? FileManager.default.removeItem(at: directory) }
-        super.tearDown()
     }
 
     private func temporaryDirectory() -> URL {
@@ -45,7 +44,7 @@ final class ShareTests: XCTestCase {
 
     // MARK: - What arrives
 
-    func testTextLinkAndFileArriveIntactWithTheirMetadata() async throws {
+    @Test func textLinkAndFileArriveIntactWithTheirMetadata() async throws {
         let (senders, receiver, inbox) = try await devices()
         let arrivals = await receiver.engine.arrivals()
         let text = String(repeating: "Three kilobytes of notes, é and 😀. ", count: 90)
@@ -65,53 +64,53 @@ final class ShareTests: XCTestCase {
             content: .file(file.appendingPathComponent("report.pdf"))), to: receiver.store.identity.id)
 
         let items = inbox.items()
-        XCTAssertEqual(items.map(\.kind), [.text, .url, .file])
-        XCTAssertEqual(arrived, items[0])
-        XCTAssertEqual(String(decoding: try data(of: items[0], in: inbox), as: UTF8.self), text)
-        XCTAssertEqual(items[0].size, text.utf8.count)
-        XCTAssertEqual(items[0].senderName, "laptop")
-        XCTAssertEqual(items[0].senderID, senders[0].store.identity.id)
-        XCTAssertEqual(items[0].mediaType, "text/plain;charset=utf-8")
-        XCTAssertEqual(String(decoding: try data(of: items[1], in: inbox), as: UTF8.self), "https://example.org/a?b=c#d")
-        XCTAssertEqual(try data(of: items[2], in: inbox), blob)
-        XCTAssertEqual(items[2].name, "report.pdf")
-        XCTAssertEqual(items[2].size, 1 << 20)
+        #expect(items.map(\.kind) == [.text, .url, .file])
+        #expect(arrived == items[0])
+        #expect(String(decoding: try data(of: items[0], in: inbox), as: UTF8.self) == text)
+        #expect(items[0].size == text.utf8.count)
+        #expect(items[0].senderName == "laptop")
+        #expect(items[0].senderID == senders[0].store.identity.id)
+        #expect(items[0].mediaType == "text/plain;charset=utf-8")
+        #expect(String(decoding: try data(of: items[1], in: inbox), as: UTF8.self) == "https://example.org/a?b=c#d")
+        #expect(try data(of: items[2], in: inbox) == blob)
+        #expect(items[2].name == "report.pdf")
+        #expect(items[2].size == 1 << 20)
     }
 
-    func testAnEmptyItemArrives() async throws {
+    @Test func anEmptyItemArrives() async throws {
         let (senders, receiver, inbox) = try await devices()
         try await senders[0].engine.push(OutgoingShare(
             metadata: ShareMetadata(kind: .text, name: "empty.txt", mediaType: "text/plain"), content: .bytes([])),
                                          to: receiver.store.identity.id)
-        XCTAssertEqual(inbox.items().map(\.size), [0])
+        #expect(inbox.items().map(\.size) == [0])
     }
 
-    func testPushingTheSameItemAgainNeverStoresItTwice() async throws {
+    @Test func pushingTheSameItemAgainNeverStoresItTwice() async throws {
         let (senders, receiver, inbox) = try await devices()
         let item = OutgoingShare(metadata: ShareMetadata(kind: .text, name: "a.txt", mediaType: "text/plain"),
                                  content: .bytes(pattern(10_000)))
         try await senders[0].engine.push(item, to: receiver.store.identity.id)
         try await senders[0].engine.push(item, to: receiver.store.identity.id)
-        XCTAssertEqual(inbox.items().count, 1)
+        #expect(inbox.items().count == 1)
         // Even after it was taken out: the ledger remembers the transfer.
-        let id = try XCTUnwrap(inbox.items().first?.id)
+        let id = try #require(inbox.items().first?.id)
         _ = try inbox.claim(id, claimant: "test", destination: "/nowhere")
         try inbox.finish(id)
         try await senders[0].engine.push(item, to: receiver.store.identity.id)
-        XCTAssertEqual(inbox.items().count, 0)
+        #expect(inbox.items().count == 0)
     }
 
-    func testAPresenceBeaconIsNoActivity() async throws {
+    @Test func aPresenceBeaconIsNoActivity() async throws {
         let (senders, receiver, _) = try await devices()
         let activities = await senders[0].engine.availableActivities()
-        XCTAssertTrue(activities.isEmpty, "a presence beacon surfaced as an activity: \(activities)")
+        #expect(activities.isEmpty, "a presence beacon surfaced as an activity: \(activities)")
         let seen = await senders[0].engine.lastSightings()
-        XCTAssertNotNil(seen[receiver.store.identity.id])
+        #expect(seen[receiver.store.identity.id] != nil)
     }
 
     // MARK: - Refusals
 
-    func testAStrangersPushIsRefusedBeforeAnythingIsStored() async throws {
+    @Test func aStrangersPushIsRefusedBeforeAnythingIsStored() async throws {
         let ether = InMemoryEther()
         let (_, receiver, inbox) = try await devices(ether: ether)
         // A stranger pairs with nobody, then learns the receiver's address and device record somehow.
@@ -123,7 +122,7 @@ final class ShareTests: XCTestCase {
         try await stranger.start()
         let victim = receiver.store.identity
         let pretend = TrustedDevice(id: victim.id, name: victim.name, publicKey: victim.publicKey, pairedAt: Date())
-        let keys = try XCTUnwrap(ShareKeys(store: strangerStore, peer: pretend, sending: true))
+        let keys = try #require(ShareKeys(store: strangerStore, peer: pretend, sending: true))
         let stream = try ShareStream(OutgoingShare(metadata: ShareMetadata(kind: .file, name: "evil.sh",
                                                                            mediaType: "text/x-sh"),
                                                    content: .bytes(pattern(5000))), keys: keys)
@@ -131,34 +130,34 @@ final class ShareTests: XCTestCase {
                                  senderID: strangerStore.identity.id, keys: keys, configuration: configuration)
         do {
             try await sender.run(stream) { _, _ in }
-            XCTFail("the stranger's push was accepted")
+            Issue.record("the stranger's push was accepted")
         } catch {
-            XCTAssertEqual(error.code, .untrustedPeer)
+            #expect(error.code == .untrustedPeer)
         }
-        XCTAssertEqual(inbox.items(), [])
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: inbox.partialFolder.path), [])
+        #expect(inbox.items() == [])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: inbox.partialFolder.path) == [])
     }
 
-    func testAGroupMemberCannotPoseAsAnotherSender() async throws {
+    @Test func aGroupMemberCannotPoseAsAnotherSender() async throws {
         let (senders, receiver, inbox) = try await devices(["laptop", "tablet", "desktop"])
         let (laptop, tablet) = (senders[0], senders[1])
         // The tablet knows the group key, but not the laptop's pairwise key with the desktop.
-        let desktop = try XCTUnwrap(tablet.store.device(receiver.store.identity.id))
-        let keys = try XCTUnwrap(ShareKeys(store: tablet.store, peer: desktop, sending: true))
+        let desktop = try #require(tablet.store.device(receiver.store.identity.id))
+        let keys = try #require(ShareKeys(store: tablet.store, peer: desktop, sending: true))
         let stream = try ShareStream(OutgoingShare(metadata: ShareMetadata(kind: .text, name: "a", mediaType: "text/plain"),
                                                    content: .bytes([1, 2, 3])), keys: keys)
         let sender = ShareSender(radio: tablet.radio, peer: receiver.radio.address, receiver: desktop,
                                  senderID: laptop.store.identity.id, keys: keys, configuration: tablet.engine.configuration)
         do {
             try await sender.run(stream) { _, _ in }
-            XCTFail("a forged sender id was accepted")
+            Issue.record("a forged sender id was accepted")
         } catch {
-            XCTAssertEqual(error.code, .untrustedPeer)
+            #expect(error.code == .untrustedPeer)
         }
-        XCTAssertEqual(inbox.items(), [])
+        #expect(inbox.items() == [])
     }
 
-    func testAnItemOverTheSizeLimitIsRefused() async throws {
+    @Test func anItemOverTheSizeLimitIsRefused() async throws {
         var limits = ShareLimits()
         limits.maximumItemSize = 10_000
         let (senders, receiver, inbox) = try await devices(limits: limits)
@@ -166,16 +165,16 @@ final class ShareTests: XCTestCase {
             try await senders[0].engine.push(OutgoingShare(
                 metadata: ShareMetadata(kind: .file, name: "big.bin", mediaType: "application/octet-stream"),
                 content: .bytes(pattern(10_001))), to: receiver.store.identity.id)
-            XCTFail("an item over the limit was accepted")
+            Issue.record("an item over the limit was accepted")
         } catch {
-            XCTAssertEqual(error.code, .itemTooLarge)
-            XCTAssertTrue(error.message.contains("10001 bytes"), error.message)
+            #expect(error.code == .itemTooLarge)
+            #expect(error.message.contains("10001 bytes"), "\(error.message)")
         }
-        XCTAssertEqual(inbox.items(), [])
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: inbox.partialFolder.path), [])
+        #expect(inbox.items() == [])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: inbox.partialFolder.path) == [])
     }
 
-    func testAFullInboxRefusesWithAClearErrorAndKeepsWhatItHolds() async throws {
+    @Test func aFullInboxRefusesWithAClearErrorAndKeepsWhatItHolds() async throws {
         var limits = ShareLimits()
         limits.quota = 26_000   // two items of 12,000 bytes, each with its metadata and entry overhead
         let (senders, receiver, inbox) = try await devices(limits: limits)
@@ -188,23 +187,23 @@ final class ShareTests: XCTestCase {
         try await push(12_000)
         do {
             try await push(2_000)
-            XCTFail("a push over the quota was accepted")
+            Issue.record("a push over the quota was accepted")
         } catch {
-            XCTAssertEqual(error.code, .inboxFull)
-            XCTAssertTrue(error.message.contains("inbox is full"), error.message)
+            #expect(error.code == .inboxFull)
+            #expect(error.message.contains("inbox is full"), "\(error.message)")
         }
-        XCTAssertEqual(inbox.items().map(\.size), [12_000, 12_000])
+        #expect(inbox.items().map(\.size) == [12_000, 12_000])
         // Taking one out makes room again.
         let first = inbox.items()[0].id
         _ = try inbox.claim(first, claimant: "t", destination: "/x")
         try inbox.finish(first)
         try await push(2_000)
-        XCTAssertEqual(inbox.items().count, 2)
+        #expect(inbox.items().count == 2)
     }
 
     // MARK: - Names
 
-    func testHostileNamesLandSafelyInsideTheInbox() async throws {
+    @Test func hostileNamesLandSafelyInsideTheInbox() async throws {
         let (senders, receiver, inbox) = try await devices()
         let hostile = ["../../etc/passwd", "/abs/path", "a\u{0}b", String(repeating: "x", count: 300) + ".txt",
                        ".hidden", "..", "evil\u{202E}fdp.exe", "line\nbreak", "C:\\Windows\\win.ini"]
@@ -214,19 +213,19 @@ final class ShareTests: XCTestCase {
                 content: .bytes(Array(name.utf8))), to: receiver.store.identity.id)
         }
         let items = inbox.items()
-        XCTAssertEqual(items.map(\.originalName), hostile)
-        XCTAssertEqual(items.map(\.name), ["etc_passwd", "abs_path", "ab", String(repeating: "x", count: 196) + ".txt",
+        #expect(items.map(\.originalName) == hostile)
+        #expect(items.map(\.name) == ["etc_passwd", "abs_path", "ab", String(repeating: "x", count: 196) + ".txt",
                                            "hidden", "shared item", "evilfdp.exe", "linebreak", "C:_Windows_win.ini"])
         // Every item's bytes sit inside the inbox, under its id.
         for item in items {
             let url = try inbox.dataURL(of: item.id).standardizedFileURL.path
-            XCTAssertTrue(url.hasPrefix(inbox.directory.standardizedFileURL.path + "/items/\(item.id)/"), url)
+            #expect(url.hasPrefix(inbox.directory.standardizedFileURL.path + "/items/\(item.id)/"), "\(url)")
         }
     }
 
     // MARK: - Resumption
 
-    func testALinkDropMidTransferResumesFromTheLastByteHeld() async throws {
+    @Test func aLinkDropMidTransferResumesFromTheLastByteHeld() async throws {
         let ether = InMemoryEther()
         let (senders, receiver, inbox) = try await devices(ether: ether)
         let blob = pattern(200_000)
@@ -241,16 +240,16 @@ final class ShareTests: XCTestCase {
             }
             if drop { Task { await ether.disconnectAll() } }
         }
-        XCTAssertTrue(dropped.withLock { $0 })
-        XCTAssertEqual(try data(of: try XCTUnwrap(inbox.items().first), in: inbox), blob)
+        #expect(dropped.withLock { $0 })
+        #expect(try data(of: try #require(inbox.items().first), in: inbox) == blob)
         let statistics = await ether.statistics
-        XCTAssertGreaterThanOrEqual(statistics.connections, 2, "the push never reconnected")
+        #expect(statistics.connections >= 2, "the push never reconnected")
         // Resumed, not restarted: far fewer writes than two whole streams of 233-byte frames.
         let frames = (blob.count + blob.count / 4096 * 16) / (244 - ShareFrame.dataOverhead) + 1
-        XCTAssertLessThan(statistics.writesDelivered, frames * 3 / 2, "the push started again from zero")
+        #expect(statistics.writesDelivered < frames * 3 / 2, "the push started again from zero")
     }
 
-    func testAPushWhoseWritesStopReturningGivesUpInsteadOfHanging() async throws {
+    @Test func aPushWhoseWritesStopReturningGivesUpInsteadOfHanging() async throws {
         // Found in the VM (daemon-share): the receiver's adapter went off mid-push, the channel's sends waited for
         // credits that never came and no disconnection arrived; the sender's loop waited in its PUSH write behind
         // them and never counted a stall. Here no write ever returns: the push must give up all the same (the
@@ -278,15 +277,15 @@ final class ShareTests: XCTestCase {
                 }
             }
         } catch {
-            return XCTFail("the push hung through every step of virtual time the test gave it")
+            Issue.record("the push hung through every step of virtual time the test gave it")
+            return
         }
-        XCTAssertEqual(error?.code, .remoteApplicationTimedOut, "\(String(describing: error))")
+        #expect(error?.code == .remoteApplicationTimedOut, "\(String(describing: error))")
         let configuration = engine.configuration
-        XCTAssertGreaterThanOrEqual(clock.now.offset, configuration.stallInterval * (configuration.maximumStalls + 1),
-                                    "the push gave up before its stall windows passed")
+        #expect(clock.now.offset >= configuration.stallInterval * (configuration.maximumStalls + 1), "the push gave up before its stall windows passed")
     }
 
-    func testAPushResumesAfterTheReceiverRestartsAndTheSenderRetries() async throws {
+    @Test func aPushResumesAfterTheReceiverRestartsAndTheSenderRetries() async throws {
         let ether = InMemoryEther()
         let directory = temporaryDirectory()
         let (senders, receiver, inbox) = try await devices(ether: ether, inbox: directory)
@@ -307,16 +306,16 @@ final class ShareTests: XCTestCase {
                 }
                 if now { Task { await ether.setReachable(receiver.radio.address, false) } }
             }
-            XCTFail("the push completed although the receiver was gone")
+            Issue.record("the push completed although the receiver was gone")
         } catch {
-            XCTAssertEqual(error.code, .connectionUnavailable)
+            #expect(error.code == .connectionUnavailable)
         }
-        XCTAssertEqual(inbox.items(), [], "a partial item showed")
-        let held = try XCTUnwrap(FileManager.default.contentsOfDirectory(at: inbox.partialFolder,
+        #expect(inbox.items() == [], "a partial item showed")
+        let held = try #require(FileManager.default.contentsOfDirectory(at: inbox.partialFolder,
                                                                           includingPropertiesForKeys: nil).first)
-        let heldBytes = try XCTUnwrap(ShareFiles.size(of: held.appendingPathComponent("data")))
-        XCTAssertGreaterThan(heldBytes, 0)
-        XCTAssertEqual(heldBytes % 4096, 0, "only whole records are kept")
+        let heldBytes = try #require(ShareFiles.size(of: held.appendingPathComponent("data")))
+        #expect(heldBytes > 0)
+        #expect(heldBytes % 4096 == 0, "only whole records are kept")
         // It comes back with a fresh engine over the same inbox directory (a daemon restart); the sender retries.
         await receiver.engine.stop()
         let radio = ether.makeRadio(address: "sim:desktop-again")
@@ -334,12 +333,12 @@ final class ShareTests: XCTestCase {
         try await senders[0].engine.push(item, to: receiver.store.identity.id)
         let written = await ether.statistics.writesDelivered - before
         let reopened = try ShareInbox(directory: directory)
-        XCTAssertEqual(try data(of: try XCTUnwrap(reopened.items().first), in: reopened), blob)
+        #expect(try data(of: try #require(reopened.items().first), in: reopened) == blob)
         let whole = (blob.count + 30 * 16) / (244 - ShareFrame.dataOverhead)
-        XCTAssertLessThan(written, whole - heldBytes / 244, "the retry did not resume from the bytes held")
+        #expect(written < whole - heldBytes / 244, "the retry did not resume from the bytes held")
     }
 
-    func testAReceiverSwitchedOffMidPushAndOnAgainGetsTheRestOnTheNextAttempt() async throws {
+    @Test func aReceiverSwitchedOffMidPushAndOnAgainGetsTheRestOnTheNextAttempt() async throws {
         // Found in the VM (daemon-share): the desktop's adapter went off mid-push; the laptop saw its channel reset
         // at once, but went on to reconnect without disconnecting the dropped link, and HandoffBlueZ opens no new
         // link to a device before the earlier one is disconnected (its device lease): the reconnect, and every
@@ -366,25 +365,25 @@ final class ShareTests: XCTestCase {
                 }
                 if now { Task { await ether.setReachable(receiver.radio.address, false) } }
             }
-            XCTFail("the push completed although the receiver was switched off")
+            Issue.record("the push completed although the receiver was switched off")
         } catch {
-            XCTAssertEqual(error.code, .connectionUnavailable, "\(error)")
+            #expect(error.code == .connectionUnavailable, "\(error)")
         }
-        XCTAssertEqual(inbox.items(), [], "a partial item showed")
+        #expect(inbox.items() == [], "a partial item showed")
         await ether.setReachable(receiver.radio.address, true)
         let resumedAt = Locked<Int?>(nil)
         try await senders[0].engine.push(item, to: target) { sent, _ in
             resumedAt.withLock { first in if first == nil { first = sent } }
         }
-        XCTAssertEqual(try data(of: try XCTUnwrap(inbox.items().first), in: inbox), blob)
-        XCTAssertGreaterThan(try XCTUnwrap(resumedAt.withLock { $0 }), 0, "the retry started again from byte 0")
+        #expect(try data(of: try #require(inbox.items().first), in: inbox) == blob)
+        #expect(try #require(resumedAt.withLock { $0 }) > 0, "the retry started again from byte 0")
         let statistics = await ether.statistics
-        XCTAssertEqual(statistics.connectsBehindAnOpenLink, 0, "a connect came while a dropped link was still open")
+        #expect(statistics.connectsBehindAnOpenLink == 0, "a connect came while a dropped link was still open")
         let leftOpen = await ether.undisconnectedLinks
-        XCTAssertEqual(leftOpen, 0, "the sender left a link it no longer used undisconnected")
+        #expect(leftOpen == 0, "the sender left a link it no longer used undisconnected")
     }
 
-    func testAPushOnAChannelFillsWholeSDUs() async throws {
+    @Test func aPushOnAChannelFillsWholeSDUs() async throws {
         let ether = InMemoryEther()
         var channel = LinkConditions()
         channel.channel = .open(maximumSDU: 4096)
@@ -396,14 +395,14 @@ final class ShareTests: XCTestCase {
             metadata: ShareMetadata(kind: .file, name: "big.bin", mediaType: "application/octet-stream"),
             content: .bytes(blob)), to: receiver.store.identity.id)
         let writes = await ether.statistics.writesDelivered - before
-        XCTAssertEqual(try data(of: try XCTUnwrap(inbox.items().first), in: inbox), blob)
+        #expect(try data(of: try #require(inbox.items().first), in: inbox) == blob)
         // 100,000 bytes and 25 tags in SDUs of 4096 - 14: 26 DATA frames and one PUSH, not ~440 ATT values.
-        XCTAssertLessThanOrEqual(writes, (blob.count + 25 * 16) / (4096 - ShareFrame.dataOverhead) + 3)
+        #expect(writes <= (blob.count + 25 * 16) / (4096 - ShareFrame.dataOverhead) + 3)
     }
 
     // MARK: - Crash safety
 
-    func testAKillBetweenMetadataAndRenameNeverShowsAPartialItemAndLosesNothing() async throws {
+    @Test func aKillBetweenMetadataAndRenameNeverShowsAPartialItemAndLosesNothing() async throws {
         let directory = temporaryDirectory()
         let crashing = try ShareInbox(directory: directory, limits: ShareLimits(), crashAfter: { step in
             if step == .metadataWritten { throw CancellationError() }
@@ -417,65 +416,65 @@ final class ShareTests: XCTestCase {
                                  content: .bytes(pattern(9000)))
         do {
             try await all[0].engine.push(item, to: all[1].store.identity.id)
-            XCTFail("the crash was not reported to the sender")
+            Issue.record("the crash was not reported to the sender")
         } catch {
-            XCTAssertEqual(error.code, .handoffFailed)
+            #expect(error.code == .handoffFailed)
         }
-        XCTAssertEqual(crashing.items(), [], "an item showed before its rename")
+        #expect(crashing.items() == [], "an item showed before its rename")
         // The daemon comes back: the item whose metadata was written is completed, exactly once.
         let recovered = try ShareInbox(directory: directory)
         await all[1].engine.enableSharing(inbox: recovered, advertisePresence: true)
-        XCTAssertEqual(recovered.items().count, 1)
-        XCTAssertEqual(try data(of: recovered.items()[0], in: recovered), pattern(9000))
+        #expect(recovered.items().count == 1)
+        #expect(try data(of: recovered.items()[0], in: recovered) == pattern(9000))
         // The sender's retry is told it is delivered, and nothing is stored twice.
         try await all[0].engine.push(item, to: all[1].store.identity.id)
-        XCTAssertEqual(recovered.items().count, 1)
+        #expect(recovered.items().count == 1)
     }
 
-    func testAKillBeforeTheMetadataLeavesOnlyAResumablePartial() throws {
+    @Test func aKillBeforeTheMetadataLeavesOnlyAResumablePartial() throws {
         let directory = temporaryDirectory()
         let inbox = try ShareInbox(directory: directory)
         let sender = TrustedDevice(id: UUID(), name: "laptop", publicKey: Data(count: 32), pairedAt: Date())
-        let id = try XCTUnwrap(TransferID(bytes: [UInt8](repeating: 7, count: 8)))
+        let id = try #require(TransferID(bytes: [UInt8](repeating: 7, count: 8)))
         let header = TransferHeader(transferID: id, sequence: 0, metadataLength: 40,
                                     payloadLength: 10_000, recordSize: 4096)
-        XCTAssertEqual(try inbox.begin(header, from: sender), .resume(record: 0, metadata: nil))
+        #expect(try inbox.begin(header, from: sender) == .resume(record: 0, metadata: nil))
         let metadata = ShareMetadata(kind: .file, name: "a.bin", mediaType: "application/octet-stream")
         try inbox.setMetadata(metadata, transferID: header.transferID)
         try inbox.append(pattern(4096), transferID: header.transferID)
         try inbox.append(Array(pattern(6000)[4096..<5000]), transferID: header.transferID)   // half a record, then killed
         let reopened = try ShareInbox(directory: directory)
-        XCTAssertEqual(reopened.items(), [])
-        XCTAssertEqual(try reopened.begin(header, from: sender), .resume(record: 2, metadata: metadata),
-                       "resumes after the one whole record held")
-        XCTAssertEqual(ShareFiles.size(of: reopened.partialFolder.appendingPathComponent("0707070707070707/data")), 4096)
+        #expect(reopened.items() == [])
+        #expect(try reopened.begin(header, from: sender)
+                == .resume(record: 2, metadata: metadata), "resumes after the one whole record held")
+        #expect(ShareFiles.size(of: reopened.partialFolder.appendingPathComponent("0707070707070707/data")) == 4096)
         // Another sender's push with the same id never mixes into it.
         let other = TrustedDevice(id: UUID(), name: "tablet", publicKey: Data(count: 32), pairedAt: Date())
-        XCTAssertEqual(try reopened.begin(header, from: other), .resume(record: 0, metadata: nil))
+        #expect(try reopened.begin(header, from: other) == .resume(record: 0, metadata: nil))
     }
 
-    func testAPartialPushIsKeptForItsLifetimeAndRemovedOnceItPassed() throws {
+    @Test func aPartialPushIsKeptForItsLifetimeAndRemovedOnceItPassed() throws {
         let directory = temporaryDirectory()
         let clock = VirtualClock()
         let inbox = try ShareInbox(directory: directory, clock: clock)
         let sender = TrustedDevice(id: UUID(), name: "laptop", publicKey: Data(count: 32), pairedAt: clock.date)
-        let id = try XCTUnwrap(TransferID(bytes: [UInt8](repeating: 9, count: 8)))
+        let id = try #require(TransferID(bytes: [UInt8](repeating: 9, count: 8)))
         let header = TransferHeader(transferID: id, sequence: 0, metadataLength: 40,
                                     payloadLength: 10_000, recordSize: 4096)
-        XCTAssertEqual(try inbox.begin(header, from: sender), .resume(record: 0, metadata: nil))
+        #expect(try inbox.begin(header, from: sender) == .resume(record: 0, metadata: nil))
         let partial = inbox.partialFolder.appendingPathComponent(id.description).path
         let lifetime = Duration.seconds(inbox.limits.partialLifetime)
         clock.advance(by: lifetime - .seconds(1))
         _ = try ShareInbox(directory: directory, clock: clock)   // a restart recovers the store
-        XCTAssertTrue(FileManager.default.fileExists(atPath: partial), "a partial push was dropped within its lifetime")
+        #expect(FileManager.default.fileExists(atPath: partial), "a partial push was dropped within its lifetime")
         clock.advance(by: .seconds(2))
         _ = try ShareInbox(directory: directory, clock: clock)
-        XCTAssertFalse(FileManager.default.fileExists(atPath: partial), "a partial push outlived its lifetime")
+        #expect(!FileManager.default.fileExists(atPath: partial), "a partial push outlived its lifetime")
     }
 
     // MARK: - Exactly-once taking
 
-    func testConcurrentClaimsFromManyThreadsGetEachItemExactlyOnce() async throws {
+    @Test func concurrentClaimsFromManyThreadsGetEachItemExactlyOnce() async throws {
         let directory = temporaryDirectory()
         let (senders, receiver, inbox) = try await devices(inbox: directory)
         for index in 0..<12 {
@@ -484,7 +483,7 @@ final class ShareTests: XCTestCase {
                 content: .bytes(Array("item \(index)".utf8))), to: receiver.store.identity.id)
         }
         let ids = inbox.items().map(\.id)
-        XCTAssertEqual(ids.count, 12)
+        #expect(ids.count == 12)
         // Eight takers, each with its own store handle (as separate processes would have), race for every item.
         let won = Locked<[String: [Int]]>([:])
         DispatchQueue.concurrentPerform(iterations: 8) { taker in
@@ -496,27 +495,31 @@ final class ShareTests: XCTestCase {
             }
         }
         let winners = won.withLock { $0 }
-        XCTAssertEqual(Set(winners.keys), Set(ids), "an item was lost")
-        XCTAssertTrue(winners.values.allSatisfy { $0.count == 1 }, "an item was claimed twice: \(winners)")
-        XCTAssertEqual(inbox.items(), [])
+        #expect(Set(winners.keys) == Set(ids), "an item was lost")
+        #expect(winners.values.allSatisfy { $0.count == 1 }, "an item was claimed twice: \(winners)")
+        #expect(inbox.items() == [])
         for id in ids {
-            XCTAssertEqual(inbox.claim(of: id)?.claimant, "taker \(try XCTUnwrap(winners[id]?.first))")
-            XCTAssertThrowsError(try inbox.claim(id, claimant: "late", destination: "/tmp")) { error in
-                XCTAssertEqual(error as? InboxError, .busy(id: id, claim: try! XCTUnwrap(inbox.claim(of: id))))
+            #expect(inbox.claim(of: id)?.claimant == "taker \(try #require(winners[id]?.first))")
+            if let error = #expect(throws: (any Error).self, performing: {
+                try inbox.claim(id, claimant: "late", destination: "/tmp")
+            }) {
+                #expect(error as? InboxError == .busy(id: id, claim: try! #require(inbox.claim(of: id))))
             }
             try inbox.finish(id)
         }
-        XCTAssertEqual(inbox.claimedItems().count, 0)
-        XCTAssertThrowsError(try inbox.claim(ids[0], claimant: "x", destination: "/tmp")) { error in
-            XCTAssertEqual(error as? InboxError, .notFound(ids[0]))
+        #expect(inbox.claimedItems().count == 0)
+        if let error = #expect(throws: (any Error).self, performing: {
+            try inbox.claim(ids[0], claimant: "x", destination: "/tmp")
+        }) {
+            #expect(error as? InboxError == .notFound(ids[0]))
         }
     }
 
-    func testAnIdThatIsAPathIsRefused() throws {
+    @Test func anIdThatIsAPathIsRefused() throws {
         let inbox = try ShareInbox(directory: temporaryDirectory())
         for id in ["../items", "/etc/passwd", "0123456789abcdeF", "0123456789abcde/"] {
-            XCTAssertThrowsError(try inbox.claim(id, claimant: "x", destination: "/tmp"))
-            XCTAssertThrowsError(try inbox.drop(id))
+            #expect(throws: (any Error).self) { try inbox.claim(id, claimant: "x", destination: "/tmp") }
+            #expect(throws: (any Error).self) { try inbox.drop(id) }
         }
     }
 }

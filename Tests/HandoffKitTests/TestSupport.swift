@@ -1,7 +1,7 @@
 import Foundation
 @testable import HandoffKit
 import HandoffTesting
-import XCTest
+import Testing
 
 /// Thrown when an awaited event never comes (a guard against hangs, not a timing assertion).
 struct TimedOut: Error {}
@@ -65,7 +65,7 @@ func strangerAtASecret(on ether: InMemoryEther) async throws
     activity.userInfo = ["secret": "do not leak"]
     _ = try await offer(activity, from: source, to: receiver)
     let last = await source.engine.lastSequence
-    let sequence = try XCTUnwrap(last)
+    let sequence = try #require(last)
     let link = try await ether.makeRadio(address: "sim:eve").connect(to: source.radio.address)
     let forged = TransferFrame.request(sequence: sequence, nonce: strangerNonce, mac: [UInt8](repeating: 0xAA, count: 16))
     return (link, forged, [source, receiver])

@@ -1,33 +1,33 @@
 import Foundation
 @testable import HandoffKit
 import HandoffTesting
-import XCTest
+import Testing
 
-final class TrustTests: XCTestCase {
-    func testPairingShowsTheSameSixDigitCodeAndSharesTheGroup() throws {
+@Suite struct TrustTests {
+    @Test func pairingShowsTheSameSixDigitCodeAndSharesTheGroup() throws {
         let mac = try TrustStore.create(deviceName: "mac")
         let pc = try TrustStore.create(deviceName: "pc")
         var initiator = try PairingInitiator(store: pc)
         var responder = try PairingResponder(store: mac)
         let commit = try responder.receiveHello(initiator.hello())
         let reveal = try responder.receiveNonce(try initiator.receiveCommit(commit))
-        XCTAssertNil(initiator.confirmationCode)
+        #expect(initiator.confirmationCode == nil)
         let code = try initiator.receiveReveal(reveal)
-        XCTAssertEqual(code, responder.confirmationCode)
-        XCTAssertEqual(code.count, 6)
-        XCTAssertTrue(code.allSatisfy(\.isNumber))
+        #expect(code == responder.confirmationCode)
+        #expect(code.count == 6)
+        #expect(code.allSatisfy { $0.isNumber })
         let (finish, newMac) = try responder.receiveConfirm(try initiator.confirm())
         let newPC = try initiator.receiveFinish(finish)
-        XCTAssertEqual(newMac.group, newPC.group)
-        XCTAssertEqual(newMac.group, mac.group, "the lone initiator joins the responder's group")
-        XCTAssertEqual(newMac.devices.map(\.name), ["pc"])
-        XCTAssertEqual(newPC.devices.map(\.name), ["mac"])
-        XCTAssertEqual(newPC.devices.first?.publicKey, mac.identity.publicKey)
-        XCTAssertNoThrow(try newMac.validate())
-        XCTAssertNoThrow(try newPC.validate())
+        #expect(newMac.group == newPC.group)
+        #expect(newMac.group == mac.group, "the lone initiator joins the responder's group")
+        #expect(newMac.devices.map(\.name) == ["pc"])
+        #expect(newPC.devices.map(\.name) == ["mac"])
+        #expect(newPC.devices.first?.publicKey == mac.identity.publicKey)
+        _ = try newMac.validate()
+        _ = try newPC.validate()
     }
 
-    func testManInTheMiddleGetsDifferentCodesOnTheTwoScreens() throws {
+    @Test func manInTheMiddleGetsDifferentCodesOnTheTwoScreens() throws {
         let victimA = try TrustStore.create(deviceName: "a")
         let victimB = try TrustStore.create(deviceName: "b")
         let mallory = try TrustStore.create(deviceName: "m")
@@ -37,17 +37,17 @@ final class TrustTests: XCTestCase {
         var b = try PairingResponder(store: victimB)
         let codeA = try a.receiveReveal(try mResponder.receiveNonce(try a.receiveCommit(try mResponder.receiveHello(a.hello()))))
         let codeB = try mInitiator.receiveReveal(try b.receiveNonce(try mInitiator.receiveCommit(try b.receiveHello(mInitiator.hello()))))
-        XCTAssertNotEqual(codeA, codeB, "1 in a million: rerun; otherwise the code does not bind the keys")
+        #expect(codeA != codeB, "1 in a million: rerun; otherwise the code does not bind the keys")
         _ = (mResponder.confirmationCode, b.confirmationCode)
     }
 
-    func testBrokenCommitmentAndTamperedOffersFailPairing() throws {
+    @Test func brokenCommitmentAndTamperedOffersFailPairing() throws {
         var initiator = try PairingInitiator(store: try TrustStore.create(deviceName: "i"))
         var responder = try PairingResponder(store: try TrustStore.create(deviceName: "r"))
         var commit = try responder.receiveHello(initiator.hello())
         commit[commit.count - 1] ^= 1
         var reveal = try responder.receiveNonce(try initiator.receiveCommit(commit))
-        XCTAssertThrowsError(try initiator.receiveReveal(reveal)) { XCTAssertEqual(($0 as? HandoffError)?.code, .pairingFailed) }
+        if let error = #expect(throws: (any Error).self, performing: { try initiator.receiveReveal(reveal) }) { #expect((error as? HandoffError)?.code == .pairingFailed) }
 
         var i2 = try PairingInitiator(store: try TrustStore.create(deviceName: "i"))
         var r2 = try PairingResponder(store: try TrustStore.create(deviceName: "r"))
@@ -55,69 +55,73 @@ final class TrustTests: XCTestCase {
         _ = try i2.receiveReveal(reveal)
         var confirm = try i2.confirm()
         confirm[confirm.count - 3] ^= 0x40
-        XCTAssertThrowsError(try r2.receiveConfirm(confirm)) { XCTAssertEqual(($0 as? HandoffError)?.code, .pairingFailed) }
-        XCTAssertThrowsError(try i2.receiveFinish(try i2.confirm()), "an echo of our own offer was accepted")
-    }
-
-    func testDevicesInTwoDifferentGroupsCannotPair() throws {
-        let groupOne = try HandoffFixtures.pairedStores(["a", "b"])
-        let groupTwo = try HandoffFixtures.pairedStores(["c", "d"])
-        XCTAssertThrowsError(try HandoffFixtures.pair(groupOne[0], groupTwo[0])) {
-            XCTAssertEqual(($0 as? HandoffError)?.code, .pairingFailed)
+        if let error = #expect(throws: (any Error).self, performing: { try r2.receiveConfirm(confirm) }) { #expect((error as? HandoffError)?.code == .pairingFailed) }
+        #expect(throws: (any Error).self, "an echo of our own offer was accepted") {
+            try i2.receiveFinish(try i2.confirm())
         }
     }
 
-    func testThreeDevicesShareOneGroup() throws {
-        let stores = try HandoffFixtures.pairedStores(["a", "b", "c"])
-        XCTAssertEqual(Set(stores.map(\.group.key)).count, 1)
-        for store in stores { XCTAssertEqual(store.devices.count, 2) }
+    @Test func devicesInTwoDifferentGroupsCannotPair() throws {
+        let groupOne = try HandoffFixtures.pairedStores(["a", "b"])
+        let groupTwo = try HandoffFixtures.pairedStores(["c", "d"])
+        if let error = #expect(throws: (any Error).self, performing: {
+            try HandoffFixtures.pair(groupOne[0], groupTwo[0])
+        }) {
+            #expect((error as? HandoffError)?.code == .pairingFailed)
+        }
     }
 
-    func testRevocationRekeysTheRemainingDevicesAndLocksOutTheRevoked() throws {
+    @Test func threeDevicesShareOneGroup() throws {
+        let stores = try HandoffFixtures.pairedStores(["a", "b", "c"])
+        #expect(Set(stores.map(\.group.key)).count == 1)
+        for store in stores { #expect(store.devices.count == 2) }
+    }
+
+    @Test func revocationRekeysTheRemainingDevicesAndLocksOutTheRevoked() throws {
         var stores = try HandoffFixtures.pairedStores(["a", "b", "c"])
         let revoked = stores[2]
         let messages = try stores[0].revoke(revoked.identity.id)
-        XCTAssertEqual(messages.map(\.to), [stores[1].identity.id])
-        XCTAssertEqual(stores[0].group.epoch, revoked.group.epoch + 1)
-        XCTAssertNotEqual(stores[0].group.key, revoked.group.key)
+        #expect(messages.map(\.to) == [stores[1].identity.id])
+        #expect(stores[0].group.epoch == revoked.group.epoch + 1)
+        #expect(stores[0].group.key != revoked.group.key)
         try stores[1].applyRekey(messages[0])
-        XCTAssertEqual(stores[1].group, stores[0].group)
-        XCTAssertFalse(stores[1].devices.contains { $0.id == revoked.identity.id })
-        XCTAssertThrowsError(try stores[1].applyRekey(messages[0]), "a replayed rekey was applied")
+        #expect(stores[1].group == stores[0].group)
+        #expect(!(stores[1].devices.contains { $0.id == revoked.identity.id }))
+        #expect(throws: (any Error).self, "a replayed rekey was applied") { try stores[1].applyRekey(messages[0]) }
 
         // The revoked device can neither read nor forge beacons any more.
         let aCodec = BeaconCodec(group: stores[0].group, devices: [stores[1].identity.id, revoked.identity.id])
         let oldCodec = BeaconCodec(group: revoked.group, devices: [stores[0].identity.id, revoked.identity.id])
         let fresh = aCodec.seal(device: stores[0].identity.id, typeTag: [1, 2, 3, 4], sequence: 5)
-        XCTAssertNil(oldCodec.open(fresh))
-        XCTAssertNil(aCodec.open(oldCodec.seal(device: revoked.identity.id, typeTag: [1, 2, 3, 4], sequence: 6)))
+        #expect(oldCodec.open(fresh) == nil)
+        #expect(aCodec.open(oldCodec.seal(device: revoked.identity.id, typeTag: [1, 2, 3, 4], sequence: 6)) == nil)
     }
 
-    func testRekeyFromAStrangerOrTamperedIsRefused() throws {
+    @Test func rekeyFromAStrangerOrTamperedIsRefused() throws {
         var stores = try HandoffFixtures.pairedStores(["a", "b", "c"])
         var messages = try stores[0].revoke(stores[2].identity.id)
         var stranger = try TrustStore.create(deviceName: "s")
-        XCTAssertThrowsError(try stranger.applyRekey(messages[0]))
+        #expect(throws: (any Error).self) { try stranger.applyRekey(messages[0]) }
         let target = stores[1].identity.id
         let bad = RekeyMessage(from: messages[0].from, to: target, epoch: messages[0].epoch, revoked: messages[0].revoked,
                                nonce: messages[0].nonce, sealedKey: Data(messages[0].sealedKey.reversed()))
-        XCTAssertThrowsError(try stores[1].applyRekey(bad)) { XCTAssertEqual(($0 as? HandoffError)?.code, .corruptPayload) }
+        if let error = #expect(throws: (any Error).self, performing: { try stores[1].applyRekey(bad) }) { #expect((error as? HandoffError)?.code == .corruptPayload) }
         messages = []
     }
 
-    func testTrustStoreRoundTripsThroughJSONAndRejectsGarbage() throws {
+    @Test func trustStoreRoundTripsThroughJSONAndRejectsGarbage() throws {
         let store = try HandoffFixtures.pairedStores(["a", "b"])[0]
         let data = try store.encoded()
-        XCTAssertEqual(try TrustStore.load(from: data), store)
-        XCTAssertThrowsError(try TrustStore.load(from: Data("{}".utf8))) {
-            XCTAssertEqual(($0 as? HandoffError)?.code, .invalidTrustState)
+        #expect(try TrustStore.load(from: data) == store)
+        if let error = #expect(throws: (any Error).self, performing: { try TrustStore.load(from: Data("{}".utf8)) }) {
+            #expect((error as? HandoffError)?.code == .invalidTrustState)
         }
-        var json = try XCTUnwrap(String(data: data, encoding: .utf8))
+        var json = try #require(String(data: data, encoding: .utf8))
         json = json.replacingOccurrences(of: "\"epoch\" : 1", with: "\"epoch\" : \"x\"")
-        XCTAssertThrowsError(try TrustStore.load(from: Data(json.utf8)))
+        #expect(throws: (any Error).self) { try TrustStore.load(from: Data(json.utf8)) }
     }
 
-    func testEngineAcceptsNewTrustAfterPairing() async throws {
+    @Test func engineAcceptsNewTrustAfterPairing() async throws {
         let ether = InMemoryEther()
         var configuration = HandoffConfiguration(declaredTypes: try DeclaredActivityTypes([noteType]))
         configuration.beaconRotationInterval = nil
@@ -139,6 +143,6 @@ final class TrustTests: XCTestCase {
         activity.title = "after pairing"
         let remote = try await first(updates)
         let outcome = await pc.continueActivity(remote)
-        XCTAssertEqual(outcome.activity?.title, "after pairing")
+        #expect(outcome.activity?.title == "after pairing")
     }
 }

@@ -3,17 +3,16 @@ import Foundation
 import HandoffLane
 import HandoffShared
 import HandoffTesting
-import XCTest
+import Testing
 
 /// The fast lane on real TCP sockets (this host's loopback, which only the tests' policy admits), between two
 /// engines whose BLE is the in-memory radio: the move of a big share to the lane, a small one staying on BLE, a
 /// lane dropped mid-transfer, and connections that do not prove themselves.
-final class FastLaneTests: XCTestCase {
+@Suite final class FastLaneTests {
     private var directories: [URL] = []
 
-    override func tearDown() {
+    deinit {
         for directory in directories { try? FileManager.default.removeItem(at: directory) }
-        super.tearDown()
     }
 
     private func temporaryDirectory() -> URL {
@@ -47,11 +46,11 @@ final class FastLaneTests: XCTestCase {
     }
 
     private func contents(of inbox: ShareInbox) throws -> [UInt8] {
-        let item = try XCTUnwrap(inbox.items().first, "nothing arrived")
+        let item = try #require(inbox.items().first, "nothing arrived")
         return [UInt8](try Data(contentsOf: inbox.dataURL(of: item.id)))
     }
 
-    func testABigShareMovesToTheLaneAndArrivesIntact() async throws {
+    @Test func aBigShareMovesToTheLaneAndArrivesIntact() async throws {
         let ether = InMemoryEther()
         var channel = LinkConditions()
         channel.channel = .open(maximumSDU: 4096)
@@ -65,17 +64,16 @@ final class FastLaneTests: XCTestCase {
             OutgoingShare(metadata: ShareMetadata(kind: .file, name: "video.bin", mediaType: "video/mp4"),
                           content: .bytes(blob)),
             to: receiver.store.identity.id, path: { path in paths.withLock { $0.append(path.kind) } })
-        XCTAssertEqual(try contents(of: inbox), blob, "the item did not arrive byte for byte")
-        XCTAssertEqual(paths.value.first, .l2cap, "the push did not start on BLE")
-        XCTAssertEqual(paths.value.last, .tcp, "the push did not move to the fast lane")
+        #expect(try contents(of: inbox) == blob, "the item did not arrive byte for byte")
+        #expect(paths.value.first == .l2cap, "the push did not start on BLE")
+        #expect(paths.value.last == .tcp, "the push did not move to the fast lane")
         // The lane carried the rest of the item, once: what it sent plus what BLE had delivered before is the
         // stream, give or take the DATA in flight on BLE at the switch (how much that is depends on timing).
-        XCTAssertGreaterThan(lane.dataBytes.value, 0, "no DATA went over the lane")
-        XCTAssertLessThanOrEqual(lane.dataBytes.value, blob.count + blob.count / 4096 * 16 + 1024,
-                                 "the lane sent more than the stream")
+        #expect(lane.dataBytes.value > 0, "no DATA went over the lane")
+        #expect(lane.dataBytes.value <= blob.count + blob.count / 4096 * 16 + 1024, "the lane sent more than the stream")
     }
 
-    func testASmallShareStaysOnBLEAndNoPortIsOpened() async throws {
+    @Test func aSmallShareStaysOnBLEAndNoPortIsOpened() async throws {
         let lane = CountingLane(base: TCPLane(policy: .loopbackForTests))
         let (sender, receiver, inbox) = try await pair(network: lane, threshold: 1 << 20)
         let blob = pattern(100_000)
@@ -84,12 +82,12 @@ final class FastLaneTests: XCTestCase {
             OutgoingShare(metadata: ShareMetadata(kind: .file, name: "small.bin", mediaType: "application/octet-stream"),
                           content: .bytes(blob)),
             to: receiver.store.identity.id, path: { path in paths.withLock { $0.append(path.kind) } })
-        XCTAssertEqual(try contents(of: inbox), blob)
-        XCTAssertFalse(paths.value.contains(.tcp))
-        XCTAssertEqual(lane.listens.value, 0, "a listener was opened for a share under the threshold")
+        #expect(try contents(of: inbox) == blob)
+        #expect(!(paths.value.contains(.tcp)))
+        #expect(lane.listens.value == 0, "a listener was opened for a share under the threshold")
     }
 
-    func testALaneDroppedMidTransferResumesFromTheReceiversPartialAndArrivesIntact() async throws {
+    @Test func aLaneDroppedMidTransferResumesFromTheReceiversPartialAndArrivesIntact() async throws {
         let lane = CountingLane(base: TCPLane(policy: .loopbackForTests))
         let ether = InMemoryEther()
         var channel = LinkConditions()
@@ -116,16 +114,16 @@ final class FastLaneTests: XCTestCase {
                 }
             },
             path: { path in paths.withLock { $0.append(path.kind) } })
-        XCTAssertEqual(try contents(of: inbox), blob, "the item did not survive the drop intact")
-        XCTAssertTrue(dropped.value, "the lane never carried a third of the item: \(paths.value)")
+        #expect(try contents(of: inbox) == blob, "the item did not survive the drop intact")
+        #expect(dropped.value, "the lane never carried a third of the item: \(paths.value)")
         let kinds = paths.value
-        let firstLane = try XCTUnwrap(kinds.firstIndex(of: .tcp), "never on the lane")
-        XCTAssertTrue(kinds[(firstLane + 1)...].contains(.l2cap), "after the drop the push did not go back to BLE: \(kinds)")
+        let firstLane = try #require(kinds.firstIndex(of: .tcp), "never on the lane")
+        #expect(kinds[(firstLane + 1)...].contains(.l2cap), "after the drop the push did not go back to BLE: \(kinds)")
         // Every restart after the first began where the receiver stood: beyond the start, never from zero.
-        XCTAssertTrue(starts.value.dropFirst().allSatisfy { $0 > 0 }, "a resumption started from zero: \(starts.value)")
+        #expect(starts.value.dropFirst().allSatisfy { $0 > 0 }, "a resumption started from zero: \(starts.value)")
     }
 
-    func testABigContinuePayloadMovesToTheLaneAndArrivesIntact() async throws {
+    @Test func aBigContinuePayloadMovesToTheLaneAndArrivesIntact() async throws {
         let ether = InMemoryEther()
         var channel = LinkConditions()
         channel.channel = .open(maximumSDU: 4096)
@@ -146,16 +144,17 @@ final class FastLaneTests: XCTestCase {
         try await activity.becomeCurrent(in: source.engine)
         var iterator = updates.makeAsyncIterator()
         let heard = await iterator.next()
-        let remote = try XCTUnwrap(heard)
+        let remote = try #require(heard)
         let outcome = await receiver.engine.continueActivity(remote)
         guard case .continued(let received, _, let transport) = outcome else {
-            return XCTFail("the continue failed: \(outcome)")
+            Issue.record("the continue failed: \(outcome)")
+            return
         }
-        XCTAssertEqual(received.userInfo["blob"], .data(Data(blob)), "the payload did not arrive byte for byte")
-        XCTAssertEqual(transport.kind, .tcp, "the payload's last byte did not come over the fast lane")
+        #expect(received.userInfo["blob"] == .data(Data(blob)), "the payload did not arrive byte for byte")
+        #expect(transport.kind == .tcp, "the payload's last byte did not come over the fast lane")
     }
 
-    func testASmallContinueStaysOnBLE() async throws {
+    @Test func aSmallContinueStaysOnBLE() async throws {
         let lane = CountingLane(base: TCPLane(policy: .loopbackForTests))
         let devices = try await HandoffFixtures.devices(["mac", "pc"], on: InMemoryEther(),
                                                         declaredTypes: ["org.handoff.note"]) { configuration in
@@ -167,18 +166,21 @@ final class FastLaneTests: XCTestCase {
         try await activity.becomeCurrent(in: devices[0].engine)
         var iterator = updates.makeAsyncIterator()
         let heard = await iterator.next()
-        let remote = try XCTUnwrap(heard)
+        let remote = try #require(heard)
         let outcome = await devices[1].engine.continueActivity(remote)
-        guard case .continued(_, _, let transport) = outcome else { return XCTFail("the continue failed: \(outcome)") }
-        XCTAssertEqual(transport.kind, .gatt)
-        XCTAssertEqual(lane.listens.value, 0, "a port was opened for a small continue")
+        guard case .continued(_, _, let transport) = outcome else {
+            Issue.record("the continue failed: \(outcome)")
+            return
+        }
+        #expect(transport.kind == .gatt)
+        #expect(lane.listens.value == 0, "a port was opened for a small continue")
     }
 
-    func testConnectionsThatDoNotProveThemselvesAreClosedWithoutAWord() async throws {
+    @Test func connectionsThatDoNotProveThemselvesAreClosedWithoutAWord() async throws {
         let network = TCPLane(policy: .loopbackForTests)
         let listener = try await network.listen()
         defer { listener.close() }
-        let endpoint = try XCTUnwrap(listener.endpoints.first(where: \.isLoopback))
+        let endpoint = try #require(listener.endpoints.first { $0.isLoopback })
         let keys = LaneKeys(transferKey: Sodium.randomBytes(32), transferID: TransferID(bytes: Sodium.randomBytes(8))!)
         let ticket = Sodium.randomBytes(LaneOffer.ticketLength)
         let accepted = Locked<[Bool]>([])
@@ -208,7 +210,7 @@ final class FastLaneTests: XCTestCase {
         for connection in [scanner, replayed, silent] {
             var frames = connection.frames.makeAsyncIterator()
             let answer = await frames.next()
-            XCTAssertNil(answer, "a connection that did not prove itself was answered or left open")
+            #expect(answer == nil, "a connection that did not prove itself was answered or left open")
         }
         // The real hello is welcomed.
         let real = try await network.connect(to: [endpoint], timeout: .seconds(2))
@@ -216,27 +218,27 @@ final class FastLaneTests: XCTestCase {
         _ = await events.next()
         var frames = real.frames.makeAsyncIterator()
         let answered = await frames.next()
-        let welcome = try XCTUnwrap(answered)
-        XCTAssertEqual(LaneFrame.decode(welcome),
-                       .welcome(transferID: keys.transferID, mac: keys.welcomeMAC(ticket: ticket)))
-        XCTAssertEqual(accepted.value, [false, false, false, true])
+        let welcome = try #require(answered)
+        #expect(LaneFrame.decode(welcome)
+                == .welcome(transferID: keys.transferID, mac: keys.welcomeMAC(ticket: ticket)))
+        #expect(accepted.value == [false, false, false, true])
         real.close()
     }
 
-    func testAnOfferOpensOnlyUnderItsTransfersKeyAndTheProductionPolicyRefusesLoopback() throws {
+    @Test func anOfferOpensOnlyUnderItsTransfersKeyAndTheProductionPolicyRefusesLoopback() throws {
         let id = TransferID(bytes: Sodium.randomBytes(8))!
         let key = Sodium.randomBytes(32)
         let keys = LaneKeys(transferKey: key, transferID: id)
         let offer = LaneOffer(ticket: Sodium.randomBytes(16), port: 40_123, addresses: [[192, 0, 2, 7], [127, 0, 0, 1]])
-        let frame = try XCTUnwrap(LaneFrame.decode(keys.seal(offer)))
-        XCTAssertEqual(keys.open(frame), offer)
-        XCTAssertNil(LaneKeys(transferKey: Sodium.randomBytes(32), transferID: id).open(frame))
+        let frame = try #require(LaneFrame.decode(keys.seal(offer)))
+        #expect(keys.open(frame) == offer)
+        #expect(LaneKeys(transferKey: Sodium.randomBytes(32), transferID: id).open(frame) == nil)
         let other = LaneKeys(transferKey: key, transferID: TransferID(bytes: Sodium.randomBytes(8))!)
-        XCTAssertNil(other.open(frame), "an offer opened for another transfer")
-        XCTAssertEqual(offer.endpoints.filter(LanePolicy.production.admits).map(\.description), ["192.0.2.7:40123"])
-        XCTAssertFalse(LanePolicy.production.admits(LaneEndpoint(address: [UInt8](repeating: 0, count: 15) + [1], port: 1)!))
-        XCTAssertFalse(LanePolicy.production.admits(LaneEndpoint(address: [0xFE, 0x80] + [UInt8](repeating: 0, count: 13) + [1],
-                                                                 port: 1)!))
+        #expect(other.open(frame) == nil, "an offer opened for another transfer")
+        #expect(offer.endpoints.filter(LanePolicy.production.admits).map(\.description) == ["192.0.2.7:40123"])
+        #expect(!(LanePolicy.production.admits(LaneEndpoint(address: [UInt8](repeating: 0, count: 15) + [1], port: 1)!)))
+        #expect(!(LanePolicy.production.admits(LaneEndpoint(address: [0xFE, 0x80] + [UInt8](repeating: 0, count: 13) + [1],
+                                                                 port: 1)!)))
     }
 }
 

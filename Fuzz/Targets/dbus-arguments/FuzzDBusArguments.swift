@@ -2,7 +2,7 @@ import CDBus
 @testable import DBus
 import FuzzSupport
 @testable import HandoffDaemon
-import HandoffDBusClient
+import HandoffBusContract
 import HandoffKit
 
 /// The daemon's D-Bus method arguments, through the real message path: libdbus parses a whole message from wire

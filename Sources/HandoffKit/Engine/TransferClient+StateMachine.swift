@@ -12,6 +12,9 @@ extension TransferClient {
     /// `approved()` fetches the payload, a window at a time. A gap asks again from the first missing byte; a
     /// second stall in a row moves to a new link once (`.relink`), as does a closed link; the last record sends
     /// DONE and `.finish`es.
+    ///
+    /// Its state is a ``Phase`` carrying what each phase knows (nothing but the REQUEST, then the ``Stream`` the OPEN
+    /// named), and ``Liveness``, the stall and relink counts that hold in every phase.
     struct StateMachine: Sendable {
         /// What the driver does, in order.
         enum Action: Sendable, Equatable {
@@ -40,7 +43,8 @@ extension TransferClient {
         private let remote: RemoteActivity
         private let requestNonce: Nonce
         private var link: Link
-        private var state = State()
+        private var phase = Phase.requesting
+        private var liveness = Liveness()
         /// What the DONE asks of the source (none: a plain DONE).
         var requests: ContinuationRequests = []
 
@@ -57,16 +61,17 @@ extension TransferClient {
         }
 
         /// How many times the client moved to a new link so far.
-        var reconnects: Int { state.reconnects }
+        var reconnects: Int { liveness.reconnects }
 
         /// How far the payload has got, from the OPEN on: bytes of it received of its length. The sealed payload
         /// received counts in proportion to the plaintext, so it ends exactly at the length; nil before the OPEN.
         var payloadProgress: (received: Int, total: Int)? {
-            guard let header = state.header else { return nil }
+            guard case .receiving(let stream) = phase else { return nil }
+            let header = stream.header
             let total = Int(header.payloadLength)
             let sealed = header.streamLength - Int(header.metadataLength)
             guard sealed > 0 else { return (0, total) }
-            let part = max(0, state.received.count - Int(header.metadataLength))
+            let part = max(0, stream.received.count - Int(header.metadataLength))
             return (min(total, part * total / sealed), total)
         }
 
@@ -91,27 +96,30 @@ extension TransferClient {
                 // Prove the request fresh. Challenges to other centrals for our nonce (a stranger who replays our
                 // REQUEST) reach us too; the source drops a proof that answers another's. Not progress: only what
                 // our own challenge brings is.
-                guard nonce == requestNonce, state.header == nil else { return [] }
+                guard nonce == requestNonce, case .requesting = phase else { return [] }
                 return [.write(.prove(nonce: nonce, mac: keys.proofMAC(nonce: nonce, challenge: challenge)))]
             case .open(let header, let nonce):
                 // The OPEN carries no MAC: its nonce only ties it to our REQUEST. A source seals every transfer
                 // for the newest sequence it serves, never an older one than was asked; an older header is a
                 // recorded transfer replayed (by a stranger at an address tried after a rotation), and is dropped.
-                guard nonce == requestNonce, state.header == nil, header.sequence >= remote.sequence else { return [] }
+                guard nonce == requestNonce, case .requesting = phase, header.sequence >= remote.sequence else {
+                    return []
+                }
                 guard header.streamLength >= Int(header.metadataLength) else {
                     throw HandoffError(.corruptPayload, "the transfer header is inconsistent")
                 }
-                state.header = header
-                state.sealer = TransferSealer(header: header, keys: keys, source: remote.device.id)
-                state.progressed()
+                phase = .receiving(Stream(
+                    header: header, sealer: TransferSealer(header: header, keys: keys, source: remote.device.id)))
+                liveness.progressed()
                 return []
             case .error(let context, let code, _, let message):
                 // The tag was checked at the gate (`Gate.admitContinue`); the context says whether it is ours.
-                let transfer = state.header.map { ErrorContext($0.transferID) }
+                var transfer: ErrorContext?
+                if case .receiving(let stream) = phase { transfer = ErrorContext(stream.header.transferID) }
                 guard context == ErrorContext(requestNonce) || context == transfer else { return [] }
                 throw HandoffError(HandoffError.Code(rawValue: code), "the source device refused: \(message)")
             case .data(let id, let offset, let bytes):
-                guard let header = state.header, id == header.transferID else { return [] }
+                guard case .receiving(let stream) = phase, id == stream.header.transferID else { return [] }
                 return try accept(offset: Int(offset), bytes: bytes)
             case .request, .fetch, .done, .doneAsking, .prove, .pair, .rekey, .rekeyApplied:
                 return []
@@ -123,23 +131,23 @@ extension TransferClient {
         /// - Throws: `remoteApplicationTimedOut` after `maximumStalls` + 1 stalls in a row; `connectionUnavailable`
         ///   when the move to a new link is one more than `maximumReconnects`.
         mutating func tick() throws(HandoffError) -> [Action] {
-            guard state.progressSinceTick else {
-                state.stalls += 1
-                if state.stalls > configuration.maximumStalls {
+            guard liveness.progressSinceTick else {
+                liveness.stalls += 1
+                if liveness.stalls > configuration.maximumStalls {
                     throw HandoffError(.remoteApplicationTimedOut,
                                        "the source device stopped answering (no progress after "
-                                           + "\(state.stalls) waits of \(configuration.stallInterval))")
+                                           + "\(liveness.stalls) waits of \(configuration.stallInterval))")
                 }
                 // Asked twice in vain on this link: try once on a new one. (In the VM a channel right after a
                 // bluetoothd restart took the source's answers in the kernel and never gave them to us; the source
                 // was fine: Docs/reliability.md.)
-                if state.stalls >= 2, !state.relinked {
-                    state.relinked = true
+                if liveness.stalls >= 2, !liveness.relinked {
+                    liveness.relinked = true
                     return try relink()
                 }
                 return askAgain()
             }
-            state.progressSinceTick = false
+            liveness.progressSinceTick = false
             return []
         }
 
@@ -153,20 +161,24 @@ extension TransferClient {
         /// an older stream can arrive on it.
         mutating func relinked(_ link: Link) -> [Action] {
             self.link = link
-            state.lastOffset = nil
+            withStream { $0.lastOffset = nil }
             return askAgain()
         }
 
-        /// The app agreed (`.approve`): fetch the payload, or finish when it has no records.
+        /// The app agreed to the `.approve` it was asked: fetch the payload, or finish when it has no records. Called
+        /// at any other time (before the `.approve`, or a second time), it does nothing.
         mutating func approved() -> [Action] {
-            guard let header = state.header else { return [] }
-            state.approved = true
-            if header.recordCount > 0 {
-                state.refetchPending = true
-                state.lastOffset = nil
-                return [fetch(header, from: Int(header.metadataLength))]
-            }
-            return finishIfComplete()
+            let window = fetchWindow, requests = requests
+            return withStream { stream in
+                guard case .approving(let type) = stream.stage else { return [] }
+                stream.stage = .payload(activityType: type)
+                if stream.header.recordCount > 0 {
+                    stream.refetchPending = true
+                    stream.lastOffset = nil
+                    return [stream.fetch(from: Int(stream.header.metadataLength), window: window)]
+                }
+                return stream.finishIfComplete(requests: requests)
+            } ?? []
         }
 
         // MARK: - Steps
@@ -177,8 +189,8 @@ extension TransferClient {
         }
 
         private mutating func relink() throws(HandoffError) -> [Action] {
-            state.reconnects += 1
-            guard state.reconnects <= configuration.maximumReconnects else {
+            liveness.reconnects += 1
+            guard liveness.reconnects <= configuration.maximumReconnects else {
                 throw HandoffError(.connectionUnavailable, "the source device went away mid-transfer and did not "
                                        + "come back after \(configuration.maximumReconnects) reconnection attempts")
             }
@@ -186,93 +198,178 @@ extension TransferClient {
         }
 
         private mutating func askAgain() -> [Action] {
-            guard let header = state.header else { return [request()] }
-            state.refetchPending = true
-            let from = state.received.count
-            guard from < state.phaseEnd else { return [] }
-            return [fetch(header, from: from)]
+            let window = fetchWindow
+            return withStream { stream in
+                stream.refetchPending = true
+                let from = stream.received.count
+                guard from < stream.phaseEnd else { return [] }
+                return [stream.fetch(from: from, window: window)]
+            } ?? [request()]
         }
 
-        /// Asks for the window starting at `from`: `configuration.fetchWindow` bytes (`channelFetchWindow` on a
-        /// channel) rounded down to whole DATA frames of this link (so no window ends in a short frame), never
-        /// past the phase.
-        private mutating func fetch(_ header: TransferHeader, from: Int) -> Action {
+        /// How much one FETCH asks for: `configuration.fetchWindow` bytes (`channelFetchWindow` on a channel)
+        /// rounded down to whole DATA frames of this link (so no window ends in a short frame); 0 for the whole
+        /// phase.
+        private var fetchWindow: Int {
             let frame = max(link.maximumFrameLength - TransferFrame.dataOverhead, 1)
             let asked = link.isChannel ? configuration.channelFetchWindow : configuration.fetchWindow
-            let window = asked > 0 ? max(asked / frame, 1) * frame : 0
-            let end = window > 0 ? min(from + window, state.phaseEnd) : state.phaseEnd
-            state.requestedEnd = end
-            return .write(.fetch(transferID: header.transferID, from: UInt32(from), to: UInt32(end)))
+            return asked > 0 ? max(asked / frame, 1) * frame : 0
         }
 
         private mutating func accept(offset: Int, bytes: [UInt8]) throws(HandoffError) -> [Action] {
-            guard let header = state.header else { return [] }
-            let have = state.received.count
-            // Within one stream offsets only grow, and every stream starts at or before `have`: a frame at or
-            // before the one before it (or the first since no older stream can still be sending) opens a new
-            // stream.
-            let fresh = state.lastOffset.map { offset <= $0 } ?? true
-            state.lastOffset = offset
-            if offset > have {
-                // A gap. Ask again from `have` once; while that is pending, the rest of the stream it replaces is
-                // stale, and asking for each of its frames would restart the source each time. But a new stream
-                // that opens past `have` lost its first frames too: ask at once rather than wait for a tick.
-                guard !state.refetchPending || fresh, have < state.phaseEnd else { return [] }
-                state.refetchPending = true
-                return [fetch(header, from: have)]
-            }
-            let end = min(offset + bytes.count, state.phaseEnd)
-            guard end > have else { return [] }
-            state.received += bytes[(have - offset)..<(end - offset)]
-            state.refetchPending = false
-            state.progressed()
+            let window = fetchWindow, requests = requests, expectedType = remote.activityType
+            var progressed = false
+            defer { if progressed { liveness.progressed() } }
+            return try withStream { (stream) throws(HandoffError) -> [Action] in
+                let have = stream.received.count
+                // Within one stream offsets only grow, and every stream starts at or before `have`: a frame at or
+                // before the one before it (or the first since no older stream can still be sending) opens a new
+                // stream.
+                let fresh = stream.lastOffset.map { offset <= $0 } ?? true
+                stream.lastOffset = offset
+                if offset > have {
+                    // A gap. Ask again from `have` once; while that is pending, the rest of the stream it replaces
+                    // is stale, and asking for each of its frames would restart the source each time. But a new
+                    // stream that opens past `have` lost its first frames too: ask at once rather than wait for a
+                    // tick.
+                    guard !stream.refetchPending || fresh, have < stream.phaseEnd else { return [] }
+                    stream.refetchPending = true
+                    return [stream.fetch(from: have, window: window)]
+                }
+                let end = min(offset + bytes.count, stream.phaseEnd)
+                guard end > have else { return [] }
+                stream.received += bytes[(have - offset)..<(end - offset)]
+                stream.refetchPending = false
+                progressed = true
 
-            if let approval = try openRecords(header) { return [approval] }
-            if state.approved, state.nextRecord > header.recordCount { return finishIfComplete() }
-            // The window is in: ask for the next one (one round trip per window keeps the source's queue short).
-            if state.approved, state.received.count == state.requestedEnd, state.requestedEnd < state.phaseEnd {
-                state.refetchPending = true
-                state.lastOffset = nil
-                return [fetch(header, from: state.requestedEnd)]
+                if let approval = try stream.openRecords(expectedType: expectedType) { return [approval] }
+                guard case .payload = stream.stage else { return [] }
+                if stream.nextRecord > stream.header.recordCount { return stream.finishIfComplete(requests: requests) }
+                // The window is in: ask for the next one (one round trip per window keeps the source's queue
+                // short).
+                if stream.received.count == stream.requestedEnd, stream.requestedEnd < stream.phaseEnd {
+                    stream.refetchPending = true
+                    stream.lastOffset = nil
+                    return [stream.fetch(from: stream.requestedEnd, window: window)]
+                }
+                return []
+            } ?? []
+        }
+
+        /// Runs `body` on the stream in place, once the OPEN came; nil before. While it runs, `phase` does not hold
+        /// the stream, so the stream's buffers have one owner and grow without being copied.
+        @discardableResult
+        private mutating func withStream<Value, Failure: Error>(
+            _ body: (inout Stream) throws(Failure) -> Value
+        ) throws(Failure) -> Value? {
+            guard case .receiving(var stream) = phase else { return nil }
+            phase = .requesting
+            defer { phase = .receiving(stream) }
+            return try body(&stream)
+        }
+    }
+}
+
+extension TransferClient.StateMachine {
+    /// Where the transfer is, with what each step knows: nothing but the REQUEST before the OPEN, then the stream
+    /// it names.
+    enum Phase {
+        /// The REQUEST went out (and the PROVE, when the source challenged it); no OPEN yet.
+        case requesting
+        /// The OPEN named the transfer: its stream is being fetched.
+        case receiving(Stream)
+    }
+
+    /// The transfer the OPEN named: its bytes so far, the records opened, the window asked for, and how far the
+    /// app let it go.
+    struct Stream {
+        /// How far the transfer may go.
+        enum Stage: Equatable {
+            /// Only the metadata record is fetched; it tells the activity type.
+            case metadata
+            /// The metadata opened: the app is asked (`.approve`) about this type, and nothing more is fetched.
+            case approving(activityType: String)
+            /// The app agreed: the whole stream is fetched and its records opened.
+            case payload(activityType: String)
+        }
+
+        let header: TransferHeader
+        let sealer: TransferSealer
+        var stage = Stage.metadata
+        /// The sealed stream received, from its first byte, without gaps.
+        var received: [UInt8] = []
+        /// The plaintext of the payload records opened so far.
+        var payload: [UInt8] = []
+        /// The record to open next (0: the metadata record).
+        var nextRecord = 0
+        /// Whether a FETCH was sent that no byte answered yet.
+        var refetchPending = false
+        /// The offset of the last DATA frame, to tell a new stream from the rest of an old one; nil when no old
+        /// stream can still be sending (none yet, its window arrived whole, or the link is new).
+        var lastOffset: Int?
+        /// The end of the range last fetched (the current window).
+        var requestedEnd = 0
+
+        init(header: TransferHeader, sealer: TransferSealer) {
+            self.header = header
+            self.sealer = sealer
+        }
+
+        /// End of the current phase: the metadata record until approval, then the whole stream.
+        var phaseEnd: Int {
+            guard case .payload = stage else { return Int(header.metadataLength) }
+            return header.streamLength
+        }
+
+        /// The activity type the metadata record named; nil before it opened.
+        private var activityType: String? {
+            switch stage {
+            case .metadata: nil
+            case .approving(let type), .payload(let type): type
             }
-            return []
+        }
+
+        /// Asks for the window of `window` bytes (0: the rest of the phase) starting at `from`, never past the phase.
+        mutating func fetch(from: Int, window: Int) -> Action {
+            let end = window > 0 ? min(from + window, phaseEnd) : phaseEnd
+            requestedEnd = end
+            return .write(.fetch(transferID: header.transferID, from: UInt32(from), to: UInt32(end)))
         }
 
         /// Opens every record that is now complete; returns `.approve` once the metadata record opened.
-        private mutating func openRecords(_ header: TransferHeader) throws(HandoffError) -> Action? {
-            guard let sealer = state.sealer else { return nil }
-            while state.nextRecord <= header.recordCount {
-                let range = header.range(ofRecord: state.nextRecord)
-                guard state.received.count >= range.upperBound else { break }
-                let sealed = Array(state.received[range])
-                defer { state.nextRecord += 1 }
-                if state.nextRecord == 0 {
+        /// - Parameter expectedType: the type the beacon announced, which the metadata must name.
+        mutating func openRecords(expectedType: String?) throws(HandoffError) -> Action? {
+            while nextRecord <= header.recordCount {
+                let range = header.range(ofRecord: nextRecord)
+                guard received.count >= range.upperBound else { break }
+                let sealed = Array(received[range])
+                defer { nextRecord += 1 }
+                if nextRecord == 0 {
                     guard let type = sealer.openMetadata(sealed) else {
                         throw HandoffError(.corruptPayload, "the transfer's metadata failed authentication",
-                                           activityType: remote.activityType)
+                                           activityType: expectedType)
                     }
-                    if let expected = remote.activityType, expected != type {
+                    if let expectedType, expectedType != type {
                         throw HandoffError(.corruptPayload, "the transfer carries type \(type), not the advertised "
-                                               + "one", activityType: expected)
+                                               + "one", activityType: expectedType)
                     }
-                    state.activityType = type
                     // Until approval the phase ends with the metadata record, so no payload record is here yet.
+                    stage = .approving(activityType: type)
                     return .approve(activityType: type, header: header)
                 }
-                guard let plain = sealer.openRecord(state.nextRecord, sealed) else {
-                    throw HandoffError(.corruptPayload, "payload record \(state.nextRecord) of "
+                guard let plain = sealer.openRecord(nextRecord, sealed) else {
+                    throw HandoffError(.corruptPayload, "payload record \(nextRecord) of "
                                            + "\(header.recordCount) failed authentication",
-                                       activityType: state.activityType)
+                                       activityType: activityType)
                 }
-                state.payload += plain
+                payload += plain
             }
             return nil
         }
 
         /// DONE and the result, once every record is open and the app agreed.
-        private func finishIfComplete() -> [Action] {
-            guard state.approved, let header = state.header, let sealer = state.sealer,
-                  state.nextRecord > header.recordCount, let type = state.activityType else { return [] }
+        func finishIfComplete(requests: ContinuationRequests) -> [Action] {
+            guard case .payload(let type) = stage, nextRecord > header.recordCount else { return [] }
             // A DONE that asks goes first and a plain DONE after it: a source that knows requests finishes the
             // transfer at the first and finds nothing at the second; one older than requests drops the first as
             // malformed and still hears of the continue from the second.
@@ -280,26 +377,12 @@ extension TransferClient {
             let asking: [Action] = requests.isEmpty ? [] : [
                 .write(.doneAsking(transferID: header.transferID, requests: requests.rawValue,
                                    mac: sealer.doneMAC(requests: requests.rawValue)))]
-            return asking + [.write(done), .finish(Result(activityType: type, payload: Data(state.payload)))]
+            return asking + [.write(done), .finish(TransferClient.Result(activityType: type, payload: Data(payload)))]
         }
     }
-}
 
-extension TransferClient.StateMachine {
-    struct State {
-        var header: TransferHeader?
-        var sealer: TransferSealer?
-        var activityType: String?
-        var approved = false
-        var received: [UInt8] = []
-        var payload: [UInt8] = []
-        var nextRecord = 0
-        var refetchPending = false
-        /// The offset of the last DATA frame, to tell a new stream from the rest of an old one; nil when no old
-        /// stream can still be sending (none yet, its window arrived whole, or the link is new).
-        var lastOffset: Int?
-        /// The end of the range last fetched (the current window).
-        var requestedEnd = 0
+    /// Whether the source still answers, whatever the phase: stalls in a row, and moves to a new link.
+    struct Liveness {
         var progressSinceTick = false
         var stalls = 0
         /// Whether this run of stalls already moved to a new link.
@@ -311,12 +394,6 @@ extension TransferClient.StateMachine {
             progressSinceTick = true
             stalls = 0
             relinked = false
-        }
-
-        /// End of the current phase: the metadata record until approval, then the whole stream.
-        var phaseEnd: Int {
-            guard let header else { return 0 }
-            return approved ? header.streamLength : Int(header.metadataLength)
         }
     }
 }

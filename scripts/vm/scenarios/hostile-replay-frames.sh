@@ -7,7 +7,7 @@
 # the path the real continue used (an SDU on the L2CAP channel to the published PSM, or a write to the request
 # characteristic), answers the CHALLENGE it gets (wire version 2) with a proof it makes up, writes a made-up DONE
 # and replays the recorded DONE.
-# Asserted (EngineRoundTripTests.testAReplayedRequestGetsOnlySealedBytesAndNoContinuation is the model): the
+# Asserted (EngineRoundTripTests.aReplayedRequestGetsOnlySealedBytesAndNoContinuation is the model): the
 # daemons stay up and answer; the stranger got a CHALLENGE and no OPEN or DATA, and none of its bytes holds the note's
 # text, title, name or activity type (UTF-8, UTF-16BE, UTF-16LE); the laptop's log says the note was continued
 # once for the real continue and never for the replay; offered again, the note is then continued byte-exact.

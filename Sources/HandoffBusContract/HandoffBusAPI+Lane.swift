@@ -23,9 +23,3 @@ extension HandoffBusAPI.Method {
     /// (the fast lane shows as `tcp`, Docs/protocol.md §9).
     public static let outboxPaths = MethodDeclaration("OutboxPaths", out: [OutboxPath].self, outputNames: ["paths"])
 }
-
-extension DBusHandoffService {
-    public func outboxPaths() async throws -> [OutboxPath] {
-        try await call(HandoffBusAPI.Method.outboxPaths)
-    }
-}

@@ -55,6 +55,9 @@ extension HandoffBusAPI {
         public static let title = StatusKey<String>("Title")
         /// Its userInfo, a binary property list.
         public static let userInfo = StatusKey<[UInt8]>("UserInfo")
+        /// The same userInfo as D-Bus values, each with its type (``BusCoding/values(_:)`` says how each property-list
+        /// type maps); absent when it nests deeper than ``BusCoding/maximumValueDepth``.
+        public static let userInfoValues = StatusKey<[String: Variant]>("UserInfoValues")
         /// The link that carried it: `l2cap` or `gatt`.
         public static let transport = StatusKey<String>("Transport")
         /// Why GATT stood in for L2CAP, when it did.
