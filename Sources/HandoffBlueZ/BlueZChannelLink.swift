@@ -31,11 +31,6 @@ final class BlueZChannelLink: RadioLink {
     /// machine answered while this one shared to it waited 8-14 s behind the share on a 14-20 kB/s link, and its
     /// client gave up ("the source device stopped answering"; flow-cross, Debian 13, 2026-12-07).
     static let chargedSendBufferLimit = 96 * 1024
-    /// The limit while the peer's own transfer rides on the same connection (``DeviceLease/peerIsBusy``: it is
-    /// fetching a continue from us, say, while we push it a share): about one 8 KiB SDU, so the frames we answer
-    /// it with wait behind little. The live attack on Debian 13 (flow-attack, 2026-12-07) failed a continue in round
-    /// 4 of 10 with the full limit: the note's frames waited behind the share's, and the client gave up after 8 s.
-    static let chargedSendBufferLimitBesidePeer = 24 * 1024
 
     /// The smaller of the two SDU sizes: what either side may send.
     var maximumFrameLength: Int { min(channel.sendMTU, channel.receiveMTU) }
@@ -70,8 +65,7 @@ final class BlueZChannelLink: RadioLink {
     }
 
     /// Sends one SDU, and returns once the kernel holds no more than ``chargedSendBufferLimit`` of this channel's
-    /// SDUs (``chargedSendBufferLimitBesidePeer`` while the peer's own transfer shares the connection), or the
-    /// channel ended: a writer of many frames goes at the link's pace, not ahead of it.
+    /// SDUs (or the channel ended): a writer of many frames goes at the link's pace, not ahead of it.
     func write(_ value: [UInt8]) async throws {
         guard !closed.withLock({ $0 }) else { throw RadioError(.disconnected, "the channel to \(peer) is closed") }
         do {
@@ -79,9 +73,8 @@ final class BlueZChannelLink: RadioLink {
         } catch {
             throw RadioError(error, while: "send to \(peer) failed")
         }
-        while channel.sendBufferCharged > (lease.peerIsBusy ? Self.chargedSendBufferLimitBesidePeer
-                                                             : Self.chargedSendBufferLimit),
-              !closed.withLock({ $0 }), !ended.withLock({ $0 }) {
+        while channel.sendBufferCharged > Self.chargedSendBufferLimit, !closed.withLock({ $0 }),
+              !ended.withLock({ $0 }) {
             do { try await clock.sleep(for: .milliseconds(10)) } catch { return }
         }
     }

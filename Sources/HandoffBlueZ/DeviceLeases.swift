@@ -134,9 +134,6 @@ final class DeviceLease: Sendable {
         self.leases = leases
     }
 
-    /// Whether the device's own transfer rides on the connection now (``PeerTraffic``).
-    var peerIsBusy: Bool { leases.peerIsBusy(path) }
-
     /// Gives the lease back. Idempotent.
     func release() {
         if returnOnce() { leases.release(path) }
