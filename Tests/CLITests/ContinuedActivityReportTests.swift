@@ -8,7 +8,8 @@ import Testing
 @Suite struct ContinuedActivityReportTests {
     static let continued: ContinuedActivity = {
         let summary = ActivitySummary(
-            id: ActivityID(rawValue: "a1"), type: "org.example.reader", title: "Book", device: "laptop", age: 2, size: 40)
+            id: ActivityID(rawValue: "a1"), type: "org.example.reader", title: "Book", device: "laptop", age: 2,
+            size: 40)
         var continued = ContinuedActivity(
             summary: summary,
             content: ActivityContent(type: "org.example.reader", title: "Book", userInfo: ["page": "41", "on": "true"]),
