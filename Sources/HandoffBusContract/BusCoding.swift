@@ -105,6 +105,30 @@ public enum BusCoding {
         try userInfo(bytes).mapValues(text)
     }
 
+    /// A property list's top-level entries both ways the client keeps them, from one reading of the bytes: as
+    /// ``stringUserInfo(_:)``'s text, and with their types (``typed(_:)``).
+    public static func clientUserInfo(_ bytes: [UInt8]) throws
+        -> (text: [String: String], values: [String: UserInfoValue])
+    {
+        let entries = try userInfo(bytes)
+        return (entries.mapValues(text), entries.mapValues(typed))
+    }
+
+    /// A property-list value as the client's ``UserInfoValue``: the same cases, one for one.
+    package static func typed(_ value: PlistValue) -> UserInfoValue {
+        switch value {
+        case .string(let string): .string(string)
+        case .integer(let integer): .integer(integer)
+        case .real(let real): .real(real)
+        case .bool(let bool): .bool(bool)
+        case .date(let date): .date(date)
+        case .data(let data): .data(data)
+        case .url(let url): .url(url)
+        case .array(let items): .array(items.map(typed))
+        case .dictionary(let entries): .dictionary(entries.mapValues(typed))
+        }
+    }
+
     /// A value as one line of text: a string as it is, numbers and booleans as Swift prints them, a date in
     /// ISO 8601, data as its size, a URL as its absolute string, containers with their members written so.
     package static func text(_ value: PlistValue) -> String {

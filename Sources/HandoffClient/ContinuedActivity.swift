@@ -2,8 +2,12 @@
 public struct ContinuedActivity: Sendable, Equatable, Codable {
     /// What was continued.
     public var summary: ActivitySummary
-    /// The full content, as the other device last saved it.
+    /// The full content, as the other device last saved it; its userInfo as text (``userInfoValues`` keeps the
+    /// types).
     public var content: ActivityContent
+    /// The same userInfo with each value's type, when the service gives it (the daemon's client does); nil from
+    /// one that gives only text. Not part of this type's `Codable` form, which has always held the text.
+    public var userInfoValues: [String: UserInfoValue]?
     /// The path the bytes took: `l2cap` or `gatt` (nil from a daemon that does not say).
     public var transport: String?
     /// Why a GATT transfer did not use the L2CAP channel: `no-psm`, `refused`, `no-le-coc`, `channel-failed`.
@@ -17,5 +21,10 @@ public struct ContinuedActivity: Sendable, Equatable, Codable {
         self.content = content
         self.transport = transport
         self.fallback = fallback
+    }
+
+    /// The keys of the `Codable` form: every stored property but ``userInfoValues``.
+    private enum CodingKeys: String, CodingKey {
+        case summary, content, transport, fallback, app
     }
 }

@@ -128,11 +128,12 @@ public final class DBusHandoffService: HandoffService {
         else {
             throw ServiceError(.failed, "the daemon's ContinueActivity answer lacks Summary, Type or UserInfo")
         }
+        let userInfo = try BusCoding.clientUserInfo(info)
         var continued = ContinuedActivity(
             summary: summary,
-            content: ActivityContent(type: type, title: values[Key.title] ?? summary.title,
-                                     userInfo: try BusCoding.stringUserInfo(info)),
+            content: ActivityContent(type: type, title: values[Key.title] ?? summary.title, userInfo: userInfo.text),
             transport: values[Key.transport], fallback: values[Key.fallback])
+        continued.userInfoValues = userInfo.values
         continued.app = values[Key.app]
         return continued
     }

@@ -68,6 +68,16 @@ import Testing
         #expect(Set(content.keys) == ["title", "type", "userInfo"])
     }
 
+    /// An activity of a type the CLI cannot restore: `--print` prints its userInfo as JSON, each value with its type.
+    @Test func continuePrintOfAnUnknownTypePrintsItsTypedUserInfo() async throws {
+        let harness = try InProcessHarness()
+        let book = ActivityContent(type: "org.example.reader", title: "Book", userInfo: ["page": "41", "on": "true"])
+        await harness.service.offer(book, from: "laptop", age: 1, id: "b1")
+        await harness.service.setTypedUserInfo(["page": .integer(41), "on": .bool(true)], of: "b1")
+        #expect(await harness.run(["continue", "--print"]) == 0)
+        #expect(harness.output == "{\n  \"on\" : true,\n  \"page\" : 41\n}\n")
+    }
+
     @Test func continueRestoresTheNoteAndReportsTheOutcome() async throws {
         let harness = try await harness()
         #expect(await harness.run(["continue"]) == 0)

@@ -5,6 +5,8 @@ import HandoffClient
 actor FakeService: HandoffService {
     var activities: [ActivitySummary] = []
     var contents: [ActivityID: ActivityContent] = [:]
+    /// userInfo with its types, for the activities that have it (as the daemon's client gives it).
+    var typedUserInfo: [ActivityID: [String: UserInfoValue]] = [:]
     var continueError: ServiceError?
     var deviceList: [DeviceInfo] = []
     var events: [ActivityEvent] = []
@@ -22,6 +24,10 @@ actor FakeService: HandoffService {
             size: content.userInfo.values.reduce(0) { $0 + $1.utf8.count })
         activities.append(summary)
         contents[summary.id] = content
+    }
+
+    func setTypedUserInfo(_ values: [String: UserInfoValue], of id: String) {
+        typedUserInfo[ActivityID(rawValue: id)] = values
     }
 
     func failContinue(with error: ServiceError) {
@@ -83,7 +89,9 @@ actor FakeService: HandoffService {
         }
         progress(ContinueProgress(phase: .requesting, receivedBytes: 0, totalBytes: summary.size))
         progress(ContinueProgress(phase: .finishing, receivedBytes: summary.size, totalBytes: summary.size))
-        return ContinuedActivity(summary: summary, content: content)
+        var continued = ContinuedActivity(summary: summary, content: content)
+        continued.userInfoValues = typedUserInfo[id]
+        return continued
     }
 
     func devices() async throws -> [DeviceInfo] {

@@ -76,6 +76,64 @@ import Testing
         #expect(entries.map(\.key) == [.string("a"), .string("b"), .string("empty")])
     }
 
+    /// The user-visible end: `handoff continue --print --json`, the real binary against the desktop's daemon, prints
+    /// each value with its JSON type (Docs/usage.md, "JSON output").
+    @Test func continuePrintJSONGivesEachValueItsJSONType() async throws {
+        let machines = try await TwoMachines.make()
+        defer { Task { await machines.shutDown() } }
+        let laptop = try machines.laptop.client(asUser: getuid())
+        let desktop = try HandoffProgram(busAddress: machines.desktop.bus.address)
+        defer { desktop.remove() }
+        let userInfo: [String: PlistValue] = [
+            "string": .string("héllo"),
+            "numeric": .string("41"),
+            "integer": .integer(-42),
+            "large": .integer(.max),
+            "real": .real(2.5),
+            "infinite": .real(-.infinity),
+            "bool": .bool(true),
+            "date": .date(Date(timeIntervalSince1970: 1_765_000_000.25)),
+            "whole": .date(Date(timeIntervalSince1970: 1_765_000_000)),
+            "data": .data(Data([0, 1, 0xFF])),
+            "url": .url(URL(string: "https://example.org/a?b=c")!),
+            "array": .array([.integer(1), .string("two"), .bool(false), .array([])]),
+            "dictionary": .dictionary(["b": .bool(false), "a": .real(-0.5), "empty": .dictionary([:])]),
+        ]
+        let bytes = try BinaryPropertyList.encode(.dictionary(userInfo))
+        _ = try await call(laptop, HandoffBusAPI.Method.setCurrentActivity, "org.handoff.note", "Types", bytes)
+        _ = try await eventually {
+            let listed = try await desktop.run(["prompt", "--marker", "*"])
+            return listed.output == "* " ? true : nil
+        }
+
+        let printed = try await desktop.run(["continue", "--print", "--json"])
+        #expect(printed.status == 0, "\(printed.error)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(printed.output.utf8)) as? [String: Any])
+        #expect(Set(object.keys).isSuperset(of: ["content", "summary"]))
+        let content = try #require(object["content"] as? [String: Any])
+        #expect(content["type"] as? String == "org.handoff.note")
+        let values = try #require(content["userInfo"] as? [String: Any])
+        #expect(Set(values.keys) == Set(userInfo.keys))
+        // Scalars as the pretty-printed document writes them: a number or boolean bare, anything else quoted (a
+        // parsed NSNumber would not tell `true` from `1`).
+        let lines = Set(printed.output.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) })
+        for line in [#""string" : "héllo","#, #""numeric" : "41","#, #""integer" : -42,"#,
+                     #""large" : 9223372036854775807,"#, #""real" : 2.5,"#, #""infinite" : "-inf","#,
+                     #""bool" : true,"#, #""date" : "2025-12-06T05:46:40.250Z","#,
+                     #""whole" : "2025-12-06T05:46:40Z""#, #""data" : "AAH/","#,
+                     #""url" : "https://example.org/a?b=c","#] {
+            #expect(lines.contains(line), "no line \(line) in \(printed.output)")
+        }
+        let array = try #require(values["array"] as? [Any])
+        #expect(array.count == 4)
+        #expect(array[1] as? String == "two")
+        #expect((array[3] as? [Any])?.isEmpty == true)
+        let dictionary = try #require(values["dictionary"] as? [String: Any])
+        #expect(Set(dictionary.keys) == ["a", "b", "empty"])
+        #expect((dictionary["empty"] as? [String: Any])?.isEmpty == true)
+        #expect(lines.contains(#""a" : -0.5,"#) && lines.contains(#""b" : false,"#), "\(printed.output)")
+    }
+
     @Test func aUserInfoTooDeepForDBusTravelsAsBytesOnly() async throws {
         var deep = PlistValue.string("bottom")
         for _ in 0..<BusCoding.maximumValueDepth { deep = .array([deep]) }

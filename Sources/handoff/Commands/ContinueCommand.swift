@@ -85,10 +85,11 @@ enum ContinueCommand: HandoffCommand {
 
         if invocation[\.print] {
             if invocation[\.json] {
-                context.terminal.outRaw(try JSONOutput.document(continued))
+                context.terminal.outRaw(try JSONOutput.document(ContinuedActivityReport(continued)))
             } else {
                 let text = continued.content.userInfo[ActivityContent.NoteKey.content]
-                context.terminal.outRaw(try text ?? JSONOutput.document(continued.content.userInfo))
+                let userInfo = ContinuedActivityReport.userInfo(of: continued)
+                context.terminal.outRaw(try text ?? JSONOutput.document(userInfo))
             }
             return .success
         }
