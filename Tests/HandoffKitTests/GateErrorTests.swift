@@ -34,7 +34,10 @@ struct GateErrorTests {
         var broadcast = LinkConditions()
         broadcast.broadcastNotifications = true
         await ether.setConditions(broadcast)
-        let (source, receiver, _) = try await makePair(ether: ether)
+        // The stranger's garbage loop only yields: on a loaded host it can keep the engines from running for longer
+        // than the fixtures' 4 × 0.5 s stall window of the real clock, which would fail the continue for time, not
+        // for anything the stranger wrote. The window is what this test does not measure.
+        let (source, receiver, _) = try await makePair(ether: ether, configure: { $0.stallInterval = .seconds(20) })
         let content = Data(Gate25.pattern(30_000))
         let activity = UserActivity(activityType: noteType)
         activity.userInfo = ["content": .data(content)]
@@ -57,7 +60,7 @@ struct GateErrorTests {
         var broadcast = LinkConditions()
         broadcast.broadcastNotifications = true
         await ether.setConditions(broadcast)
-        let (senders, receiver, inbox) = try await Gate25.sharing(on: ether)
+        let (senders, receiver, inbox) = try await Gate25.sharing(on: ether, configure: { $0.stallInterval = .seconds(20) })
         let blob = Gate25.pattern(40_000)
         try await underAttack(of: receiver.radio.address, on: ether, attack: { link, value in
             // Someone's ACCEPT or CHALLENGE went by: push that transfer id in someone else's name.

@@ -8,9 +8,10 @@ import HandoffTesting
 enum Gate25 {
     /// `names`' devices on `ether`; the last takes shares into a fresh inbox and advertises presence, and every other
     /// has seen it.
-    static func sharing(_ names: [String] = ["laptop", "desktop"], on ether: InMemoryEther) async throws
+    static func sharing(_ names: [String] = ["laptop", "desktop"], on ether: InMemoryEther,
+                        configure: (inout HandoffConfiguration) -> Void = { _ in }) async throws
         -> (senders: [SimulatedDevice], receiver: SimulatedDevice, inbox: ShareInbox) {
-        let all = try await HandoffFixtures.devices(names, on: ether, declaredTypes: [noteType])
+        let all = try await HandoffFixtures.devices(names, on: ether, declaredTypes: [noteType], configure: configure)
         let receiver = all[all.count - 1]
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gate-\(UUID().uuidString)")
         let inbox = try ShareInbox(directory: directory)
