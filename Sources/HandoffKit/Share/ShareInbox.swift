@@ -261,7 +261,7 @@ package final class ShareInbox: Sendable {
     }
 
     /// Appends consecutive opened records to `data` in one write, then their digests to `sums` in another: a frame
-    /// of the fast lane holds 16 records, and two opens per frame instead of per record is most of what the
+    /// of the fast lane holds 64 records, and two opens per frame instead of per record is most of what the
     /// receiver spends there. A crash between the two writes leaves records without digests, which a resumption
     /// does not keep, as for one record.
     func append(records plaintexts: [[UInt8]], transferID: TransferID) throws(HandoffError) {
