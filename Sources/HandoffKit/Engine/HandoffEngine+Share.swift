@@ -259,7 +259,9 @@ extension HandoffEngine {
                               to: write)
             return
         }
-        guard header.recordSize >= 256 || header.recordCount <= 1, header.metadataLength <= 2048 else {
+        // DATA and ACCEPT name offsets in 32 bits: a longer stream could never be acknowledged.
+        guard header.recordSize >= 256 || header.recordCount <= 1, header.metadataLength <= 2048,
+              header.streamLength <= Int(UInt32.max) else {
             await shareRefuse(HandoffError(.corruptPayload, "the push's header is out of bounds"), id: id, keys: keys,
                               to: write)
             return
@@ -316,8 +318,8 @@ extension HandoffEngine {
         guard end > expected else { return }
         session.buffer += bytes[(expected - offset)..<(end - offset)]
         session.gapReported = false
-        // The whole records in the buffer are opened, then stored with one write to each file (a 64 KiB frame of
-        // the fast lane holds 16), and the buffer shifted once.
+        // The whole records in the buffer are opened, then stored with one write to each file (a 256 KiB frame of
+        // the fast lane holds 64), and the buffer shifted once.
         var opened: [[UInt8]] = []
         var consumed = 0
         do throws(HandoffError) {

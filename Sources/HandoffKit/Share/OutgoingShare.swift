@@ -78,6 +78,11 @@ final class ShareStream: @unchecked Sendable {
         header = TransferHeader(transferID: id, sequence: 0,
                                 metadataLength: UInt16(metadata.count + Sodium.aeadTagLength),
                                 payloadLength: UInt32(size), recordSize: UInt16(min(max(share.recordSize, 256), 65535)))
+        // DATA and ACCEPT carry 32-bit offsets: a stream past 4 GiB could not be sent or resumed.
+        guard header.streamLength <= Int(UInt32.max) else {
+            throw HandoffError(.itemTooLarge, "the item is larger than a push carries (at most "
+                                   + "\(ByteFormat.string(ShareLimits.largestItem)))")
+        }
         sealer = TransferSealer(header: header, key: keys.transferKey(id))
         content = share.content
         if case .file(let url) = share.content {
