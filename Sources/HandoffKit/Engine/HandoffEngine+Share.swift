@@ -279,12 +279,18 @@ extension HandoffEngine {
             return
         }
         do throws(HandoffError) {
-            switch try inbox.begin(header, from: sender) {
+            // A record's check on disk is its AEAD tag (`ShareInbox.append`): sealing a held record again under the
+            // transfer's key gives the same tag only for the same bytes.
+            let sealer = TransferSealer(header: header, key: keys.transferKey(id))
+            let check = { (index: Int, plaintext: [UInt8]) -> [UInt8] in
+                Array(sealer.sealRecord(index, plaintext).suffix(Sodium.aeadTagLength))
+            }
+            switch try inbox.begin(header, from: sender, check: check) {
             case .delivered:
                 await shareReply(.done(transferID: id, mac: keys.doneMAC(id)), to: write)
             case .resume(let record, let metadata):
                 let session = IncomingPush(sender: sender, central: write.central, header: header,
-                                           sealer: TransferSealer(header: header, key: keys.transferKey(id)),
+                                           sealer: sealer,
                                            keys: keys, nextRecord: record, metadata: metadata, startedAt: clock.now)
                 if share.sessions.count >= 8, let oldest = share.sessions.min(by: { $0.value.startedAt < $1.value.startedAt }) {
                     share.sessions[oldest.key] = nil   // bound what half-open pushes can hold in memory
@@ -321,6 +327,7 @@ extension HandoffEngine {
         // The whole records in the buffer are opened, then stored with one write to each file (a 256 KiB frame of
         // the fast lane holds 64), and the buffer shifted once.
         var opened: [[UInt8]] = []
+        var tags: [[UInt8]] = []
         var consumed = 0
         do throws(HandoffError) {
             while session.nextRecord <= session.header.recordCount {
@@ -338,10 +345,11 @@ extension HandoffEngine {
                         throw HandoffError(.corruptPayload, "record \(session.nextRecord) of the push failed authentication")
                     }
                     opened.append(plain)
+                    tags.append(Array(sealed.suffix(Sodium.aeadTagLength)))
                 }
                 session.nextRecord += 1
             }
-            try inbox.append(records: opened, transferID: id)
+            try inbox.append(records: opened, checks: tags, transferID: id)
             session.buffer.removeFirst(consumed)
         } catch {
             share.sessions[id] = nil
