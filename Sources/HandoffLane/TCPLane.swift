@@ -279,9 +279,8 @@ final class TCPConnection: LaneConnection {
             var header = [UInt8](repeating: 0, count: 4)
             while Self.readExactly(fd, into: &header) {
                 let length = header.reduce(0) { $0 << 8 | Int($1) }
-                guard length <= LaneFraming.maximumFrameLength else { break }
-                var frame = [UInt8](repeating: 0, count: length)
-                guard Self.readExactly(fd, into: &frame), queue.push(frame) else { break }
+                guard length <= LaneFraming.maximumFrameLength, let frame = Self.read(length, from: fd),
+                      queue.push(frame) else { break }
             }
             queue.finish()
         }
@@ -296,6 +295,24 @@ final class TCPConnection: LaneConnection {
         outgoing.finish()
         outgoing.waitUntilDrained()
         _ = Glibc.close(fd)
+    }
+
+    /// `count` bytes read from `fd` straight into a new array (not zeroed first); nil when the stream ends first.
+    private static func read(_ count: Int, from fd: Int32) -> [UInt8]? {
+        var complete = false
+        let bytes = [UInt8](unsafeUninitializedCapacity: max(count, 1)) { buffer, initialized in
+            guard let base = buffer.baseAddress else { return }
+            var done = 0
+            while done < count {
+                let got = recv(fd, base + done, count - done, 0)
+                if got < 0 && Glibc.errno == EINTR { continue }
+                guard got > 0 else { break }
+                done += got
+            }
+            initialized = done
+            complete = done == count
+        }
+        return complete ? bytes : nil
     }
 
     private static func readExactly(_ fd: Int32, into buffer: inout [UInt8]) -> Bool {

@@ -333,7 +333,7 @@ extension HandoffEngine {
             while session.nextRecord <= session.header.recordCount {
                 let length = session.header.range(ofRecord: session.nextRecord).count
                 guard session.buffer.count - consumed >= length else { break }
-                let sealed = Array(session.buffer[consumed..<(consumed + length)])
+                let sealed = session.buffer[consumed..<(consumed + length)]
                 consumed += length
                 if session.nextRecord == 0 {
                     guard let plain = session.sealer.openRecord(0, sealed), let metadata = ShareMetadata(decoding: plain)

@@ -99,6 +99,21 @@ final class ShareStream: @unchecked Sendable {
     func bytes(_ range: Range<Int>) throws(HandoffError) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(range.count)
+        try append(range, to: &out)
+        return out
+    }
+
+    /// The PUSH-DATA frame of sealed bytes `range` (`ShareFrame.data(…).encoded()`), built in place: the bytes are
+    /// copied once, from the sealed records into the frame.
+    func dataFrame(_ range: Range<Int>) throws(HandoffError) -> [UInt8] {
+        var frame = ShareFrame.data(transferID: header.transferID, offset: UInt32(range.lowerBound), bytes: []).encoded()
+        frame.reserveCapacity(frame.count + range.count)
+        try append(range, to: &frame)
+        return frame
+    }
+
+    /// Appends sealed bytes `range` of the stream to `out`.
+    private func append(_ range: Range<Int>, to out: inout [UInt8]) throws(HandoffError) {
         var position = range.lowerBound
         while position < range.upperBound {
             let index = record(containing: position)
@@ -108,7 +123,6 @@ final class ShareStream: @unchecked Sendable {
             out += sealed[(position - span.lowerBound)..<(end - span.lowerBound)]
             position = end
         }
-        return out
     }
 
     private func record(containing offset: Int) -> Int {
@@ -136,21 +150,27 @@ final class ShareStream: @unchecked Sendable {
             return Array(bytes[start..<start + length])
         case .file:
             guard file >= 0 else { throw HandoffError(.handoffFailed, "the item's file is not open") }
-            var bytes = [UInt8](repeating: 0, count: length)
-            var done = 0
-            while done < length {
-                let count = bytes.withUnsafeMutableBytes {
-                    pread(file, $0.baseAddress! + done, length - done, off_t(start + done))
+            // Read straight into the record (not zeroed first: every byte is read, or the record is not returned).
+            var failure: String?
+            let bytes = [UInt8](unsafeUninitializedCapacity: max(length, 1)) { buffer, initialized in
+                guard let base = buffer.baseAddress else { return }
+                var done = 0
+                while done < length {
+                    let count = pread(file, base + done, length - done, off_t(start + done))
+                    if count < 0 && errno == EINTR { continue }
+                    guard count >= 0 else {
+                        failure = "cannot read the item's file: \(String(cString: strerror(errno)))"
+                        break
+                    }
+                    guard count > 0 else {
+                        failure = "the item's file changed length while it was being sent"
+                        break
+                    }
+                    done += count
                 }
-                if count < 0 && errno == EINTR { continue }
-                guard count >= 0 else {
-                    throw HandoffError(.handoffFailed, "cannot read the item's file: \(String(cString: strerror(errno)))")
-                }
-                guard count > 0 else {
-                    throw HandoffError(.handoffFailed, "the item's file changed length while it was being sent")
-                }
-                done += count
+                initialized = done
             }
+            if let failure { throw HandoffError(.handoffFailed, failure) }
             return bytes
         }
     }

@@ -42,6 +42,11 @@ struct TransferSealer: Sendable {
 
     /// Opens record `index`; nil when it fails authentication.
     func openRecord(_ index: Int, _ sealed: [UInt8]) -> [UInt8]? {
+        openRecord(index, sealed[...])
+    }
+
+    /// Opens record `index` where it sits in a larger buffer.
+    func openRecord(_ index: Int, _ sealed: ArraySlice<UInt8>) -> [UInt8]? {
         Sodium.open(sealed, additionalData: additionalData(index), nonce: nonce(index), key: key)
     }
 
