@@ -11,12 +11,12 @@
 # lost); the laptop shares an item of DAEMONS_SIZE bytes (default 192 MiB, twelve times the old 16 MiB cap) with
 # `handoff share --wait`. Passes when the item is delivered over the lane (`transport: tcp`) after starting on
 # Bluetooth (the laptop's log names the paths in order), the desktop takes it byte for byte, and neither daemon's
-# peak resident memory (VmHWM) went past DAEMONS_RSS_LIMIT_MIB (default 128 MiB, less than the item: a daemon
+# peak resident memory (VmHWM) went past DAEMONS_RSS_LIMIT_MIB (default 64 MiB, a third of the item: a daemon
 # that held the item whole would fail).
 # shellcheck shell=bash
 
 daemons_scenario() {
-    local size=${DAEMONS_SIZE:-$((192 << 20))} limit_mib=${DAEMONS_RSS_LIMIT_MIB:-128} bluez=${DAEMONS_BLUEZ:-bluezoo}
+    local size=${DAEMONS_SIZE:-$((192 << 20))} limit_mib=${DAEMONS_RSS_LIMIT_MIB:-64} bluez=${DAEMONS_BLUEZ:-bluezoo}
     local bin=$BUILD_PATH work bluezoo_pid="" line system_bus="" machine out status=1
     local -A bus home daemon
     local pids=()

@@ -578,6 +578,7 @@ final class FrameQueue: @unchecked Sendable {
             pthread_mutex_lock(mutex)
             if head < frames.count {
                 let frame = frames[head]
+                frames[head] = []   // a frame handed out is not kept alive by the queue (it was: 64 MiB of them)
                 head += 1
                 if head > 256 {
                     frames.removeFirst(head)

@@ -6,7 +6,8 @@ import HandoffShared
 /// piling up in unbounded streams.
 final class BoundedChannel<Element: Sendable>: Sendable {
     private struct State {
-        var elements: [Element] = []
+        /// Popped slots are nil until the next compaction, so a popped element is never kept alive here.
+        var elements: [Element?] = []
         var head = 0
         var finished = false
         var takers: [CheckedContinuation<Element?, Never>] = []
@@ -64,8 +65,8 @@ final class BoundedChannel<Element: Sendable>: Sendable {
     func pop() async -> Element? {
         await withCheckedContinuation { (taker: CheckedContinuation<Element?, Never>) in
             let outcome = state.withLock { state -> PopOutcome in
-                if state.count > 0 {
-                    let element = state.elements[state.head]
+                if state.count > 0, let element = state.elements[state.head] {
+                    state.elements[state.head] = nil
                     state.head += 1
                     if state.head >= 64 && state.head * 2 >= state.elements.count {
                         state.elements.removeFirst(state.head)
