@@ -282,7 +282,7 @@ package final class ShareInbox: Sendable {
         var data: [UInt8] = []
         data.reserveCapacity(plaintexts.reduce(0) { $0 + $1.count })
         for plaintext in plaintexts { data.append(contentsOf: plaintext) }
-        try ShareFiles.append(data, to: folder.appendingPathComponent("data"))
+        try ShareFiles.append(data, to: folder.appendingPathComponent("data"), startingWriteback: true)
         var sums: [UInt8] = []
         sums.reserveCapacity(checks.count * Self.digestLength)
         for check in checks { sums += check }
