@@ -92,6 +92,12 @@ package enum Sodium {
 
     /// XChaCha20-Poly1305-IETF encryption; returns ciphertext followed by the 16-byte tag.
     package static func seal(_ plaintext: [UInt8], additionalData: [UInt8], nonce: [UInt8], key: [UInt8]) -> [UInt8] {
+        seal(plaintext[...], additionalData: additionalData, nonce: nonce, key: key)
+    }
+
+    /// `seal` of bytes where they sit in a larger buffer.
+    package static func seal(_ plaintext: ArraySlice<UInt8>, additionalData: [UInt8], nonce: [UInt8], key: [UInt8])
+        -> [UInt8] {
         precondition(nonce.count == aeadNonceLength && key.count == keyLength)
         var outLength: UInt64 = 0
         return withOutput(plaintext.count + aeadTagLength) { o in

@@ -37,6 +37,11 @@ struct TransferSealer: Sendable {
     }
 
     func sealRecord(_ index: Int, _ plaintext: [UInt8]) -> [UInt8] {
+        sealRecord(index, plaintext[...])
+    }
+
+    /// Seals record `index` from where its plaintext sits in a larger buffer.
+    func sealRecord(_ index: Int, _ plaintext: ArraySlice<UInt8>) -> [UInt8] {
         Sodium.seal(plaintext, additionalData: additionalData(index), nonce: nonce(index), key: key)
     }
 
