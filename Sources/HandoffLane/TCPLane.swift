@@ -266,11 +266,17 @@ final class TCPConnection: LaneConnection {
     /// keep the writer thread busy while the engine seals the next frames, little enough that a lane that dies
     /// drops little that was never on the network (the kernel's send buffer holds the rest).
     static let sendLimit = 1 << 19
+    /// Bytes written to the socket and not yet sent that the kernel keeps at most (TCP_NOTSENT_LOWAT).
+    static let unsentLimit = 1 << 19
 
     init(fd: Int32) {
         self.fd = fd
         var one: Int32 = 1
         _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        // At most `unsentLimit` bytes wait unsent in the kernel (TCP still grows its window as the path allows):
+        // a lane whose network goes away leaves that much, not the send buffer's megabytes, to send again.
+        var unsent = Int32(Self.unsentLimit)
+        _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NOTSENT_LOWAT, &unsent, socklen_t(MemoryLayout<Int32>.size))
         remote = SocketAddress.endpoint(of: fd, peer: true)?.description ?? "?"
         let queue = FrameQueue(limit: Self.queueLimit)
         self.queue = queue
