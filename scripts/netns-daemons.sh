@@ -29,6 +29,12 @@ daemons_scenario() {
         for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null; done
         [[ -n $bluezoo_pid ]] && kill "$bluezoo_pid" 2>/dev/null
         wait 2>/dev/null
+        # In the VM tier the daemons' logs are kept beside the scenario's (scenarios/NAME.files).
+        if [[ -n ${HANDOFF_VM_ARTIFACTS:-} ]] && mkdir -p "$HANDOFF_VM_ARTIFACTS"; then
+            for machine in laptop desktop; do
+                cp "$work/$machine/handoffd.log" "$HANDOFF_VM_ARTIFACTS/$machine-handoffd.log" 2>/dev/null
+            done
+        fi
         rm -rf "$work"
     }
     daemons_fail() {
