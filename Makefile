@@ -15,7 +15,7 @@ help:
 	@echo "make test-unit the Swift test suites, then the demo's flow on bluezoo (no VM)"
 	@echo "make test-python the Python client and handoff-media against the real daemons, mpv (part of make test)"
 	@echo "make test-vm   the real-BlueZ tier only: bluetoothd and two virtual controllers in qemu"
-	@echo "make test-lane the fast lane on real sockets: two network namespaces and a veth pair (root, about 25 s)"
+	@echo "make test-lane the fast lane on real sockets: two network namespaces and a veth pair, engines and two real daemons (root, about 30 s)"
 	@echo "make test-matrix two Debian VMs (12, 13, mixed) on one emulated radio, the .deb installed (DEB=path)"
 	@echo "make test-many  one laptop VM and eight receiver VMs on one radio: eight continues at once, strangers holding on"
 	@echo "make vm2-images  build the Debian 12 and 13 images of test-matrix (mmdebstrap, cached in .vm/images)"
@@ -73,11 +73,14 @@ test-python:
 
 # The fast lane on real sockets (scripts/netns-fastlane.sh, issue 28): two network namespaces joined by a veth pair
 # that the script makes and removes, nothing routed out. The upgrade, hostile connections to the offered port, the
-# veth down mid-transfer and back, a Wi-Fi-like link. Needs root (ip netns, tc), as CI has; without it, or without
-# network namespaces, it fails: it never skips.
+# veth down mid-transfer and back, a Wi-Fi-like link, and two real handoffd (one per namespace, bluezoo for BlueZ)
+# sharing 192 MiB with bounded memory. Needs root (ip netns, tc), as CI has; without it, or without network
+# namespaces, it fails: it never skips.
 test-lane:
 	@scripts/deps.sh test
 	$(SWIFT) build --product lane-netns
+	$(SWIFT) build --product handoffd
+	$(SWIFT) build --product handoff
 	scripts/netns-fastlane.sh --build-path "$$($(SWIFT) build --show-bin-path)"
 
 # The package as a user gets it: built (static Swift runtime, release), then lintian, which fails on any tag not

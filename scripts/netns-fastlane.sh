@@ -15,8 +15,11 @@
 #             stalled wait sent everything in the sockets' buffers twice; whether a 3 s outage spans a whole wait
 #             depends on the ticks, so bench-lane's 1 GiB through two drops checks it too.
 #   netem     a Wi-Fi-like link: netem delay 5ms loss 0.5% rate 50mbit
+#   daemons   two real handoffd, one per namespace, BlueZ mocked by bluezoo: a 192 MiB share (12x the old 16 MiB
+#             cap) with `handoff share --wait` goes over the lane and is taken intact, and neither daemon's peak
+#             resident memory passes 64 MiB (scripts/netns-daemons.sh)
 #
-# Usage: scripts/netns-fastlane.sh [--build-path DIR] [scenario ...]   (default: all five)
+# Usage: scripts/netns-fastlane.sh [--build-path DIR] [scenario ...]   (default: all six)
 # Exit 0 when every scenario passed. The namespaces are removed on exit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,7 +27,7 @@ cd "$(dirname "$0")/.."
 BUILD_PATH=""
 if [[ "${1:-}" == "--build-path" ]]; then BUILD_PATH="$2"; shift 2; fi
 SCENARIOS=("$@")
-[[ ${#SCENARIOS[@]} -eq 0 ]] && SCENARIOS=(upgrade hostile drop blip netem)
+[[ ${#SCENARIOS[@]} -eq 0 ]] && SCENARIOS=(upgrade hostile drop blip netem daemons)
 
 if [[ $(id -u) -ne 0 ]]; then
     echo "netns-fastlane: needs root (ip netns, tc); run with sudo" >&2
@@ -35,7 +38,7 @@ for tool in ip tc; do
 done
 
 if [[ -z "$BUILD_PATH" ]]; then
-    nice -n 19 swift build --product lane-netns >/dev/null
+    for product in lane-netns handoffd handoff; do nice -n 19 swift build --product "$product" >/dev/null; done
     BUILD_PATH=$(swift build --show-bin-path)
 fi
 TOOL="$BUILD_PATH/lane-netns"
@@ -43,6 +46,8 @@ TOOL="$BUILD_PATH/lane-netns"
 
 # shellcheck source=scripts/netns-pair.sh
 . "$(dirname "$0")/netns-pair.sh"
+# shellcheck source=scripts/netns-daemons.sh
+. "$(dirname "$0")/netns-daemons.sh"
 netns_pair "" 10.28.0 netns-fastlane
 
 failed=0
@@ -71,6 +76,16 @@ for scenario in "${SCENARIOS[@]}"; do
             echo "link: $WIFI_LIKE"
             run netem --size $((16 << 20))
             netns_wifi_like off netns-fastlane
+            ;;
+        daemons)
+            started=$SECONDS
+            if output=$(daemons_scenario 2>&1); then
+                echo "PASS daemons ($((SECONDS - started)) s): $(grep '^RESULT' <<<"$output" | cut -c8-)"
+            else
+                echo "FAIL daemons ($((SECONDS - started)) s):"
+                sed 's/^/    /' <<<"$output"
+                failed=1
+            fi
             ;;
         *) echo "netns-fastlane: unknown scenario $scenario" >&2; exit 2 ;;
     esac

@@ -34,6 +34,20 @@ netns_pair_remove() {
     ip netns del "$B" 2>/dev/null || true
 }
 
+# netns_gigabit on|off: both ends of the veth shaped like a wired gigabit LAN (tbf 1gbit), bench-lane's third link:
+# the two machines' link, not one host's CPU, sets the pace there, as between two real machines.
+netns_gigabit() {
+    local ns dev pair
+    for pair in "$A $DEV_A" "$B $DEV_B"; do
+        read -r ns dev <<<"$pair"
+        if [[ $1 == on ]]; then
+            tc -n "$ns" qdisc add dev "$dev" root tbf rate 1gbit burst 512kb latency 20ms
+        else
+            tc -n "$ns" qdisc del dev "$dev" root 2>/dev/null || true
+        fi
+    done
+}
+
 # netns_wifi_like on|off WHO: a link shaped like Wi-Fi on both ends, netem delay 5ms loss 0.5% rate 50mbit. A kernel
 # without sch_netem (CONFIG_NET_SCH_NETEM unset, as on some CI hosts) gets what it has: tbf at 50mbit and nftables
 # dropping 0.5% of TCP packets at random, and no delay; $WIFI_LIKE says which.

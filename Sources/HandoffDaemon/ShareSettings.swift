@@ -6,15 +6,17 @@ public struct ShareSettings: Sendable {
     /// Whether this device takes pushes from its paired devices, and so advertises a presence beacon while no
     /// activity is current (default true).
     public var acceptsShares = true
-    /// The inbox's size limit per item and quota (defaults 16 MiB and 256 MiB).
+    /// The inbox's size limit per item and quota (defaults 4 GB and 8 GB; `handoffd --max-item`, `--inbox-quota`).
     package var inbox = ShareLimits()
-    /// Largest item the outbox takes (default 16 MiB: about a minute over an L2CAP channel, 18–31 minutes over
-    /// GATT; Docs/usage.md has the rates).
-    public var maximumItemSize = 16 << 20
-    /// Bytes the outbox may hold in all (default 256 MiB): every pending item's bytes, and for every item listed
-    /// (history included) its names and ``ShareLimits/entryOverhead``. A share that does not fit is refused with
-    /// `OutboxFull`; the items already in the outbox are kept.
-    public var outboxQuota = 256 << 20
+    /// Largest item the outbox takes (default 4 GB, `ShareLimits.largestItem`, the most a push carries;
+    /// `handoffd --max-item`). Over the fast lane that is a minute or less; over Bluetooth alone 1 MiB takes
+    /// 3-4 s on an L2CAP channel and a minute or more over GATT (Docs/usage.md has the rates). The outbox spools
+    /// the item to disk and the push reads it from there record by record: no side holds an item in memory.
+    public var maximumItemSize = ShareLimits.largestItem
+    /// Bytes the outbox may hold in all (default 8 GB, `handoffd --outbox-quota`): every pending item's bytes, and
+    /// for every item listed (history included) its names and ``ShareLimits/entryOverhead``. A share that does
+    /// not fit is refused with `OutboxFull`; the items already in the outbox are kept.
+    public var outboxQuota = 2 * ShareLimits.largestItem
     /// How long the outbox keeps retrying an item before it fails it (default 24 h).
     public var deadline: TimeInterval = 24 * 3600
     /// How often pending items are retried when no beacon of their device arrives (default 60 s).

@@ -12,9 +12,10 @@ import Musl
 /// interface is configured, no network joined, nothing multicast or broadcast.
 ///
 /// Each socket is blocking and has its own reader thread, which keeps at most `queueLimit` frames waiting for the
-/// engine; past that it stops reading, the kernel's buffers fill and TCP holds the sender back. Each send runs
-/// on a thread of its own, one at a time per connection, so no task of the cooperative pool ever blocks in
-/// send(2).
+/// engine; past that it stops reading, the kernel's buffers fill and TCP holds the sender back. Each socket also
+/// has one writer thread for its whole life, fed by a queue of at most `sendLimit` bytes: `send` only queues (no
+/// task of the cooperative pool ever blocks in send(2)), so the engine seals the next frame while the last one
+/// goes out, and the writer hands all queued frames to the kernel in one sendmsg(2).
 package struct TCPLane: LaneNetwork {
     /// Which addresses may be offered and accepted on (`.production`: a connection that arrives on a loopback
     /// address is closed at once).
@@ -256,16 +257,26 @@ final class TCPConnection: LaneConnection {
     let frames: AsyncStream<[UInt8]>
     private let fd: Int32
     private let queue: FrameQueue
-    private let sending = SendLock()
+    private let outgoing: SendQueue
     private let closed = Locked(false)
 
-    /// Frames read ahead of the engine at most (64 KiB frames: 4 MiB).
-    static let queueLimit = 64
+    /// Frames read ahead of the engine at most (16 of the engine's 256 KiB frames: 4 MiB).
+    static let queueLimit = 16
+    /// Bytes handed to `send` and not yet written to the socket, at most (past that `send` waits): enough to
+    /// keep the writer thread busy while the engine seals the next frames, little enough that a lane that dies
+    /// drops little that was never on the network (the kernel's send buffer holds the rest).
+    static let sendLimit = 1 << 19
+    /// Bytes written to the socket and not yet sent that the kernel keeps at most (TCP_NOTSENT_LOWAT).
+    static let unsentLimit = 1 << 19
 
     init(fd: Int32) {
         self.fd = fd
         var one: Int32 = 1
         _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        // At most `unsentLimit` bytes wait unsent in the kernel (TCP still grows its window as the path allows):
+        // a lane whose network goes away leaves that much, not the send buffer's megabytes, to send again.
+        var unsent = Int32(Self.unsentLimit)
+        _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NOTSENT_LOWAT, &unsent, socklen_t(MemoryLayout<Int32>.size))
         remote = SocketAddress.endpoint(of: fd, peer: true)?.description ?? "?"
         let queue = FrameQueue(limit: Self.queueLimit)
         self.queue = queue
@@ -274,15 +285,41 @@ final class TCPConnection: LaneConnection {
             var header = [UInt8](repeating: 0, count: 4)
             while Self.readExactly(fd, into: &header) {
                 let length = header.reduce(0) { $0 << 8 | Int($1) }
-                guard length <= LaneFraming.maximumFrameLength else { break }
-                var frame = [UInt8](repeating: 0, count: length)
-                guard Self.readExactly(fd, into: &frame), queue.push(frame) else { break }
+                guard length <= LaneFraming.maximumFrameLength, let frame = Self.read(length, from: fd),
+                      queue.push(frame) else { break }
             }
             queue.finish()
         }
+        let outgoing = SendQueue(limit: Self.sendLimit)
+        self.outgoing = outgoing
+        DetachedThread.start { [fd] in outgoing.drain(into: fd) }
     }
 
-    deinit { _ = Glibc.close(fd) }
+    deinit {
+        // The writer thread may be in writev(2) on the descriptor: it is closed only once that thread is done.
+        _ = shutdown(fd, Int32(SHUT_RDWR))
+        outgoing.finish()
+        outgoing.waitUntilDrained()
+        _ = Glibc.close(fd)
+    }
+
+    /// `count` bytes read from `fd` straight into a new array (not zeroed first); nil when the stream ends first.
+    private static func read(_ count: Int, from fd: Int32) -> [UInt8]? {
+        var complete = false
+        let bytes = [UInt8](unsafeUninitializedCapacity: max(count, 1)) { buffer, initialized in
+            guard let base = buffer.baseAddress else { return }
+            var done = 0
+            while done < count {
+                let got = recv(fd, base + done, count - done, 0)
+                if got < 0 && Glibc.errno == EINTR { continue }
+                guard got > 0 else { break }
+                done += got
+            }
+            initialized = done
+            complete = done == count
+        }
+        return complete ? bytes : nil
+    }
 
     private static func readExactly(_ fd: Int32, into buffer: inout [UInt8]) -> Bool {
         var done = 0
@@ -296,30 +333,18 @@ final class TCPConnection: LaneConnection {
         return true
     }
 
+    /// Hands `frame` to the connection's writer thread and returns at once while fewer than `sendLimit` bytes
+    /// wait there (the engine seals the next frame while this one goes out), else once there is room. Throws
+    /// once the connection failed or closed; frames are written whole and in the order they were sent.
     func send(_ frame: [UInt8]) async throws(LaneError) {
         guard frame.count <= LaneFraming.maximumFrameLength else { throw LaneError("frame too long") }
-        let (fd, sending) = (fd, sending)
-        let outcome: String? = await withCheckedContinuation { continuation in
-            DetachedThread.start {
-                let length = UInt32(frame.count)
-                let bytes = [UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF),
-                             UInt8(length & 0xFF)] + frame
-                let failure = sending.locked { () -> String? in
-                    var done = 0
-                    while done < bytes.count {
-                        let sent = bytes.withUnsafeBytes {
-                            Glibc.send(fd, $0.baseAddress! + done, bytes.count - done, Int32(MSG_NOSIGNAL))
-                        }
-                        if sent < 0 && Glibc.errno == EINTR { continue }
-                        guard sent > 0 else { return SocketText.errno("send") }
-                        done += sent
-                    }
-                    return nil
-                }
-                continuation.resume(returning: failure)
+        while true {
+            switch outgoing.offer(frame) {
+            case .queued: return
+            case .failed(let message): throw LaneError(message)
+            case .full: await outgoing.room(for: frame.count)
             }
         }
-        if let outcome { throw LaneError(outcome) }
     }
 
     func close() {
@@ -327,21 +352,174 @@ final class TCPConnection: LaneConnection {
         guard first else { return }
         _ = shutdown(fd, Int32(SHUT_RDWR))   // the reader sees the end; the descriptor closes with the object
         queue.finish()
+        outgoing.finish()
     }
 }
 
-/// One send at a time per connection: a frame's bytes are never interleaved with another's.
-final class SendLock: @unchecked Sendable {
+/// The frames handed to a connection and not yet written, at most `limit` bytes, and the one thread that
+/// writes them (`drain`), several frames to a writev(2). `@unchecked Sendable`: every field is touched with the
+/// mutex held.
+final class SendQueue: @unchecked Sendable {
+    enum Offer { case queued, full, failed(String) }
+
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    init() { pthread_mutex_init(mutex, nil) }
+    private let work = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private var frames: [[UInt8]] = []
+    private var bytes = 0
+    private var failure: String?
+    private var drained = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+    private let limit: Int
+
+    /// Frames written with one writev(2) at most (each takes two iovecs: its length and its bytes).
+    static let batch = 32
+
+    init(limit: Int) {
+        self.limit = limit
+        pthread_mutex_init(mutex, nil)
+        pthread_cond_init(work, nil)
+    }
+
     deinit {
+        pthread_cond_destroy(work)
         pthread_mutex_destroy(mutex)
         mutex.deallocate()
+        work.deallocate()
     }
-    func locked<R>(_ body: () -> R) -> R {
+
+    /// Queues `frame` unless the queue is full (an empty queue takes any frame) or the connection is done.
+    func offer(_ frame: [UInt8]) -> Offer {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
-        return body()
+        if let failure { return .failed(failure) }
+        guard bytes == 0 || bytes + frame.count <= limit else { return .full }
+        frames.append(frame)
+        bytes += frame.count
+        pthread_cond_signal(work)
+        return .queued
+    }
+
+    /// Returns once the queue has room for `count` bytes, or the connection is done.
+    func room(for count: Int) async {
+        await withCheckedContinuation { continuation in
+            pthread_mutex_lock(mutex)
+            if failure != nil || bytes == 0 || bytes + count <= limit {
+                pthread_mutex_unlock(mutex)
+                continuation.resume()
+            } else {
+                waiters.append(continuation)
+                pthread_mutex_unlock(mutex)
+            }
+        }
+    }
+
+    /// Ends the queue: what waits is dropped, `offer` fails, the writer thread returns.
+    func finish() {
+        fail("connection closed")
+    }
+
+    /// The writer thread's loop: takes what is queued, writes it, until the queue is finished or a write fails.
+    func drain(into fd: Int32) {
+        while true {
+            pthread_mutex_lock(mutex)
+            while frames.isEmpty && failure == nil { pthread_cond_wait(work, mutex) }
+            guard failure == nil else {
+                drained = true
+                pthread_cond_broadcast(work)
+                pthread_mutex_unlock(mutex)
+                return
+            }
+            let taken = Array(frames.prefix(Self.batch))
+            pthread_mutex_unlock(mutex)
+            let failed = Self.write(taken, to: fd)
+            pthread_mutex_lock(mutex)
+            if failure == nil {   // else `fail` emptied the queue already
+                frames.removeFirst(taken.count)
+                bytes -= taken.reduce(0) { $0 + $1.count }
+            }
+            let woken = waiters   // each checks again whether its frame fits now
+            waiters = []
+            pthread_mutex_unlock(mutex)
+            for waiter in woken { waiter.resume() }
+            if let failed { fail(failed) }
+        }
+    }
+
+    /// Waits until the writer thread returned (after `finish`).
+    func waitUntilDrained() {
+        pthread_mutex_lock(mutex)
+        while !drained { pthread_cond_wait(work, mutex) }
+        pthread_mutex_unlock(mutex)
+    }
+
+    private func fail(_ message: String) {
+        pthread_mutex_lock(mutex)
+        if failure == nil { failure = message }
+        frames = []
+        bytes = 0
+        let woken = waiters
+        waiters = []
+        pthread_cond_broadcast(work)
+        pthread_mutex_unlock(mutex)
+        for waiter in woken { waiter.resume() }
+    }
+
+    /// Writes each frame as `length(4) ‖ frame`, with as few sendmsg(2) calls as the kernel allows (a writev(2)
+    /// that takes MSG_NOSIGNAL: a peer gone raises no SIGPIPE); the errno text when one fails.
+    private static func write(_ frames: [[UInt8]], to fd: Int32) -> String? {
+        var headers = [UInt8](repeating: 0, count: frames.count * 4)
+        for (index, frame) in frames.enumerated() {
+            let length = UInt32(frame.count)
+            headers[index * 4] = UInt8(length >> 24)
+            headers[index * 4 + 1] = UInt8(length >> 16 & 0xFF)
+            headers[index * 4 + 2] = UInt8(length >> 8 & 0xFF)
+            headers[index * 4 + 3] = UInt8(length & 0xFF)
+        }
+        return headers.withUnsafeBytes { headerBytes in
+            var parts: [UnsafeRawBufferPointer] = []
+            parts.reserveCapacity(frames.count * 2)
+            return Self.withFrameBuffers(frames[...]) { buffers in
+                for (index, buffer) in buffers.enumerated() {
+                    parts.append(UnsafeRawBufferPointer(rebasing: headerBytes[(index * 4)..<(index * 4 + 4)]))
+                    if buffer.count > 0 { parts.append(buffer) }
+                }
+                return Self.writeAll(parts, to: fd)
+            }
+        }
+    }
+
+    /// Runs `body` with the bytes of every frame pinned.
+    private static func withFrameBuffers<R>(_ frames: ArraySlice<[UInt8]>, _ pinned: [UnsafeRawBufferPointer] = [],
+                                            _ body: ([UnsafeRawBufferPointer]) -> R) -> R {
+        guard let first = frames.first else { return body(pinned) }
+        return first.withUnsafeBytes { bytes in
+            withFrameBuffers(frames.dropFirst(), pinned + [bytes], body)
+        }
+    }
+
+    private static func writeAll(_ parts: [UnsafeRawBufferPointer], to fd: Int32) -> String? {
+        var vectors = parts.map { iovec(iov_base: UnsafeMutableRawPointer(mutating: $0.baseAddress), iov_len: $0.count) }
+        var first = 0
+        while first < vectors.count {
+            let written = vectors[first...].withUnsafeMutableBufferPointer { pointer in
+                var message = msghdr()
+                message.msg_iov = pointer.baseAddress
+                message.msg_iovlen = min(pointer.count, 1024)   // IOV_MAX on Linux
+                return sendmsg(fd, &message, Int32(MSG_NOSIGNAL))
+            }
+            if written < 0 && Glibc.errno == EINTR { continue }
+            guard written > 0 else { return written == 0 ? "send: connection closed" : SocketText.errno("send") }
+            var left = written
+            while first < vectors.count && left >= vectors[first].iov_len {
+                left -= vectors[first].iov_len
+                first += 1
+            }
+            if left > 0 {
+                vectors[first].iov_base = vectors[first].iov_base.map { $0 + left }
+                vectors[first].iov_len -= left
+            }
+        }
+        return nil
     }
 }
 
@@ -406,6 +584,7 @@ final class FrameQueue: @unchecked Sendable {
             pthread_mutex_lock(mutex)
             if head < frames.count {
                 let frame = frames[head]
+                frames[head] = []   // a frame handed out is not kept alive by the queue (it was: 64 MiB of them)
                 head += 1
                 if head > 256 {
                     frames.removeFirst(head)

@@ -1,3 +1,4 @@
+import CLinuxEvents
 import Glibc
 
 /// Whole reads and writes through a file descriptor with read(2) and write(2), each retried when a signal
@@ -11,6 +12,13 @@ package enum FileDescriptorIO {
 
         /// The C library's sentence for `code`.
         package var message: String { String(cString: strerror(code)) }
+    }
+
+    /// Starts writing `fd`'s dirty pages to disk and returns without waiting for them (sync_file_range(2) with
+    /// SYNC_FILE_RANGE_WRITE over the whole file). No durability by itself: a later fsync(2) still makes the file
+    /// durable, but finds little left to write. Best effort: a file system without it changes nothing.
+    package static func startWriteback(_ fd: Int32) {
+        _ = sync_file_range(fd, 0, 0, UInt32(CLINUX_SYNC_FILE_RANGE_WRITE))
     }
 
     /// Every byte from `fd`'s position to its end, reading 64 KiB at a time. The size from fstat(2), when it has

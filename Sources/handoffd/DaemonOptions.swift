@@ -1,4 +1,5 @@
 import DBus
+import HandoffKit
 import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
@@ -20,6 +21,11 @@ struct DaemonOptions {
     /// Big transfers move to a TCP connection over a network both machines already share (Docs/protocol.md §9).
     /// `--no-fast-lane` or HANDOFF_FAST_LANE=off keeps everything on Bluetooth.
     var fastLane = true
+    /// `--max-item`: the largest item the outbox takes and the inbox accepts (nil: ShareSettings' 4 GB).
+    var maximumItemSize: Int?
+    /// `--inbox-quota`, `--outbox-quota` (nil: ShareSettings' 8 GB each).
+    var inboxQuota: Int?
+    var outboxQuota: Int?
 
     static let usage = """
         Usage: handoffd [OPTIONS]
@@ -46,6 +52,11 @@ struct DaemonOptions {
           --discoverable      Advertise as LE discoverable (only needed with bluezoo, the BlueZ mock).
           --no-fast-lane      Keep every transfer on Bluetooth: never offer or use a TCP connection over a
                               network both machines share (also HANDOFF_FAST_LANE=off).
+          --max-item SIZE     Largest item shared or received (default and most 4GB, what a push carries).
+                              SIZE is bytes, or a number with kB, MB, GB (powers of 1000) or KiB, MiB,
+                              GiB. Items go to disk as they arrive: memory does not grow with them.
+          --inbox-quota SIZE  Disk the inbox may use, items arrived and arriving (default 8GB).
+          --outbox-quota SIZE Disk the outbox's copies of pending items may use (default 8GB).
           --debug             Log the radio's diagnostics too.
           --help, --version
 
@@ -94,6 +105,14 @@ struct DaemonOptions {
             case "--debug": options.debug = true
             case "--discoverable": options.discoverable = true
             case "--no-fast-lane": options.fastLane = false
+            case "--max-item":
+                let size = try self.size(try value(argument), for: argument)
+                guard size <= ShareLimits.largestItem else {
+                    throw UsageError(message: "--max-item: at most \(ShareLimits.largestItem) bytes (4GB), what a push carries")
+                }
+                options.maximumItemSize = size
+            case "--inbox-quota": options.inboxQuota = try self.size(try value(argument), for: argument)
+            case "--outbox-quota": options.outboxQuota = try self.size(try value(argument), for: argument)
             case "--help", "-h": return .help
             case "--version": return .version
             default: throw UsageError(message: "unknown option '\(argument)'")
@@ -103,6 +122,24 @@ struct DaemonOptions {
             throw UsageError(message: "--name must be 1 to 16 UTF-8 bytes (it travels in the pairing beacon)")
         }
         return .run(options)
+    }
+
+    /// Bytes in `text`: a number, with a unit or not (`16MiB`, `4GB`, `500 kB`).
+    static func size(_ text: String, for option: String) throws -> Int {
+        let units: [(String, Int)] = [("KiB", 1 << 10), ("MiB", 1 << 20), ("GiB", 1 << 30),
+                                      ("kB", 1000), ("MB", 1_000_000), ("GB", 1_000_000_000), ("B", 1)]
+        var number = Substring(text)
+        var scale = 1
+        if let (suffix, factor) = units.first(where: { number.hasSuffix($0.0) }) {
+            number = number.dropLast(suffix.count)
+            scale = factor
+        }
+        while number.last == " " { number = number.dropLast() }
+        guard let value = Int(number), value > 0,
+              value <= Int.max / scale else {
+            throw UsageError(message: "\(option): '\(text)' is not a size (bytes, or a number with kB, MB, GB, KiB, MiB, GiB)")
+        }
+        return value * scale
     }
 
     /// The uid of `text`, a user name or a number.

@@ -95,6 +95,12 @@ ProgramExecutors.run { await serve() }
         configuration.owner = options.owner
         // The fast lane: TCP on the interfaces this machine already has, never loopback (LanePolicy.production).
         configuration.handoff.fastLane = options.fastLane ? FastLane(network: TCPLane()) : nil
+        if let size = options.maximumItemSize {
+            configuration.share.maximumItemSize = size
+            configuration.share.inbox.maximumItemSize = size
+        }
+        if let quota = options.inboxQuota { configuration.share.inbox.quota = quota }
+        if let quota = options.outboxQuota { configuration.share.outboxQuota = quota }
         logger.log("fast lane: \(options.fastLane ? "on (big transfers may move to a network both machines share)" : "off")")
         configuration.adapter = { await radio.statusReport() }
         configuration.scanning = { await radio.scanningState?.description }

@@ -279,6 +279,7 @@ func run(_ options: Options) async throws {
     let started = clock.now
     let firstByte = Locked<Duration?>(nil)
     let onLane = Locked<(Duration, Int)?>(nil)
+    let cpuOnLane = Locked<Double?>(nil)
     let paths = Locked<[String]>([])
     let sentNow = Locked(0)
     let dropped = Locked(0)   // drops done, of options.dropAt
@@ -306,9 +307,13 @@ func run(_ options: Options) async throws {
         }
     }, path: { path in
         paths.withLock { $0.append(path.kind.rawValue) }
-        if path.kind == .tcp { onLane.withLock { if $0 == nil { $0 = (clock.now - started, sentNow.value) } } }
+        if path.kind == .tcp {
+            onLane.withLock { if $0 == nil { $0 = (clock.now - started, sentNow.value) } }
+            cpuOnLane.withLock { if $0 == nil { $0 = processCPUSeconds() } }
+        }
     })
     let elapsed = clock.now - started
+    let cpuAtEnd = processCPUSeconds()
 
     // Byte for byte.
     guard let arrived = inbox.items().first(where: { $0.name == "item.bin" }) else { fail("the item did not arrive") }
@@ -328,6 +333,12 @@ func run(_ options: Options) async throws {
         fields.append("switch_s=\(fmt(at.timeInterval - (firstByte.value?.timeInterval ?? 0)))")
         let laneSeconds = (elapsed - at).timeInterval
         fields.append("lane_rate_MBps=\(fmt(Double(options.size - sent) / laneSeconds / 1e6))")
+        // Both engines' CPU (user and system, every thread of this one process) while the item was on the lane:
+        // on a host whose cores are all busy, CPU per byte is what decides the rate.
+        if let cpu = cpuOnLane.value, options.size > sent {
+            fields.append("lane_cpu_s=\(fmt(cpuAtEnd - cpu))")
+            fields.append("lane_cpu_ms_per_MB=\(fmt((cpuAtEnd - cpu) * 1000 / (Double(options.size - sent) / 1e6)))")
+        }
     }
     if let maximum = options.maximumResent, overLane + overRadio - stream > maximum {
         fail("\(overLane + overRadio - stream) bytes crossed the network twice (at most \(maximum)): \(fields.joined(separator: " "))")
@@ -363,6 +374,14 @@ func run(_ options: Options) async throws {
 }
 
 func fmt(_ value: Double) -> String { String(format: "%.3f", value) }
+
+/// User and system CPU seconds of this process so far, every thread.
+func processCPUSeconds() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+        + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+}
 
 @discardableResult
 func shell(_ command: String) -> Int32 {

@@ -38,14 +38,25 @@ package enum Sodium {
         }
     }
 
-    /// Calls `body` with a writable buffer of `count` bytes (at least one allocated) and returns its first `count`.
-    private static func withOutput(_ count: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Void) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: max(count, 1))
-        out.withUnsafeMutableBufferPointer { buffer in
-            guard let base = buffer.baseAddress else { preconditionFailure("a non-empty array always has storage") }
-            body(base)
+    /// `withInput` for a slice (the receiver opens records where they sit in its buffer, uncopied).
+    private static func withInput<R>(_ bytes: ArraySlice<UInt8>, _ body: (UnsafePointer<UInt8>, Int) -> R) -> R {
+        bytes.withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress, !buffer.isEmpty else { return withInput([UInt8](), body) }
+            return body(base, buffer.count)
         }
-        return Array(out.prefix(count))
+    }
+
+    /// Calls `body` with a writable buffer of `count` bytes (at least one allocated) and returns its first `count`.
+    /// `count` bytes that `body` writes, every one of them (each caller's libsodium function fills its whole
+    /// output; a failed open's is dropped, `open` returns nil): not zeroed first and not copied afterwards, as
+    /// sealing and opening the fast lane's records is most of its CPU.
+    private static func withOutput(_ count: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Void) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: max(count, 1)) { buffer, initialized in
+            guard let base = buffer.baseAddress else { preconditionFailure("a non-empty array always has storage") }
+            if count == 0 { base.initialize(to: 0) }   // one byte of room for a pointer; the array stays empty
+            body(base)
+            initialized = count
+        }
     }
 
     /// BLAKE2b (crypto_generichash), optionally keyed. `length` must be within 16...64; `key` empty or 16...64 bytes.
@@ -81,6 +92,12 @@ package enum Sodium {
 
     /// XChaCha20-Poly1305-IETF encryption; returns ciphertext followed by the 16-byte tag.
     package static func seal(_ plaintext: [UInt8], additionalData: [UInt8], nonce: [UInt8], key: [UInt8]) -> [UInt8] {
+        seal(plaintext[...], additionalData: additionalData, nonce: nonce, key: key)
+    }
+
+    /// `seal` of bytes where they sit in a larger buffer.
+    package static func seal(_ plaintext: ArraySlice<UInt8>, additionalData: [UInt8], nonce: [UInt8], key: [UInt8])
+        -> [UInt8] {
         precondition(nonce.count == aeadNonceLength && key.count == keyLength)
         var outLength: UInt64 = 0
         return withOutput(plaintext.count + aeadTagLength) { o in
@@ -95,6 +112,12 @@ package enum Sodium {
 
     /// XChaCha20-Poly1305-IETF decryption; `nil` when the tag does not verify.
     package static func open(_ sealed: [UInt8], additionalData: [UInt8], nonce: [UInt8], key: [UInt8]) -> [UInt8]? {
+        open(sealed[...], additionalData: additionalData, nonce: nonce, key: key)
+    }
+
+    /// `open` of bytes where they sit in a larger buffer.
+    package static func open(_ sealed: ArraySlice<UInt8>, additionalData: [UInt8], nonce: [UInt8], key: [UInt8])
+        -> [UInt8]? {
         guard sealed.count >= aeadTagLength, nonce.count == aeadNonceLength, key.count == keyLength else { return nil }
         var outLength: UInt64 = 0
         var status: Int32 = -1

@@ -259,7 +259,9 @@ extension HandoffEngine {
                               to: write)
             return
         }
-        guard header.recordSize >= 256 || header.recordCount <= 1, header.metadataLength <= 2048 else {
+        // DATA and ACCEPT name offsets in 32 bits: a longer stream could never be acknowledged.
+        guard header.recordSize >= 256 || header.recordCount <= 1, header.metadataLength <= 2048,
+              header.streamLength <= Int(UInt32.max) else {
             await shareRefuse(HandoffError(.corruptPayload, "the push's header is out of bounds"), id: id, keys: keys,
                               to: write)
             return
@@ -277,12 +279,18 @@ extension HandoffEngine {
             return
         }
         do throws(HandoffError) {
-            switch try inbox.begin(header, from: sender) {
+            // A record's check on disk is its AEAD tag (`ShareInbox.append`): sealing a held record again under the
+            // transfer's key gives the same tag only for the same bytes.
+            let sealer = TransferSealer(header: header, key: keys.transferKey(id))
+            let check = { (index: Int, plaintext: [UInt8]) -> [UInt8] in
+                Array(sealer.sealRecord(index, plaintext).suffix(Sodium.aeadTagLength))
+            }
+            switch try inbox.begin(header, from: sender, check: check) {
             case .delivered:
                 await shareReply(.done(transferID: id, mac: keys.doneMAC(id)), to: write)
             case .resume(let record, let metadata):
                 let session = IncomingPush(sender: sender, central: write.central, header: header,
-                                           sealer: TransferSealer(header: header, key: keys.transferKey(id)),
+                                           sealer: sealer,
                                            keys: keys, nextRecord: record, metadata: metadata, startedAt: clock.now)
                 if share.sessions.count >= 8, let oldest = share.sessions.min(by: { $0.value.startedAt < $1.value.startedAt }) {
                     share.sessions[oldest.key] = nil   // bound what half-open pushes can hold in memory
@@ -316,15 +324,16 @@ extension HandoffEngine {
         guard end > expected else { return }
         session.buffer += bytes[(expected - offset)..<(end - offset)]
         session.gapReported = false
-        // The whole records in the buffer are opened, then stored with one write to each file (a 64 KiB frame of
-        // the fast lane holds 16), and the buffer shifted once.
+        // The whole records in the buffer are opened, then stored with one write to each file (a 256 KiB frame of
+        // the fast lane holds 64), and the buffer shifted once.
         var opened: [[UInt8]] = []
+        var tags: [[UInt8]] = []
         var consumed = 0
         do throws(HandoffError) {
             while session.nextRecord <= session.header.recordCount {
                 let length = session.header.range(ofRecord: session.nextRecord).count
                 guard session.buffer.count - consumed >= length else { break }
-                let sealed = Array(session.buffer[consumed..<(consumed + length)])
+                let sealed = session.buffer[consumed..<(consumed + length)]
                 consumed += length
                 if session.nextRecord == 0 {
                     guard let plain = session.sealer.openRecord(0, sealed), let metadata = ShareMetadata(decoding: plain)
@@ -336,10 +345,11 @@ extension HandoffEngine {
                         throw HandoffError(.corruptPayload, "record \(session.nextRecord) of the push failed authentication")
                     }
                     opened.append(plain)
+                    tags.append(Array(sealed.suffix(Sodium.aeadTagLength)))
                 }
                 session.nextRecord += 1
             }
-            try inbox.append(records: opened, transferID: id)
+            try inbox.append(records: opened, checks: tags, transferID: id)
             session.buffer.removeFirst(consumed)
         } catch {
             share.sessions[id] = nil

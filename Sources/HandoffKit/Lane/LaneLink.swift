@@ -1,7 +1,9 @@
 import HandoffShared
 
 /// A lane connection's frames split in two: the first (the handshake's) and the rest as a stream, read by one
-/// task for the connection's whole life, so no iteration is ever cancelled half-way.
+/// task for the connection's whole life, so no iteration is ever cancelled half-way. The rest wait in a channel of
+/// `backlog` frames: while nobody takes them, the task stops reading and the connection's own bound (and TCP's
+/// window) holds the peer back.
 final class LaneReader: Sendable {
     private enum First {
         case waiting
@@ -15,9 +17,12 @@ final class LaneReader: Sendable {
     private let state = Locked(First.waiting)
     private let pump: Task<Void, Never>
 
+    /// Frames after the first held here at most (4 of the engine's 256 KiB frames).
+    static let backlog = 4
+
     init(_ connection: any LaneConnection) {
-        let (rest, continuation) = AsyncStream<[UInt8]>.makeStream()
-        self.rest = rest
+        let channel = BoundedChannel<[UInt8]>(limit: Self.backlog)
+        rest = channel.stream
         let state = self.state
         pump = Task {
             var first = true
@@ -26,11 +31,11 @@ final class LaneReader: Sendable {
                     first = false
                     Self.deliver(frame, to: state)
                 } else {
-                    continuation.yield(frame)
+                    await channel.push(frame)
                 }
             }
             if first { Self.deliver(nil, to: state) }
-            continuation.finish()
+            channel.finish()
         }
     }
 
@@ -149,11 +154,15 @@ struct LaneLink: RadioLink {
 
 /// The engine's transfer service with lane connections beside the radio's centrals: a proven lane connection is
 /// one more central (named `tcp:…`), whose frames arrive among the radio's writes and whose answers go back on
-/// the connection. Everything else goes to the radio's service unchanged.
+/// the connection. Everything else goes to the radio's service unchanged. The engine takes writes one at a time;
+/// at most `backlog` lane frames wait for it (a radio's writes are never held back), so a lane faster than the
+/// engine waits in its socket, not in memory.
 final class LaneService: TransferService {
     let base: any TransferService
     let writes: AsyncStream<IncomingWrite>
-    private let continuation: AsyncStream<IncomingWrite>.Continuation
+    private let channel: BoundedChannel<IncomingWrite>
+    private let radioWrites: AsyncStream<IncomingWrite>.Continuation
+    private let forwarder: Task<Void, Never>
     private let lanes = Locked<[PeerAddress: any LaneConnection]>([:])
     private let pump: Task<Void, Never>
     /// Open offers by transfer, so one transfer has one listener at a time.
@@ -161,24 +170,35 @@ final class LaneService: TransferService {
     /// Continues whose source is connecting to the client's offer.
     let connecting = Locked<Set<TransferID>>([])
 
+    /// Lane frames waiting for the engine at most.
+    static let backlog = 4
+
     init(base: any TransferService) {
         self.base = base
-        let (writes, continuation) = AsyncStream<IncomingWrite>.makeStream()
-        self.writes = writes
-        self.continuation = continuation
+        let channel = BoundedChannel<IncomingWrite>(limit: Self.backlog)
+        self.channel = channel
+        writes = channel.stream
+        // The radio's writes queue without bound, as they did before the lane (a radio never waits on the
+        // engine); one task moves them into the channel in order.
+        let (radioStream, radioWrites) = AsyncStream<IncomingWrite>.makeStream()
+        self.radioWrites = radioWrites
+        forwarder = Task {
+            for await write in radioStream { await channel.push(write) }
+            channel.finish()
+        }
         pump = Task {
-            for await write in base.writes { continuation.yield(write) }
-            continuation.finish()
+            for await write in base.writes { radioWrites.yield(write) }
+            radioWrites.finish()
         }
     }
 
     /// Takes a proven connection as the central `central`, its frames read by `reader`.
     func adopt(_ connection: any LaneConnection, reader: LaneReader, as central: PeerAddress) {
         lanes.withLock { $0[central] = connection }
-        let (continuation, lanes) = (continuation, lanes)
+        let (channel, lanes) = (channel, lanes)
         Task {
             for await frame in reader.rest {
-                continuation.yield(IncomingWrite(central: central, value: frame, mtu: 515,
+                await channel.push(IncomingWrite(central: central, value: frame, mtu: 515,
                                                  maximumFrameLength: LaneFraming.frameLength, transport: .tcp))
             }
             _ = lanes.withLock { $0.removeValue(forKey: central) }
@@ -207,6 +227,8 @@ final class LaneService: TransferService {
         for lane in lanes.withLock({ $0.values }) { lane.close() }
         for listener in offers.withLock({ $0.values }) { listener.close() }
         pump.cancel()
+        forwarder.cancel()
+        channel.finish()
         await base.close()
     }
 }

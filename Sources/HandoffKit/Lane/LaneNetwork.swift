@@ -49,8 +49,10 @@ package struct LaneError: Error, Sendable, Equatable, CustomStringConvertible {
 package enum LaneFraming {
     /// The largest frame either side sends or takes (a longer length prefix closes the connection).
     package static let maximumFrameLength = 1 << 20
-    /// The frame size the engine fills on the lane (DATA frames of 64 KiB).
-    package static let frameLength = 65_535
+    /// The frame size the engine fills on the lane (DATA frames of 256 KiB: 64 records of 4 KiB, so the hops of
+    /// a frame from socket to engine cost little per byte). A peer built when this was 64 KiB takes them: it reads
+    /// frames up to `maximumFrameLength`.
+    package static let frameLength = 1 << 18
 }
 
 /// An address and port of the machine that offers the lane.

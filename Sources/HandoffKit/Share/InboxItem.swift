@@ -42,11 +42,12 @@ package struct InboxItem: Codable, Sendable, Equatable, Identifiable {
 
 /// Limits of the receiving side.
 package struct ShareLimits: Sendable, Equatable {
-    /// Largest item accepted, in bytes (default 16 MiB).
-    package var maximumItemSize = 16 << 20
+    /// Largest item accepted, in bytes (default ``largestItem``, 4 GB: a long video; over the fast lane a minute
+    /// or less, Docs/protocol.md §9). Items go to disk record by record and are never held whole in memory.
+    package var maximumItemSize = Self.largestItem
     /// Bytes the inbox may hold in all, arrived and arriving items together, each counted with its metadata and
-    /// ``entryOverhead`` (default 256 MiB).
-    package var quota = 256 << 20
+    /// ``entryOverhead`` (default 8 GB: two of the largest items).
+    package var quota = 2 * Self.largestItem
     /// How long a push that stopped halfway is kept for resumption, from its start on the inbox's clock; after that
     /// it no longer counts against the quota and is removed (default 24 h).
     package var partialLifetime: TimeInterval = 24 * 3600
@@ -54,6 +55,12 @@ package struct ShareLimits: Sendable, Equatable {
     /// What every item and every push under way counts against the quota beside its bytes and names: its folder
     /// and bookkeeping files (512 bytes).
     package static let entryOverhead = 512
+
+    /// The largest item a push carries, 4 GB (4,000,000,000 bytes): DATA and ACCEPT name stream offsets in 32 bits
+    /// (Docs/protocol.md §8), and the sealed stream of 4 GB, at the smallest record size (256 bytes, 16 more for
+    /// each record's tag), stays under 4 GiB. A larger setting admits nothing more: a longer stream is refused
+    /// on either side as `itemTooLarge`.
+    package static let largestItem = 4_000_000_000
 
     /// The defaults above.
     package init() {}

@@ -22,11 +22,15 @@ enum ShareFiles {
     }
 
     /// Appends `data` to the file at `url` (creating it, mode 0600).
-    static func append(_ data: [UInt8], to url: URL) throws(HandoffError) {
+    /// With `startingWriteback`, the disk write of what is dirty in the file starts now, in the background
+    /// (`FileDescriptorIO.startWriteback`): an item that arrives at 100 MB/s otherwise leaves all of itself for the
+    /// flush that commits it (0.16 s for 100 MiB here, a sixth of the transfer on a gigabit link).
+    static func append(_ data: [UInt8], to url: URL, startingWriteback: Bool = false) throws(HandoffError) {
         let fd = open(url.path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { throw failure("open", url) }
         defer { close(fd) }
         guard (try? FileDescriptorIO.writeAll(fd, data)) != nil else { throw failure("write", url) }
+        if startingWriteback { FileDescriptorIO.startWriteback(fd) }
     }
 
     /// Flushes the file at `url` to disk.

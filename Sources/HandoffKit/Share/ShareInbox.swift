@@ -7,8 +7,8 @@ import HandoffShared
 /// The receiving side's queue of shared items, on disk, like an App Group container that a share extension appends
 /// to and the app drains:
 ///
-///     partial/<transferID>/   a push on its way: state.json, data (whole records only), sums (a digest of each
-///                             record in data), meta.json once complete
+///     partial/<transferID>/   a push on its way: state.json, data (whole records only), sums (a 16-byte check of
+///                             each record in data: the engine's is the record's AEAD tag), meta.json once complete
 ///     items/<id>/             an item that arrived: data, meta.json (an `InboxItem`)
 ///     claimed/<id>/           an item being taken out: the same, plus claim.json
 ///     trash/                  what was taken or dropped, removed at once (and at the next start)
@@ -203,8 +203,11 @@ package final class ShareInbox: Sendable {
     }
 
     /// A push from `sender` announces `header`: refuses it when too large or over the quota, otherwise
-    /// creates (or finds, for a resumption) its partial entry. Nothing of the payload is stored here.
-    func begin(_ header: TransferHeader, from sender: TrustedDevice) throws(HandoffError) -> Start {
+    /// creates (or finds, for a resumption) its partial entry. Nothing of the payload is stored here. `check`
+    /// gives a payload record's 16-byte check value from its index (1 = the first) and plaintext, as `append`
+    /// stored it: a resumption keeps the records whose check still matches.
+    func begin(_ header: TransferHeader, from sender: TrustedDevice,
+               check: (Int, [UInt8]) -> [UInt8] = ShareInbox.digest) throws(HandoffError) -> Start {
         try lock.withLock { _ throws(HandoffError) -> Start in
             let key = header.transferID.description
             if isDelivered(key) { return .delivered }
@@ -214,7 +217,7 @@ package final class ShareInbox: Sendable {
                 guard let metadata = state.metadata else { return .resume(record: 0, metadata: nil) }
                 // Not the file's length, which a power loss can keep without the bytes (no record is flushed on
                 // its own): the records whose bytes still match the digest written beside them.
-                let (records, held) = verifiedRecords(in: folder, header: header)
+                let (records, held) = verifiedRecords(in: folder, header: header, check: check)
                 for (name, length) in [("data", held), ("sums", records * Self.digestLength)] {
                     let file = folder.appendingPathComponent(name)
                     if let size = ShareFiles.size(of: file), size > length { try truncate(file, to: length) }
@@ -251,29 +254,38 @@ package final class ShareInbox: Sendable {
         try savePartial(state, in: folder)
     }
 
-    /// The length of a record's digest in `sums`.
+    /// The length of a record's check value in `sums`.
     static let digestLength = 16
+
+    /// A record's BLAKE2b-128 digest: the check value of `append(_:transferID:)` and `begin`'s default, for a
+    /// caller that has no tag of the record.
+    static func digest(_ index: Int, _ plaintext: [UInt8]) -> [UInt8] {
+        Sodium.genericHash(plaintext, length: digestLength)
+    }
 
     /// Appends one opened payload record to `data`, then its digest to `sums`: a resumption keeps a record only
     /// when both made it to the disk and agree (`verifiedRecords`).
     func append(_ plaintext: [UInt8], transferID: TransferID) throws(HandoffError) {
-        try append(records: [plaintext], transferID: transferID)
+        try append(records: [plaintext], checks: [Self.digest(0, plaintext)], transferID: transferID)
     }
 
-    /// Appends consecutive opened records to `data` in one write, then their digests to `sums` in another: a frame
-    /// of the fast lane holds 16 records, and two opens per frame instead of per record is most of what the
-    /// receiver spends there. A crash between the two writes leaves records without digests, which a resumption
-    /// does not keep, as for one record.
-    func append(records plaintexts: [[UInt8]], transferID: TransferID) throws(HandoffError) {
+    /// Appends consecutive opened records to `data` in one write, then their 16-byte check values to `sums` in
+    /// another: a frame of the fast lane holds 64 records, and two writes per frame instead of per record is most
+    /// of what the receiver spends there. A crash between the two writes leaves records without checks, which a
+    /// resumption does not keep, as for one record. The engine's check of a record is its AEAD tag, which it has
+    /// already: computing a digest of every byte cost the receiver about a sixth of its CPU on the fast lane.
+    func append(records plaintexts: [[UInt8]], checks: [[UInt8]], transferID: TransferID) throws(HandoffError) {
         guard !plaintexts.isEmpty else { return }
+        precondition(checks.count == plaintexts.count && checks.allSatisfy { $0.count == Self.digestLength },
+                     "one 16-byte check per record")
         let folder = partialFolder.appendingPathComponent(transferID.description)
         var data: [UInt8] = []
         data.reserveCapacity(plaintexts.reduce(0) { $0 + $1.count })
         for plaintext in plaintexts { data.append(contentsOf: plaintext) }
-        try ShareFiles.append(data, to: folder.appendingPathComponent("data"))
+        try ShareFiles.append(data, to: folder.appendingPathComponent("data"), startingWriteback: true)
         var sums: [UInt8] = []
-        sums.reserveCapacity(plaintexts.count * Self.digestLength)
-        for plaintext in plaintexts { sums += Sodium.genericHash(plaintext, length: Self.digestLength) }
+        sums.reserveCapacity(checks.count * Self.digestLength)
+        for check in checks { sums += check }
         try ShareFiles.append(sums, to: folder.appendingPathComponent("sums"))
     }
 
@@ -284,9 +296,11 @@ package final class ShareInbox: Sendable {
         try? ShareFiles.sync(folder.appendingPathComponent("sums"))
     }
 
-    /// How many records of a partial, from the first, are whole in `data` and match their digests in `sums`, and
-    /// their length in bytes: what a resumption may acknowledge.
-    private func verifiedRecords(in folder: URL, header: TransferHeader) -> (records: Int, bytes: Int) {
+    /// How many records of a partial, from the first, are whole in `data` and match their check values in `sums`
+    /// (`check(index, plaintext)`, index 1 for the first), and their length in bytes: what a resumption may
+    /// acknowledge.
+    private func verifiedRecords(in folder: URL, header: TransferHeader,
+                                 check: (Int, [UInt8]) -> [UInt8]) -> (records: Int, bytes: Int) {
         let data = open(folder.appendingPathComponent("data").path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         let sums = open(folder.appendingPathComponent("sums").path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         defer {
@@ -304,7 +318,7 @@ package final class ShareInbox: Sendable {
                 pread(sums, $0.baseAddress, Self.digestLength, off_t(records * Self.digestLength))
             }
             guard readRecord == length, readDigest == Self.digestLength,
-                  Sodium.genericHash(record, length: Self.digestLength) == digest else { break }
+                  check(records + 1, record) == digest else { break }
             records += 1
             bytes += length
         }

@@ -158,7 +158,6 @@ struct ShareSender: Sendable {
     private func startWriting(_ stream: ShareStream, from: Int, on link: any RadioLink, position: Position,
                               progress: @escaping @Sendable (Int, Int) -> Void) -> Task<Void, Never> {
         let total = stream.header.streamLength
-        let id = stream.header.transferID
         let chunk = max(Self.frameLimit(of: link) - ShareFrame.dataOverhead, 1)
         return Task {
             var offset = min(from, total)
@@ -167,9 +166,9 @@ struct ShareSender: Sendable {
             progress(offset, total)
             while offset < total, !Task.isCancelled {
                 let end = min(offset + chunk, total)
-                guard let bytes = try? stream.bytes(offset..<end) else { return }
+                guard let frame = try? stream.dataFrame(offset..<end) else { return }
                 do {
-                    try await link.write(ShareFrame.data(transferID: id, offset: UInt32(offset), bytes: bytes).encoded())
+                    try await link.write(frame)
                 } catch {
                     return   // the link is going down; the notification stream ends and the push resumes
                 }

@@ -37,11 +37,21 @@ struct TransferSealer: Sendable {
     }
 
     func sealRecord(_ index: Int, _ plaintext: [UInt8]) -> [UInt8] {
+        sealRecord(index, plaintext[...])
+    }
+
+    /// Seals record `index` from where its plaintext sits in a larger buffer.
+    func sealRecord(_ index: Int, _ plaintext: ArraySlice<UInt8>) -> [UInt8] {
         Sodium.seal(plaintext, additionalData: additionalData(index), nonce: nonce(index), key: key)
     }
 
     /// Opens record `index`; nil when it fails authentication.
     func openRecord(_ index: Int, _ sealed: [UInt8]) -> [UInt8]? {
+        openRecord(index, sealed[...])
+    }
+
+    /// Opens record `index` where it sits in a larger buffer.
+    func openRecord(_ index: Int, _ sealed: ArraySlice<UInt8>) -> [UInt8]? {
         Sodium.open(sealed, additionalData: additionalData(index), nonce: nonce(index), key: key)
     }
 

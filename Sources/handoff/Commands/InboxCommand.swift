@@ -8,7 +8,7 @@ enum InboxCommand: HandoffCommandGroup {
         name: "inbox",
         abstract: "List, take out and drop the items your other devices shared with this one (daemon).",
         discussion: """
-            Items arrive only from paired devices, are kept by the daemon (up to 256 MiB in all) and are never \
+            Items arrive only from paired devices, are kept by the daemon (up to 8 GB in all by default) and are never \
             opened or run by themselves. 'handoff inbox' lists them; 'handoff inbox take' moves them out.
             """)
 
