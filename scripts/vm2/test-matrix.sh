@@ -6,9 +6,9 @@
 #   scripts/vm2/test-matrix.sh [--deb PATH] [RELEASE...]      RELEASE: bookworm trixie mixed (default: all three)
 #
 # HANDOFF_MATRIX_FLOWS names the flows to run, each as FLOW or FLOW:NAME_A,NAME_B (the VMs' host names, which decide
-# the pairing initiator: run-pair.sh --names). Default "flow-radio flow-note flow-pair flow-pair:laptop,studio":
-# flow-pair's ten rounds once with the desktop initiating and once with the laptop. `make test-installed` runs only
-# flow-note, on bookworm and trixie.
+# the pairing initiator: run-pair.sh --names). Default "flow-radio flow-note flow-cross flow-pair
+# flow-pair:laptop,studio": flow-pair's ten rounds once with the desktop initiating and once with the laptop.
+# `make test-installed` runs flow-note on bookworm and trixie, and flow-cross (two rounds) on trixie.
 #
 # The .deb: --deb, else the newest handoff_*_amd64.deb at the repo root or under .build/deb/ (run-pair.sh's rule).
 # A summary with each run's folder and timings is printed at the end.
@@ -20,7 +20,7 @@ releases=("$@")
 ((${#releases[@]})) || releases=(bookworm trixie mixed)
 summary=() failed=0
 for r in "${releases[@]}"; do
-    for entry in ${HANDOFF_MATRIX_FLOWS:-flow-radio flow-note flow-pair flow-pair:laptop,studio}; do
+    for entry in ${HANDOFF_MATRIX_FLOWS:-flow-radio flow-note flow-cross flow-pair flow-pair:laptop,studio}; do
         start=$(date +%s)
         flow=${entry%%:*}
         pkg=("${deb[@]}")
