@@ -73,10 +73,7 @@ final class BlueZChannelLink: RadioLink {
         } catch {
             throw RadioError(error, while: "send to \(peer) failed")
         }
-        while channel.sendBufferCharged > Self.chargedSendBufferLimit, !closed.withLock({ $0 }),
-              !ended.withLock({ $0 }) {
-            do { try await clock.sleep(for: .milliseconds(10)) } catch { return }
-        }
+        await channel.paced(clock: clock) { !closed.withLock { $0 } && !ended.withLock { $0 } }
     }
 
     /// Closes the channel and gives the device's lease back; the LE connection stays up for `linger`
@@ -111,5 +108,17 @@ extension RadioError {
         case .unsupported, .cancelled, .failed: kind = .failed
         }
         self.init(kind, action, cause: error)
+    }
+}
+
+extension L2CAPChannel {
+    /// Waits on `clock`, 10 ms at a time, while more than `limit` bytes of this channel's send buffer are charged
+    /// and `open()` says the channel is still in use (``BlueZChannelLink/chargedSendBufferLimit``); returns when
+    /// cancelled. Each writer of many frames on a channel, ours or the transfer service's, goes at the link's pace.
+    func paced(below limit: Int = BlueZChannelLink.chargedSendBufferLimit, clock: any HandoffClock,
+               while open: () -> Bool) async {
+        while sendBufferCharged > limit, open() {
+            do { try await clock.sleep(for: .milliseconds(10)) } catch { return }
+        }
     }
 }

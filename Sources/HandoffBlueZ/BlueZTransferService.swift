@@ -245,12 +245,9 @@ final class BlueZTransferService: TransferService {
             } catch {
                 throw RadioError(error, while: "cannot send to \(central)")
             }
-            // At the link's pace, as a link of ours writes (BlueZChannelLink.chargedSendBufferLimit): a source's
-            // stream must not keep another transfer on the same connection waiting behind it.
-            while channel.sendBufferCharged > BlueZChannelLink.chargedSendBufferLimit,
-                  channels.channel(of: central) != nil, !closed.withLock({ $0 }) {
-                do { try await clock.sleep(for: .milliseconds(10)) } catch { return }
-            }
+            // At the link's pace, as a link of ours writes: a source's stream must not keep another transfer on
+            // the same connection waiting behind it.
+            await channel.paced(clock: clock) { channels.channel(of: central) != nil && !closed.withLock { $0 } }
             return
         }
         if central.rawValue.hasPrefix("l2cap:") {
