@@ -13,107 +13,93 @@ struct PeerTrafficTests {
     private let device = ObjectPath(rawValue: "/org/bluez/hci0/dev_F0_F0_F0_F0_F0_01")!
     private let other = ObjectPath(rawValue: "/org/bluez/hci0/dev_F0_F0_F0_F0_F0_02")!
 
-    /// The peer's transfer, as the transfer service would answer for it.
-    private final class Busy: Sendable {
-        let devices = Locked<Set<ObjectPath>>([])
-    }
+    /// Device leases on virtual time beside a transfer service that serves `busy`'s devices, and a count of the
+    /// disconnections the leases asked for.
+    private final class Fixture: Sendable {
+        let clock = VirtualClock()
+        /// The devices whose own transfer rides on the connection, as the transfer service would answer.
+        let busy: Locked<Set<ObjectPath>>
+        let leases: DeviceLeases
+        private let count = Locked(0)
 
-    /// Counts the disconnections a lease asked for.
-    private final class Disconnections: Sendable {
-        let count = Locked(0)
-    }
+        init(busy devices: Set<ObjectPath>) {
+            let busy = Locked(devices)
+            let traffic = PeerTraffic()
+            _ = traffic.add { busy.withLock { $0 }.contains($0) }
+            self.busy = busy
+            leases = DeviceLeases(clock: clock, traffic: traffic)
+        }
 
-    private func settle(_ clock: VirtualClock, until condition: () -> Bool) async {
-        for _ in 0..<2_000 where !condition() { await Task.yield() }
+        /// A lease on `path`, held.
+        func lease(_ path: ObjectPath) async -> DeviceLease {
+            await leases.acquire(path)
+            return DeviceLease(path: path, leases: leases)
+        }
+
+        /// What a link passes to disconnect: counts.
+        var disconnect: @Sendable () async -> Void { { [count] in count.withLock { $0 += 1 } } }
+        var disconnections: Int { count.withLock { $0 } }
+
+        /// Lets the leases' tasks run until `condition` holds (or a bounded number of turns passed).
+        func settle(until condition: () -> Bool) async {
+            for _ in 0..<2_000 where !condition() { await Task.yield() }
+        }
     }
 
     @Test func aLingeringConnectionStaysUpWhileThePeersTransferRidesOnItThenGoes() async throws {
-        let clock = VirtualClock()
-        let busy = Busy()
-        let traffic = PeerTraffic()
-        _ = traffic.add { busy.devices.withLock { $0 }.contains($0) }
-        let leases = DeviceLeases(clock: clock, traffic: traffic)
-        let done = Disconnections()
-        busy.devices.withLock { $0 = [device] }
-
-        await leases.acquire(device)
-        DeviceLease(path: device, leases: leases).releaseLingering(idle: .seconds(10)) {
-            done.count.withLock { $0 += 1 }
-        }
-        await settle(clock) { clock.sleeperCount == 1 }
+        let world = Fixture(busy: [device])
+        let clock = world.clock
+        await world.lease(device).releaseLingering(idle: .seconds(10), disconnect: world.disconnect)
+        await world.settle { clock.sleeperCount == 1 }
         clock.advance(by: .seconds(10))
-        await settle(clock) { clock.sleeperCount == 1 && clock.nextDeadline == clock.now + .seconds(10) }
-        #expect(done.count.withLock { $0 } == 0, "the peer's share would have been cut")
-        #expect(!leases.isHeld(device), "the device is free for the next link of ours meanwhile")
+        await world.settle { clock.sleeperCount == 1 && clock.nextDeadline == clock.now + .seconds(10) }
+        #expect(world.disconnections == 0, "the peer's share would have been cut")
+        #expect(!world.leases.isHeld(device), "the device is free for the next link of ours meanwhile")
 
-        busy.devices.withLock { $0 = [] }      // the peer's share ended
+        world.busy.withLock { $0 = [] }      // the peer's share ended
         clock.advance(by: .seconds(10))
-        await settle(clock) { done.count.withLock { $0 } == 1 }
-        #expect(done.count.withLock { $0 } == 1, "an idle connection is still disconnected in the end")
+        await world.settle { world.disconnections == 1 }
+        #expect(world.disconnections == 1, "an idle connection is still disconnected in the end")
     }
 
     @Test func aLinkThatDoesNotLingerLeavesABusyConnectionToThePeer() async throws {
-        let clock = VirtualClock()
-        let busy = Busy()
-        let traffic = PeerTraffic()
-        _ = traffic.add { busy.devices.withLock { $0 }.contains($0) }
-        let leases = DeviceLeases(clock: clock, traffic: traffic)
-        let done = Disconnections()
-        busy.devices.withLock { $0 = [device] }
+        let world = Fixture(busy: [device])
+        let clock = world.clock
         let said = Locked<[String]>([])
 
-        await leases.acquire(device)
-        await DeviceLease(path: device, leases: leases).disconnectAndRelease(log: { text in said.withLock { $0.append(text) } }) {
-            done.count.withLock { $0 += 1 }
-        }
-        #expect(done.count.withLock { $0 } == 0)
-        await settle(clock) { clock.sleeperCount == 1 }
+        await world.lease(device).disconnectAndRelease(log: { text in said.withLock { $0.append(text) } },
+                                                        disconnect: world.disconnect)
+        #expect(world.disconnections == 0)
+        await world.settle { clock.sleeperCount == 1 }
         clock.advance(by: .seconds(2))
-        await settle(clock) { !said.withLock { $0 }.isEmpty }
+        await world.settle { !said.withLock { $0 }.isEmpty }
         #expect(said.withLock { $0 }.count == 1)
         #expect(said.withLock { $0 }.first?.contains("its own transfer rides on the connection") == true)
 
         // Another device's traffic changes nothing for this one.
-        await leases.acquire(other)
-        await DeviceLease(path: other, leases: leases).disconnectAndRelease(log: { _ in }) {
-            done.count.withLock { $0 += 1 }
-        }
-        #expect(done.count.withLock { $0 } == 1, "a device with no transfer of its own is disconnected at once")
+        await world.lease(other).disconnectAndRelease(log: { _ in }, disconnect: world.disconnect)
+        #expect(world.disconnections == 1, "a device with no transfer of its own is disconnected at once")
     }
 
     @Test func aLinkOfOursThatComesMeanwhileEndsTheWait() async throws {
-        let clock = VirtualClock()
-        let traffic = PeerTraffic()
-        _ = traffic.add { _ in true }
-        let leases = DeviceLeases(clock: clock, traffic: traffic)
-        let done = Disconnections()
-
-        await leases.acquire(device)
-        DeviceLease(path: device, leases: leases).releaseLingering(idle: .seconds(10)) {
-            done.count.withLock { $0 += 1 }
-        }
-        await settle(clock) { clock.sleeperCount == 1 }
+        let world = Fixture(busy: [device])
+        let clock = world.clock
+        await world.lease(device).releaseLingering(idle: .seconds(10), disconnect: world.disconnect)
+        await world.settle { clock.sleeperCount == 1 }
         clock.advance(by: .seconds(10))
-        await settle(clock) { clock.sleeperCount == 1 && clock.nextDeadline == clock.now + .seconds(10) }
-        await leases.acquire(device)            // our next continue takes the connection
+        await world.settle { clock.sleeperCount == 1 && clock.nextDeadline == clock.now + .seconds(10) }
+        await world.leases.acquire(device)            // our next continue takes the connection
         clock.advance(by: .seconds(10))
-        await settle(clock) { clock.sleeperCount == 0 }
-        #expect(done.count.withLock { $0 } == 0, "a connection a link of ours holds is never disconnected under it")
-        #expect(leases.isHeld(device))
+        await world.settle { clock.sleeperCount == 0 }
+        #expect(world.disconnections == 0, "a connection a link of ours holds is never disconnected under it")
+        #expect(world.leases.isHeld(device))
     }
 
     @Test func theRadioClosingDisconnectsEvenABusyConnection() async throws {
-        let clock = VirtualClock()
-        let traffic = PeerTraffic()
-        _ = traffic.add { _ in true }
-        let leases = DeviceLeases(clock: clock, traffic: traffic)
-        let done = Disconnections()
-        await leases.acquire(device)
-        DeviceLease(path: device, leases: leases).releaseLingering(idle: .seconds(10)) {
-            done.count.withLock { $0 += 1 }
-        }
-        await leases.flushLingering()
-        #expect(done.count.withLock { $0 } == 1)
+        let world = Fixture(busy: [device])
+        await world.lease(device).releaseLingering(idle: .seconds(10), disconnect: world.disconnect)
+        await world.leases.flushLingering()
+        #expect(world.disconnections == 1)
     }
 
     @Test func theServiceAnswersForOpenChannelsAndRecentWritesOfTheDevice() {
