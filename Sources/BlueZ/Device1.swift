@@ -52,5 +52,7 @@ public struct Device1: Sendable, Hashable {
         public var bonded: Bool
         /// `Trusted`.
         public var trusted: Bool
+        /// `Blocked`: bluetoothd refuses the device's connections (the kernel's reject list) and stores the block.
+        public var blocked: Bool
     }
 }

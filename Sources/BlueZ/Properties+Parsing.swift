@@ -12,7 +12,8 @@ extension Device1.Properties {
             manufacturerData: bag.manufacturerData("ManufacturerData"), serviceData: bag.serviceData("ServiceData"),
             uuids: bag.uuids("UUIDs"), connected: bag.bool("Connected") ?? false,
             servicesResolved: bag.bool("ServicesResolved") ?? false, paired: bag.bool("Paired") ?? false,
-            bonded: bag.bool("Bonded") ?? false, trusted: bag.bool("Trusted") ?? false)
+            bonded: bag.bool("Bonded") ?? false, trusted: bag.bool("Trusted") ?? false,
+            blocked: bag.bool("Blocked") ?? false)
     }
 }
 

@@ -30,6 +30,7 @@ final class BlueZTransferService: TransferService {
     private let traffic: PeerTraffic
     private let trafficKey: Int
     private let clock: any HandoffClock
+    private let keptAway: KeptAwayDevices
 
     // Typed in HandoffKit (WireUUID); BluetoothUUID(_:) stops the program rather than serve under another UUID.
     static let serviceUUID = BluetoothUUID(WireProtocol.transferServiceUUID)
@@ -45,8 +46,9 @@ final class BlueZTransferService: TransferService {
                  registration: GattRegistration, centrals: CentralTable, bluez: BlueZ, fallbackMTU: Int,
                  channels: ChannelTable<L2CAPChannel>, listener: L2CAPListener?, acceptor: Task<Void, Never>?,
                  publishedPSM: UInt16?, adapterPath: ObjectPath, traffic: PeerTraffic, trafficKey: Int,
-                 clock: any HandoffClock, log: @escaping @Sendable (String) -> Void,
+                 keptAway: KeptAwayDevices, clock: any HandoffClock, log: @escaping @Sendable (String) -> Void,
                  onClose: @escaping @Sendable () async -> Void) {
+        self.keptAway = keptAway
         self.clock = clock
         self.adapterPath = adapterPath
         self.traffic = traffic
@@ -68,11 +70,16 @@ final class BlueZTransferService: TransferService {
     /// Listens for channels (unless `options.transport` is `.gatt`), then exports and registers the application
     /// on `adapter`. A kernel without LE CoC is not an error: the service then publishes no PSM, and says so once.
     /// Tells `traffic` which devices' transfers it serves (``carriesTraffic(from:channels:centrals:adapter:now:)``).
+    /// Lifts the blocks an earlier daemon left on this adapter (``KeptAwayDevices``, `options.keptAwayRecord`)
+    /// before it serves anyone.
     static func open(on adapter: Adapter1, bluez: BlueZ, options: BlueZRadioOptions, traffic: PeerTraffic,
                      log: @escaping @Sendable (String) -> Void,
                      onClose: @escaping @Sendable () async -> Void) async throws(BlueZError) -> BlueZTransferService {
         let fallbackMTU = options.fallbackMTU
         let clock = options.clock
+        let keptAway = KeptAwayDevices(bluez: bluez, adapter: adapter, record: options.keptAwayRecord, clock: clock,
+                                       log: log)
+        await keptAway.liftRecorded()
         let (writes, continuation) = AsyncStream<IncomingWrite>.makeStream(bufferingPolicy: .unbounded)
         let centrals = CentralTable()
         let channels = ChannelTable<L2CAPChannel>()
@@ -129,7 +136,7 @@ final class BlueZTransferService: TransferService {
                                     centrals: centrals, bluez: bluez, fallbackMTU: fallbackMTU, channels: channels,
                                     listener: listener, acceptor: acceptor, publishedPSM: published,
                                     adapterPath: adapterPath, traffic: traffic, trafficKey: trafficKey,
-                                    clock: clock, log: log, onClose: onClose)
+                                    keptAway: keptAway, clock: clock, log: log, onClose: onClose)
     }
 
     /// Whether `device` (a Device1 path) has a transfer riding on its connection to this service: a channel of its
@@ -278,9 +285,10 @@ final class BlueZTransferService: TransferService {
         return await bluez.device(at: path).connectedNow() == true
     }
 
-    /// Closes a channel central's channel, then disconnects the central's device (Device1.Disconnect on this
-    /// adapter), which ends its GATT writes and every channel of it.
-    func drop(_ central: PeerAddress) async {
+    /// Closes a channel central's channel, then ends the central's device's link on this adapter, which ends its
+    /// GATT writes and every channel of it: blocked for `cooldown` (``KeptAwayDevices``), or, with no cooldown,
+    /// Device1.Disconnect.
+    func drop(_ central: PeerAddress, keepingAwayFor cooldown: Duration) async {
         let device: ObjectPath?
         if let channel = channels.remove(central) {
             channel.close()
@@ -294,6 +302,10 @@ final class BlueZTransferService: TransferService {
         }
         guard let device else { return }
         log("transfer service: dropping \(central) (it wrote what no client of ours writes)")
+        if cooldown > .zero {
+            await keptAway.keepAway(device, for: cooldown)
+            return
+        }
         do throws(BlueZError) {
             try await bluez.device(at: device).disconnect(timeout: .seconds(5))
         } catch {
@@ -313,6 +325,7 @@ final class BlueZTransferService: TransferService {
         acceptor?.cancel()
         for channel in channels.removeAll() { channel.close() }
         continuation.finish()
+        await keptAway.liftAll()
         await registration.cancel()
         await onClose()
     }

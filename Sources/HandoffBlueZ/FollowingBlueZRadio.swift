@@ -450,8 +450,8 @@ public actor FollowingBlueZRadio: Radio {
         try await serviceInner.notify(value, to: central)
     }
 
-    func dropCentral(_ central: PeerAddress) async {
-        await serviceInner?.drop(central)
+    func dropCentral(_ central: PeerAddress, keepingAwayFor cooldown: Duration) async {
+        await serviceInner?.drop(central, keepingAwayFor: cooldown)
     }
 
     func closeService(_ closing: FollowingTransferService) async {
@@ -502,8 +502,8 @@ final class FollowingTransferService: TransferService {
     }
 
     /// Drops `central` through the service on the adapter in use; nothing when no adapter is in use.
-    func drop(_ central: PeerAddress) async {
-        await radio.dropCentral(central)
+    func drop(_ central: PeerAddress, keepingAwayFor cooldown: Duration) async {
+        await radio.dropCentral(central, keepingAwayFor: cooldown)
     }
 
     /// Withdraws the service and ends `writes`. Idempotent.

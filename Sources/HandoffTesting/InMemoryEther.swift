@@ -1,5 +1,6 @@
 import Foundation
 import HandoffKit
+import HandoffShared
 
 /// The shared medium of simulated devices: adverts reach every scanner, connections reach open services.
 /// Create radios with `makeRadio(address:)`; inject faults with `setConditions(_:)`, `disconnectAll()`,
@@ -26,6 +27,13 @@ public actor InMemoryEther {
     private var tamper: (@Sendable ([UInt8]) -> [UInt8]?)?
     private var writeTap: (@Sendable ([UInt8]) -> Void)?
     private var advertTap: [UUID: AsyncStream<ScanEvent>.Continuation] = [:]
+    /// Until when each dropped central's connections to the peripheral that dropped it are refused.
+    private var keptAway: [Pair: HandoffInstant] = [:]
+
+    struct Pair: Hashable {
+        let central: PeerAddress
+        let peripheral: PeerAddress
+    }
 
     struct Link {
         let central: PeerAddress
@@ -168,6 +176,13 @@ public actor InMemoryEther {
               services[peripheral] != nil else {
             throw RadioError(.unreachable, "\(address) is out of range or serves nothing")
         }
+        if let until = keptAway[Pair(central: central, peripheral: peripheral)] {
+            guard clock.now >= until else {
+                statistics.connectsKeptAway += 1
+                throw RadioError(.unreachable, "\(peripheral) refuses \(central) until its cooldown ends")
+            }
+            keptAway[Pair(central: central, peripheral: peripheral)] = nil
+        }
         if conditions.linksHeldUntilDisconnected,
            owned.values.contains(where: { $0.central == central && $0.peripheral == peripheral }) {
             statistics.connectsBehindAnOpenLink += 1
@@ -273,11 +288,13 @@ public actor InMemoryEther {
     }
 
     /// Drops the links of the device behind `writer` (as its writes name it) to `peripheral`, its channels with
-    /// them, as a peripheral's Disconnect of that central does.
-    func dropCentral(_ writer: PeerAddress, at peripheral: PeerAddress) {
+    /// them, as a peripheral's Disconnect of that central does, and refuses that device's connections to
+    /// `peripheral` for `cooldown`, as a blocked device's are (`connect(from:to:)`).
+    func dropCentral(_ writer: PeerAddress, at peripheral: PeerAddress, keepingAwayFor cooldown: Duration) {
         guard let central = links.values.first(where: { $0.peripheral == peripheral && $0.writer == writer })?.central
         else { return }
         statistics.droppedCentrals += 1
+        if cooldown > .zero { keptAway[Pair(central: central, peripheral: peripheral)] = clock.now + cooldown }
         dropLinks { $0.peripheral == peripheral && $0.central == central }
     }
 

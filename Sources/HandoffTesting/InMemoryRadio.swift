@@ -51,8 +51,8 @@ struct InMemoryTransferService: TransferService {
         try await ether.notify(value, from: address, to: central)
     }
 
-    func drop(_ central: PeerAddress) async {
-        await ether.dropCentral(central, at: address)
+    func drop(_ central: PeerAddress, keepingAwayFor cooldown: Duration) async {
+        await ether.dropCentral(central, at: address, keepingAwayFor: cooldown)
     }
 
     func close() async {

@@ -19,7 +19,10 @@ public struct InMemoryStatistics: Sendable, Equatable {
     /// Connects refused because the same radio's earlier link to the peer was never disconnected
     /// (`LinkConditions.linksHeldUntilDisconnected`).
     public var connectsBehindAnOpenLink = 0
-    /// Centrals whose links a transfer service dropped (`TransferService.drop(_:)`: the gate's strangers).
+    /// Connections refused because the peripheral keeps the central away after dropping it
+    /// (`TransferService.drop(_:keepingAwayFor:)`).
+    public var connectsKeptAway = 0
+    /// Centrals whose links a transfer service dropped (`TransferService.drop(_:keepingAwayFor:)`: the gate's strangers).
     public var droppedCentrals = 0
     /// The longest frame delivered either way.
     public var largestFrame = 0

@@ -12,7 +12,8 @@ struct AdvertisementMonitorTests {
             address: BluetoothAddress("00:AA:01:00:00:00")!, addressType: "public", name: nil, alias: nil, rssi: nil,
             txPower: nil, manufacturerData: manufacturer.mapValues { Data($0) },
             serviceData: Dictionary(uniqueKeysWithValues: service.map { (BluetoothUUID(short: $0.key), Data($0.value)) }),
-            uuids: [], connected: false, servicesResolved: false, paired: false, bonded: false, trusted: false)
+            uuids: [], connected: false, servicesResolved: false, paired: false, bonded: false, trusted: false,
+            blocked: false)
     }
 
     @Test("a manufacturer-data pattern is the company id little-endian, as on the air, then the prefix")

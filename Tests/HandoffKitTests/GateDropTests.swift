@@ -51,6 +51,51 @@ struct GateDropTests {
         #expect(await ether.statistics.droppedCentrals == 1, "the paired receiver keeps its link")
     }
 
+    @Test func aDroppedStrangerIsKeptAwayForTheCooldownThenLetInAgain() async throws {
+        let ether = InMemoryEther()
+        let (source, receiver, _) = try await makePair(ether: ether, configure: {
+            Self.quick(&$0)
+            $0.strangerCooldown = .milliseconds(300)
+        })
+        let remote = try await offer(UserActivity(activityType: noteType), from: source, to: receiver)
+        let eve = ether.makeRadio(address: "sim:eve")
+        let stranger = try await eve.connect(to: source.radio.address)
+        try await stranger.write([WireProtocol.version, 0x7F])
+        _ = try await untilDropped(stranger)
+
+        await #expect(throws: RadioError.self, "its device is refused during the cooldown") {
+            try await eve.connect(to: source.radio.address)
+        }
+        #expect(await ether.statistics.connectsKeptAway == 1)
+        let outcome = await receiver.engine.continueActivity(remote)
+        #expect(outcome.error == nil, "the paired receiver is not kept away: \(outcome)")
+
+        // After the cooldown it may connect again (and would be dropped again for garbage).
+        var again: (any RadioLink)?
+        for _ in 0..<200 where again == nil {
+            again = try? await eve.connect(to: source.radio.address)
+            if again == nil { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(again != nil, "the stranger was kept away for good")
+        await again?.disconnect()
+    }
+
+    @Test func withNoCooldownADroppedStrangerMayConnectAgainAtOnce() async throws {
+        let ether = InMemoryEther()
+        let (source, receiver, _) = try await makePair(ether: ether, configure: {
+            Self.quick(&$0)
+            $0.strangerCooldown = .zero
+        })
+        _ = try await offer(UserActivity(activityType: noteType), from: source, to: receiver)
+        let eve = ether.makeRadio(address: "sim:eve")
+        let stranger = try await eve.connect(to: source.radio.address)
+        try await stranger.write([WireProtocol.version, 0x7F])
+        _ = try await untilDropped(stranger)
+        let again = try await eve.connect(to: source.radio.address)
+        #expect(await ether.statistics.connectsKeptAway == 0)
+        await again.disconnect()
+    }
+
     @Test func aForgedRequestIsRefusedThenItsWriterDropped() async throws {
         let ether = InMemoryEther()
         let (source, receiver, _) = try await makePair(ether: ether, configure: Self.quick)

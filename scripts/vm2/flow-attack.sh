@@ -15,7 +15,7 @@
 #   - each machine dropped the stranger's link at least once (the gate: a central that writes what no client of
 #     ours writes is dropped; the stranger connects again each time, for as long as it attacks).
 # Exit 0 when every round held. Figures per round: $HANDOFF_VM2_RUN/attack-rounds. HANDOFF_ATTACK_DEBUG=1 runs
-# handoffd with --debug (a runtime drop-in), for diagnosis only.
+# handoffd with --debug (a runtime drop-in, and a restart: the package started the daemon), for diagnosis only.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 run=$HANDOFF_VM2_RUN
@@ -42,7 +42,7 @@ cp "$here/scripts/vm/scenarios/hostile-peer.py" "$here/scripts/vm/scenarios/priv
 vm2 C 'systemctl stop handoffd; systemctl mask --runtime handoffd >/dev/null; echo "stranger: $(hostname), BlueZ $(bluetoothd --version)"' || fail "C: no answer"
 if [[ ${HANDOFF_ATTACK_DEBUG:-0} == 1 ]]; then   # diagnosis only: handoffd --debug through a drop-in (unit otherwise as shipped)
     for m in A B; do
-        vm2 "$m" 'mkdir -p /run/systemd/system/handoffd.service.d && printf "[Service]\nExecStart=\nExecStart=/usr/libexec/handoffd --bus system --state-dir /var/lib/handoff --debug\n" >/run/systemd/system/handoffd.service.d/debug.conf && systemctl daemon-reload' || fail "$m: debug drop-in"
+        vm2 "$m" 'mkdir -p /run/systemd/system/handoffd.service.d && printf "[Service]\nExecStart=\nExecStart=/usr/libexec/handoffd --bus system --state-dir /var/lib/handoff --debug\n" >/run/systemd/system/handoffd.service.d/debug.conf && systemctl daemon-reload && systemctl restart handoffd' || fail "$m: debug drop-in"
     done
 fi
 for m in A B; do vm2 "$m" 'systemctl start handoffd && systemctl is-active handoffd' >/dev/null || fail "$m: handoffd did not start"; done

@@ -86,14 +86,15 @@ extension HandoffEngine {
     }
 
     /// Drops `central`'s link `strangerDropGrace` after its refusal went out (`Gate.Writer.dropped`), in a task of
-    /// its own, so that other centrals' writes are not held up meanwhile. Its further writes are handled (and
-    /// refused) as before until the link is gone.
+    /// its own, so that other centrals' writes are not held up meanwhile, and keeps its device away for
+    /// `strangerCooldown`. Its further writes are handled (and refused) as before until the link is gone.
     func drop(_ central: PeerAddress, from service: any TransferService) {
         guard droppingCentrals.insert(central).inserted else { return }
         let grace = configuration.strangerDropGrace
+        let cooldown = configuration.strangerCooldown
         Task { [weak self, clock] in
             try? await clock.sleep(for: grace)
-            await service.drop(central)
+            await service.drop(central, keepingAwayFor: cooldown)
             await self?.forgetDropped(central)
         }
     }

@@ -214,13 +214,14 @@ final class LaneService: TransferService {
     }
 
     /// A lane central is dropped by closing its connection (it proved itself, so the gate drops one only for a
-    /// frame no client writes); a radio central through the radio's service.
-    func drop(_ central: PeerAddress) async {
+    /// frame no client writes; its listener is gone with the offer, so there is nothing to keep it away from); a
+    /// radio central through the radio's service.
+    func drop(_ central: PeerAddress, keepingAwayFor cooldown: Duration) async {
         if let lane = lanes.withLock({ $0.removeValue(forKey: central) }) {
             lane.close()
             return
         }
-        await base.drop(central)
+        await base.drop(central, keepingAwayFor: cooldown)
     }
 
     func close() async {
