@@ -60,7 +60,11 @@ test-vm:
 	@scripts/deps.sh test
 	scripts/vm-test.sh
 
-test: test-unit test-lane test-python test-fuzz test-tsan test-vm test-deb test-installed
+# Every tier, in this order, each timed (scripts/test-tiers.sh: seconds per tier at the end and in
+# .build/test-times.txt; CI allows 90 minutes and make test keeps under 70).
+TEST_TIERS = test-unit test-lane test-python test-fuzz test-tsan test-vm test-deb test-installed
+test:
+	scripts/test-tiers.sh "$(MAKE)" $(TEST_TIERS)
 
 # The Python client (clients/python): mypy --strict, then its tests against the real handoffd, two daemons paired
 # over bluezoo, and the MPRIS bridge with the real mpv and mpv-mpris (about 20 s).
