@@ -24,6 +24,10 @@
 #                  --machines N, N names (default laptop,desk1,desk2,…)
 #   --machines N   boot N VMs (2 to 9: A, B, C, … I) on the one radio, all of --release (mixed: A bookworm, the
 #                  others trixie); default 2
+#   --lan          also join every VM to one private Ethernet (qemu's dgram netdev on Unix sockets in the run
+#                  folder, a hub on the host: nothing routed, nothing leaves this machine): eth0 of A, B, … gets
+#                  10.77.0.1/24, .2, … before the .deb is installed, as a LAN both machines already share (the fast
+#                  lane, issue 28); default: no network at all
 #
 # TESTSCRIPT runs on the host with scripts/vm2 on PATH and HANDOFF_VM2_RUN set; it reaches the VMs with
 #   vm2 A|B COMMAND...          runs the shell command line as root in that VM, prints its output, returns its status
@@ -33,13 +37,14 @@
 # The run folder gets, per VM: console.log (kernel + systemd on ttyS0), journal.txt (journalctl -b), hci.btsnoop
 # (scripts/vm/monitor-capture.py, open with `btmon -r`), and the commands' outputs (share/cmd/); radio.log; timings.
 # Exit status: TESTSCRIPT's; 124 at the time limit; 125 when the radio, a VM, BlueZ or the install did not come up.
-# Nothing leaves this machine: the radio is Unix sockets, the command channel a 9p share, the VMs have no network.
+# Nothing leaves this machine: the radio is Unix sockets, the command channel a 9p share, the VMs have no network
+# (with --lan, one private Ethernet among themselves, on Unix sockets too).
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")/../.." && pwd)
 cache=${HANDOFF_VM_CACHE:-$(dirname "$(git -C "$here" rev-parse --path-format=absolute --git-common-dir 2>/dev/null \
     || echo "$here/.git")")/.vm}
-release=bookworm deb="" nodeb=0 mem=768 limit=900 run="" names="" count=2 privacy=0
+release=bookworm deb="" nodeb=0 mem=768 limit=900 run="" names="" count=2 privacy=0 lan=0
 usage() { sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 fail() { echo "run-pair: $*" >&2; exit 125; }
 while (($#)); do
@@ -53,6 +58,7 @@ while (($#)); do
         --names) names=${2:-}; shift 2 || usage ;;
         --machines) count=${2:-}; shift 2 || usage ;;
         --privacy) privacy=1; shift ;;
+        --lan) lan=1; shift ;;
         -h | --help) usage ;;
         --) shift; break ;;
         *) echo "run-pair: unknown option '$1'" >&2; usage ;;
@@ -151,8 +157,26 @@ for ((i = 0; i < 100; i++)); do grep -q '^radio: ready' "$run/radio.log" 2>/dev/
 grep -q '^radio: ready' "$run/radio.log" || { cat "$run/radio.log" >&2; fail "the radio did not start"; }
 echo "radio_ready_ms=$(ms)" >>"$run/timings"
 
+# --lan: each VM's NIC sends its frames to a Unix datagram socket of the hub (lan-hub.py), which passes each to the
+# other VMs' sockets, as a switch without learning would.
+lan_args() {   # lan_args A|B…: the qemu options of that VM's NIC
+    local m=$1 i
+    for ((i = 0; i < count; i++)); do [[ ${machines[i]} == "$m" ]] && break; done
+    printf '%s\n' -netdev "dgram,id=lan,local.type=unix,local.path=$run/lan/$m.sock,remote.type=unix,remote.path=$run/lan/hub.sock" \
+        -device "virtio-net-pci,netdev=lan,mac=52:54:00:77:00:0$((i + 1))"
+}
+if ((lan)); then
+    mkdir -p "$run/lan"
+    python3 "$here/scripts/vm2/lan-hub.py" "$run/lan" "${machines[@]}" >"$run/lan/hub.log" 2>&1 &
+    pids+=($!)
+    for ((i = 0; i < 50; i++)); do [[ -S $run/lan/hub.sock ]] && break; sleep 0.1; done
+    [[ -S $run/lan/hub.sock ]] || { cat "$run/lan/hub.log" >&2; fail "the LAN hub did not start"; }
+fi
+
 boot() {   # boot A|B RELEASE
     local m=$1 rel=$2 img=$cache/images/$2
+    local nic=()
+    ((lan)) && mapfile -t nic < <(lan_args "$m")
     mkdir -p "$run/$m/share/cmd"
     cp "$here/scripts/vm2/guest-agent.sh" "$run/$m/share/agent.sh"
     qemu-img create -q -f qcow2 -F qcow2 -b "$img/root.qcow2" "$run/$m/overlay.qcow2" || fail "qemu-img create failed"
@@ -168,7 +192,7 @@ boot() {   # boot A|B RELEASE
         -serial "file:$run/$m/console.log" \
         -chardev "socket,id=hci,path=$run/radio/$m.sock" -device isa-serial,chardev=hci \
         -virtfs "local,path=$run/$m/share,mount_tag=run,security_model=none,id=run" \
-        -device virtio-rng-pci \
+        -device virtio-rng-pci "${nic[@]}" \
         >"$run/$m/qemu.log" 2>&1 &
     pids+=($!)
     echo $! >"$run/$m/qemu.pid"
@@ -211,6 +235,16 @@ if ((!nodeb && privacy)); then
             exit 1' >"$run/$m/privacy.out" 2>&1 || { cat "$run/$m/privacy.out" >&2; fail "VM $m: Privacy = device in main.conf, or hci0 after the restart"; }
     done
     echo "privacy_ms=$(ms)" >>"$run/timings"
+fi
+if ((lan)); then
+    for ((i = 0; i < count; i++)); do
+        m=${machines[i]}
+        vm2 "$m" "ip addr add 10.77.0.$((i + 1))/24 dev eth0 && ip link set eth0 up && for i in \$(seq 100); do ip -4 addr show dev eth0 | grep -q 'inet .*scope global' && ! ip addr show dev eth0 | grep -q tentative && exit 0; sleep 0.2; done; exit 1" \
+            >"$run/$m/lan.out" 2>&1 || { cat "$run/$m/lan.out" >&2; fail "VM $m: eth0 on the LAN did not come up"; }
+    done
+    vm2 A "ping -c 1 -W 5 10.77.0.2 >/dev/null 2>&1 || (exec 3<>/dev/tcp/10.77.0.2/9) 2>&1 | grep -q refused" \
+        || fail "the LAN: A cannot reach B (10.77.0.2)"
+    echo "lan_ms=$(ms)" >>"$run/timings"
 fi
 if ((!nodeb)); then
     for m in "${machines[@]}"; do   # all at once
