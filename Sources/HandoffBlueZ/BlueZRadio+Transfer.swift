@@ -14,9 +14,11 @@ extension BlueZRadio {
         do {
             let name = adapterName
             let log = options.log
+            let notice = options.notice ?? options.log
             return try await BlueZTransferService.open(
                 on: adapter, bluez: bluez, options: options, traffic: leases.traffic,
                 log: { text in log?("radio \(name): \(text)") },
+                notice: { text in notice?("radio \(name): \(text)") },
                 onClose: { [weak self] in await self?.serviceClosed() })
         } catch {
             serviceOpen = false

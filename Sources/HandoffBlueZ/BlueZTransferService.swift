@@ -73,12 +73,12 @@ final class BlueZTransferService: TransferService {
     /// Lifts the blocks an earlier daemon left on this adapter (``KeptAwayDevices``, `options.keptAwayRecord`)
     /// before it serves anyone.
     static func open(on adapter: Adapter1, bluez: BlueZ, options: BlueZRadioOptions, traffic: PeerTraffic,
-                     log: @escaping @Sendable (String) -> Void,
+                     log: @escaping @Sendable (String) -> Void, notice: @escaping @Sendable (String) -> Void,
                      onClose: @escaping @Sendable () async -> Void) async throws(BlueZError) -> BlueZTransferService {
         let fallbackMTU = options.fallbackMTU
         let clock = options.clock
         let keptAway = KeptAwayDevices(bluez: bluez, adapter: adapter, record: options.keptAwayRecord, clock: clock,
-                                       log: log)
+                                       log: notice)
         await keptAway.liftRecorded()
         let (writes, continuation) = AsyncStream<IncomingWrite>.makeStream(bufferingPolicy: .unbounded)
         let centrals = CentralTable()

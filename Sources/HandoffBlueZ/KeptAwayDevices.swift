@@ -55,7 +55,7 @@ final class KeptAwayDevices: Sendable {
         save()
         do throws(BlueZError) {
             try await handle.setBlocked(true)
-            log("transfer service: keeping \(device) away for \(cooldown)")
+            log("transfer service: keeping \(device) away for \(cooldown) (it wrote what no client of ours writes)")
         } catch {
             log("transfer service: could not block \(device) (\(error)); disconnecting it instead")
             entries.withLock { $0[device] = nil }
@@ -113,6 +113,7 @@ final class KeptAwayDevices: Sendable {
         }
         entries.withLock { $0[device] = nil }
         save()
+        log("transfer service: \(device) may connect again")
     }
 
     /// Writes the record (one `forget|keep PATH` line per entry, and other adapters' lines as they were),

@@ -104,7 +104,14 @@ ProgramExecutors.run { await serve() }
         }
         if let quota = options.inboxQuota { configuration.share.inbox.quota = quota }
         if let quota = options.outboxQuota { configuration.share.outboxQuota = quota }
-        logger.log("fast lane: \(options.fastLane ? "on (big transfers may move to a network both machines share)" : "off")")
+        if !options.fastLane {
+            logger.log("fast lane: off")
+        } else if let reason = TCPLane.selfCheck() {
+            logger.warning("fast lane: on, but this daemon cannot use it (\(reason)): every transfer stays on Bluetooth; "
+                + "allow AF_INET, AF_INET6 and AF_NETLINK in the unit's RestrictAddressFamilies, or run with --no-fast-lane")
+        } else {
+            logger.log("fast lane: on (big transfers may move to a network both machines share)")
+        }
         configuration.adapter = { await radio.statusReport() }
         configuration.scanning = { await radio.scanningState?.description }
         let notifier = DesktopNotifier(bus: options.notifyBus, logger: logger)
