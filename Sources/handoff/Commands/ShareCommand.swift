@@ -80,14 +80,10 @@ enum ShareCommand: HandoffCommand {
         var requests: [ShareRequest] = []
         for path in invocation.all(\.paths) {
             if path == "-" {
-                let bytes = [UInt8](try context.terminal.readInput())
-                if String(validating: bytes, as: UTF8.self) != nil {
-                    requests.append(ShareRequest(kind: "text", name: "text.txt", mediaType: "text/plain;charset=utf-8",
-                                                 content: .bytes(bytes)))
-                } else {
-                    requests.append(ShareRequest(kind: "file", name: "stdin.bin", mediaType: "application/octet-stream",
-                                                 content: .bytes(bytes)))
-                }
+                // Streamed to the daemon as it is read, of whatever length; text when every byte is UTF-8.
+                let text = ShareRequest.Label(kind: "text", name: "text.txt", mediaType: "text/plain;charset=utf-8")
+                requests.append(ShareRequest(kind: "file", name: "stdin.bin", mediaType: "application/octet-stream",
+                                             content: .stream(try context.terminal.openInput(), asText: text)))
                 continue
             }
             var isDirectory: ObjCBool = false
