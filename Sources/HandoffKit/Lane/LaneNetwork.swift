@@ -144,6 +144,9 @@ package struct FastLane: Sendable {
     /// After a failed attempt, or after the lane dropped, the sender asks again this long later while the
     /// transfer goes on over BLE (default 5 s), so the lane comes back when the network does.
     package var retryInterval: Duration = .seconds(5)
+    /// Hears each step of each attempt (``LaneEvent``), on whatever task took it: the daemon logs them. Called
+    /// while nothing is held, and must return quickly.
+    package var report: @Sendable (LaneEvent) -> Void = { _ in }
 
     /// The lane over `network`, under `policy`.
     package init(network: any LaneNetwork, policy: LanePolicy = .production) {
