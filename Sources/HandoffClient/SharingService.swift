@@ -54,7 +54,7 @@ public struct ShareRequest: Sendable {
         /// An open regular file (the daemon reads it through the descriptor, never by path).
         case file(OpenFile)
         /// Bytes read from `source` (a pipe, a terminal) up to its end, of a length nobody knows up front: they
-        /// flow to the daemon as they are read, never held whole (``ShareStream``). When every byte is UTF-8 and
+        /// flow to the daemon as they are read, never held whole (``ShareStreamFraming``). When every byte is UTF-8 and
         /// `asText` is given, the item goes with that kind, name and media type instead of the request's.
         case stream(OpenFile, asText: Label?)
     }

@@ -38,12 +38,12 @@ extension DBusHandoffService: SharingService {
         // gets EPIPE and stops.
         let descriptor = UnixFileDescriptor(takingOwnershipOf: ends[0])
         let writing = OpenFile(fileDescriptor: ends[1])
-        let file = ShareStream.Trailer(kind: item.kind, name: item.name, mediaType: item.mediaType)
-        let textTrailer = text.map { ShareStream.Trailer(kind: $0.kind, name: $0.name, mediaType: $0.mediaType) }
-        let copied = Locked<ShareStream.Failure?>(nil)
+        let file = ShareStreamFraming.Trailer(kind: item.kind, name: item.name, mediaType: item.mediaType)
+        let textTrailer = text.map { ShareStreamFraming.Trailer(kind: $0.kind, name: $0.name, mediaType: $0.mediaType) }
+        let copied = Locked<ShareStreamFraming.Failure?>(nil)
         DetachedThread.start {
-            do throws(ShareStream.Failure) {
-                try ShareStream.write(from: source.fileDescriptor, to: writing.fileDescriptor, file: file,
+            do throws(ShareStreamFraming.Failure) {
+                try ShareStreamFraming.write(from: source.fileDescriptor, to: writing.fileDescriptor, file: file,
                                       text: textTrailer)
             } catch {
                 copied.withLock { $0 = error }

@@ -103,7 +103,7 @@ extension HandoffDaemon {
         return spooledItem(spooled, uid: uid, target: target)
     }
 
-    /// Spools a ``ShareStream`` read from `stream` (`handoff share -`: its length is known only at its end) for
+    /// Spools a ``ShareStreamFraming`` read from `stream` (`handoff share -`: its length is known only at its end) for
     /// `device`. The frames are copied into a staging folder as they come, on a thread of their own so the daemon
     /// goes on meanwhile; `--max-item` and the outbox quota stop the copy as soon as the bytes pass them, and the
     /// item enters the outbox only once the stream's trailer has come (a CLI killed mid-stream never sends it).
@@ -117,7 +117,7 @@ extension HandoffDaemon {
         var record = newOutboxRecord(for: target, uid: uid, unnamed)
         let outbox = sharing.outbox, id = record.id, deviceName = target.name
         let staged = await withCheckedContinuation {
-            (continuation: CheckedContinuation<Result<(size: Int, trailer: ShareStream.Trailer), DaemonError>, Never>) in
+            (continuation: CheckedContinuation<Result<(size: Int, trailer: ShareStreamFraming.Trailer), DaemonError>, Never>) in
             DetachedThread.start {
                 continuation.resume(returning: Result { () throws(DaemonError) in
                     try outbox.stage(id, stream: stream.rawValue) { (size) throws(DaemonError) in
@@ -131,7 +131,7 @@ extension HandoffDaemon {
             }
         }
         withExtendedLifetime(stream) {}
-        let (size, trailer): (Int, ShareStream.Trailer)
+        let (size, trailer): (Int, ShareStreamFraming.Trailer)
         switch staged {
         case .success(let value): (size, trailer) = value
         case .failure(let error):

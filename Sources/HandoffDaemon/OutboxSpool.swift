@@ -100,12 +100,12 @@ struct OutboxSpool: Sendable {
         }
     }
 
-    /// Copies a ``ShareStream`` from `descriptor` into the staging folder of `id`, flushed, calling `check` with the
+    /// Copies a ``ShareStreamFraming`` from `descriptor` into the staging folder of `id`, flushed, calling `check` with the
     /// byte count after every frame (it throws to stop: a limit reached); returns the count and the trailer. The
     /// item is not in the outbox until ``commit(_:)``; on failure the staging folder is gone. It blocks for as long
     /// as the stream lasts: call it off the daemon's actor.
     func stage(_ id: String, stream descriptor: Int32, check: (Int) throws(DaemonError) -> Void)
-        throws(DaemonError) -> (size: Int, trailer: ShareStream.Trailer) {
+        throws(DaemonError) -> (size: Int, trailer: ShareStreamFraming.Trailer) {
         let folder = staging.appendingPathComponent(id)
         guard mkdir(folder.path, 0o700) == 0 else {
             throw DaemonError.failed("cannot stage in the outbox spool: \(String(cString: strerror(errno)))")
@@ -118,19 +118,19 @@ struct OutboxSpool: Sendable {
         defer { close(fd) }
         var total = 0
         var stopped: DaemonError?
-        do throws(ShareStream.Failure) {
-            let trailer = try ShareStream.read(from: descriptor) { (bytes) throws(ShareStream.Failure) in
+        do throws(ShareStreamFraming.Failure) {
+            let trailer = try ShareStreamFraming.read(from: descriptor) { (bytes) throws(ShareStreamFraming.Failure) in
                 total += bytes.count
                 do throws(DaemonError) { try check(total) } catch {
                     stopped = error
-                    throw ShareStream.Failure(error.message)
+                    throw ShareStreamFraming.Failure(error.message)
                 }
                 do throws(FileDescriptorIO.Failure) { try FileDescriptorIO.writeAll(fd, bytes) } catch {
                     stopped = DaemonError.failed("cannot write the outbox spool: \(error.message)")
-                    throw ShareStream.Failure(error.message)
+                    throw ShareStreamFraming.Failure(error.message)
                 }
             }
-            guard fsync(fd) == 0 else { throw ShareStream.Failure("cannot flush the outbox spool") }
+            guard fsync(fd) == 0 else { throw ShareStreamFraming.Failure("cannot flush the outbox spool") }
             return (total, trailer)
         } catch {
             discard(id)

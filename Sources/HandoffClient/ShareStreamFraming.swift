@@ -16,7 +16,7 @@ import HandoffShared
 /// UTF-8. They are also what makes the item whole. A CLI killed mid-stream (or whose input failed) closes the
 /// socket without them, and the daemon keeps nothing; so does a daemon that stops reading (a quota, a restart),
 /// whose error the CLI's call returns.
-package enum ShareStream {
+package enum ShareStreamFraming {
     /// The largest frame.
     package static let maximumFrame = 64 << 10
 
