@@ -22,7 +22,9 @@ enum ShareCommand: HandoffCommand {
             The daemon copies each item into its outbox and delivers it in the background: the command \
             returns at once, and the transfer goes on when the other device comes into range, resumes from the \
             last byte it holds after a drop or a restart of either side, and is given up after 24 hours. See \
-            'handoff outbox'. Items are limited to 4 GB by default (handoffd --max-item). A big item moves to \
+            'handoff outbox'. With '-' the command returns once standard input has ended: it streams to the \
+            daemon as it is read, of any length, and a share interrupted before the end leaves nothing. Items are \
+            limited to 4 GB by default (handoffd --max-item). A big item moves to \
             the fast lane when both machines share a network (a LAN, a VPN): a 100 MiB file in seconds. Over \
             Bluetooth alone 1 MiB takes 3-4 s on an L2CAP channel and 67-117 s where only GATT works.
 
