@@ -10,9 +10,9 @@
 # They pair through the real `handoff pair` (once more on a failure, as over the air a first exchange is sometimes
 # lost); the laptop shares an item of DAEMONS_SIZE bytes (default 192 MiB, twelve times the old 16 MiB cap) with
 # `handoff share --wait`. Passes when the item is delivered over the lane (`transport: tcp`) after starting on
-# Bluetooth (the laptop's log names the paths in order), the desktop takes it byte for byte, and neither daemon's
-# peak resident memory (VmHWM) went past DAEMONS_RSS_LIMIT_MIB (default 64 MiB, a third of the item: a daemon
-# that held the item whole would fail). With bluezoo, as many bytes then go through a pipe with `handoff share -`,
+# Bluetooth (the laptop's log names the paths in order, and both logs the lane attempt's steps), the desktop takes it
+# byte for byte, and neither daemon's peak resident memory (VmHWM) went past DAEMONS_RSS_LIMIT_MIB (default 64 MiB,
+# a third of the item: a daemon that held the item whole would fail). With bluezoo, as many bytes then go through a pipe with `handoff share -`,
 # and the CLI's peak memory is held to the same limit (it streams standard input; it used to read it whole).
 # shellcheck shell=bash
 
@@ -115,6 +115,11 @@ print(e["state"], e.get("transport", "?"), int(e.get("bytesPerSecond", 0)))' <<<
     paths=$(sed -n "s/.*outbox: $id to 'desktop' over \([a-z0-9]*\).*/\1/p" "$work/laptop/handoffd.log" | paste -sd, -)
     [[ $paths == *,tcp* && $paths != tcp* ]] || {
         daemons_fail "the push did not start on Bluetooth and move to the lane (paths: '$paths')"; return 1; }
+    # Each step of the lane attempt is a line of each daemon's log (Docs/protocol.md §9, "The log").
+    grep -q "fast lane: $id: offer sent (" "$work/desktop/handoffd.log" \
+        && grep -q "fast lane: $id: switched to tcp (" "$work/laptop/handoffd.log" \
+        && grep -q "fast lane: $id: carried [0-9]* bytes in " "$work/laptop/handoffd.log" || {
+        daemons_fail "the daemons' logs do not tell the lane attempt (offer sent, switched, carried)"; return 1; }
     rm -f "$work/video.bin"
     mkdir -p "$work/taken"
     on desktop inbox take --all --to "$work/taken" >/dev/null || { daemons_fail "inbox take failed"; return 1; }
