@@ -10,9 +10,10 @@
 # They pair through the real `handoff pair` (once more on a failure, as over the air a first exchange is sometimes
 # lost); the laptop shares an item of DAEMONS_SIZE bytes (default 192 MiB, twelve times the old 16 MiB cap) with
 # `handoff share --wait`. Passes when the item is delivered over the lane (`transport: tcp`) after starting on
-# Bluetooth (the laptop's log names the paths in order), the desktop takes it byte for byte, and neither daemon's
-# peak resident memory (VmHWM) went past DAEMONS_RSS_LIMIT_MIB (default 64 MiB, a third of the item: a daemon
-# that held the item whole would fail).
+# Bluetooth (the laptop's log names the paths in order, and both logs the lane attempt's steps), the desktop takes it
+# byte for byte, and neither daemon's peak resident memory (VmHWM) went past DAEMONS_RSS_LIMIT_MIB (default 64 MiB,
+# a third of the item: a daemon that held the item whole would fail). With bluezoo, as many bytes then go through a pipe with `handoff share -`,
+# and the CLI's peak memory is held to the same limit (it streams standard input; it used to read it whole).
 # shellcheck shell=bash
 
 daemons_scenario() {
@@ -114,10 +115,46 @@ print(e["state"], e.get("transport", "?"), int(e.get("bytesPerSecond", 0)))' <<<
     paths=$(sed -n "s/.*outbox: $id to 'desktop' over \([a-z0-9]*\).*/\1/p" "$work/laptop/handoffd.log" | paste -sd, -)
     [[ $paths == *,tcp* && $paths != tcp* ]] || {
         daemons_fail "the push did not start on Bluetooth and move to the lane (paths: '$paths')"; return 1; }
+    # Each step of the lane attempt is a line of each daemon's log (Docs/protocol.md §9, "The log").
+    grep -q "fast lane: $id: offer sent (" "$work/desktop/handoffd.log" \
+        && grep -q "fast lane: $id: switched to tcp (" "$work/laptop/handoffd.log" \
+        && grep -q "fast lane: $id: carried [0-9]* bytes in " "$work/laptop/handoffd.log" || {
+        daemons_fail "the daemons' logs do not tell the lane attempt (offer sent, switched, carried)"; return 1; }
     rm -f "$work/video.bin"
     mkdir -p "$work/taken"
     on desktop inbox take --all --to "$work/taken" >/dev/null || { daemons_fail "inbox take failed"; return 1; }
     [[ $(sha256sum <"$work/taken/video.bin") == "$digest" ]] || { daemons_fail "the item taken differs from the one shared"; return 1; }
+    rm -f "$work/taken/video.bin"
+
+    # `handoff share -` streams (bluezoo only: the VM's 1 GiB guest keeps its time for the file): as many bytes
+    # through a pipe, never in a file, go over the lane too, and the CLI's peak memory stays under the limit, which
+    # a CLI that read its input whole (as it did) would pass by the item's size.
+    local stdin_fields=""
+    if [[ $bluez != system ]]; then
+        local cli cli_peak=0 cli_status=0 value
+        head -c "$size" /dev/urandom | tee >(sha256sum >"$work/stdin.sha") \
+            | (HANDOFF_BUS_ADDRESS=${bus[laptop]} XDG_DATA_HOME=${home[laptop]} HOME=${home[laptop]} \
+                   exec "$bin/handoff" share --to desktop --wait --json - >"$work/stdin.json" 2>"$work/stdin.err") &
+        cli=$!
+        while kill -0 "$cli" 2>/dev/null; do
+            value=$(awk '/^VmHWM:/ { print int($2 / 1024) }' "/proc/$cli/status" 2>/dev/null)
+            [[ -n $value ]] && cli_peak=$value
+            sleep 0.1
+        done
+        wait "$cli" || cli_status=$?
+        ((cli_status == 0)) || { cat "$work/stdin.err"; daemons_fail "share - failed"; return 1; }
+        local stdin_state stdin_transport
+        read -r stdin_state stdin_transport <<<"$(python3 -c 'import json,sys; e=json.load(sys.stdin)[0]
+print(e["state"], e.get("transport", "?"))' <"$work/stdin.json")"
+        [[ $stdin_state == delivered && $stdin_transport == tcp ]] || { cat "$work/stdin.json"
+            daemons_fail "share -: the item is $stdin_state over $stdin_transport, not delivered over tcp"; return 1; }
+        on desktop inbox take --all --to "$work/taken" >/dev/null || { daemons_fail "inbox take of stdin.bin failed"; return 1; }
+        [[ $(sha256sum <"$work/taken/stdin.bin") == "$(cat "$work/stdin.sha")" ]] || {
+            daemons_fail "the item taken differs from standard input"; return 1; }
+        stdin_fields=" stdin_cli_peak_rss_MiB=$cli_peak"
+        ((cli_peak > 0 && cli_peak <= limit_mib)) || {
+            daemons_fail "share -: the CLI's peak resident memory was $cli_peak MiB (limit $limit_mib MiB)"; return 1; }
+    fi
 
     local peaks="" peak over=0
     for machine in laptop desktop; do
@@ -126,7 +163,7 @@ print(e["state"], e.get("transport", "?"), int(e.get("bytesPerSecond", 0)))' <<<
         peaks+=" ${machine}_peak_rss_MiB=$peak"
         ((peak <= limit_mib)) || over=1
     done
-    echo "RESULT size=$size seconds=$seconds paths=$paths transport=$transport rate_Bps=$rate$peaks rss_limit_MiB=$limit_mib"
+    echo "RESULT size=$size seconds=$seconds paths=$paths transport=$transport rate_Bps=$rate$peaks$stdin_fields rss_limit_MiB=$limit_mib"
     if ((over)); then daemons_fail "a daemon's peak resident memory went past $limit_mib MiB"; return 1; fi
     status=0
     daemons_cleanup

@@ -17,7 +17,8 @@
 #   netem     a Wi-Fi-like link: netem delay 5ms loss 0.5% rate 50mbit
 #   daemons   two real handoffd, one per namespace, BlueZ mocked by bluezoo: a 192 MiB share (12x the old 16 MiB
 #             cap) with `handoff share --wait` goes over the lane and is taken intact, and neither daemon's peak
-#             resident memory passes 64 MiB (scripts/netns-daemons.sh)
+#             resident memory passes 64 MiB; then as many bytes through a pipe with `handoff share -`, the CLI's
+#             peak held to 64 MiB too (scripts/netns-daemons.sh)
 #
 # Usage: scripts/netns-fastlane.sh [--build-path DIR] [scenario ...]   (default: all six)
 # Exit 0 when every scenario passed. The namespaces are removed on exit.

@@ -20,6 +20,11 @@ extension HandoffBusAPI.Method {
     public static let shareFile = MethodDeclaration(
         "ShareFile", in: String.self, String.self, String.self, UnixFileDescriptor.self, out: OutboxEntry.self,
         inputNames: ["device", "name", "mediaType", "file"], outputNames: ["entry"])
+    /// `ShareStream(s device, h stream) → (sssssttds)`: bytes of unknown length (`handoff share -`), framed on a
+    /// stream socket as ``ShareStreamFraming`` says, copied into the spool as they come; the reply comes after the end.
+    public static let shareStream = MethodDeclaration(
+        "ShareStream", in: String.self, UnixFileDescriptor.self, out: OutboxEntry.self,
+        inputNames: ["device", "stream"], outputNames: ["entry"])
     /// `Outbox() → a(sssssttds)`.
     public static let outbox = MethodDeclaration("Outbox", out: [OutboxEntry].self, outputNames: ["entries"])
     /// `CancelOutboxItem(s id)`.

@@ -7,7 +7,8 @@ import FoundationEssentials
 /// the file descriptor it is given, and a finish; see ``InboxTaker`` for why that is exactly once.
 public protocol SharingService: HandoffService {
     /// Hands an item to the daemon for delivery to `device` (a paired device's id or name) and returns its outbox
-    /// entry at once. The daemon copies a file's bytes into its spool before it answers, so the caller may exit.
+    /// entry at once. The daemon copies a file's bytes into its spool before it answers, so the caller may exit; a
+    /// stream's bytes it copies as they come, and it answers once the stream has ended.
     func share(_ item: ShareRequest, to device: String) async throws -> OutboxEntry
 
     /// The caller's outbox: pending, delivered, failed and cancelled items, oldest first.
@@ -52,6 +53,24 @@ public struct ShareRequest: Sendable {
         case bytes([UInt8])
         /// An open regular file (the daemon reads it through the descriptor, never by path).
         case file(OpenFile)
+        /// Bytes read from `source` (a pipe, a terminal) up to its end, of a length nobody knows up front: they
+        /// flow to the daemon as they are read, never held whole (``ShareStreamFraming``). When every byte is UTF-8 and
+        /// `asText` is given, the item goes with that kind, name and media type instead of the request's.
+        case stream(OpenFile, asText: Label?)
+    }
+
+    /// A kind, a name and a media type.
+    public struct Label: Sendable {
+        public var kind: String
+        public var name: String
+        public var mediaType: String
+
+        /// Creates a label.
+        public init(kind: String, name: String, mediaType: String) {
+            self.kind = kind
+            self.name = name
+            self.mediaType = mediaType
+        }
     }
 
     /// `file`, `text` or `url`.

@@ -2,6 +2,11 @@ import DBus
 import FoundationEssentials
 import HandoffBusContract
 import HandoffClient
+import HandoffShared
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// ``SharingService`` over the daemon's Share/Outbox/Inbox methods.
 extension DBusHandoffService: SharingService {
@@ -14,6 +19,46 @@ extension DBusHandoffService: SharingService {
             let descriptor = try UnixFileDescriptor(duplicating: handle.fileDescriptor)
             return try await call(HandoffBusAPI.Method.shareFile, device, item.name, item.mediaType, descriptor,
                                   timeout: .seconds(60))
+        case .stream(let source, let text):
+            return try await shareStream(item, from: source, asText: text, to: device)
+        }
+    }
+
+    /// Streams `source` to the daemon through a socket pair: a thread of its own copies it in frames into one end
+    /// while the call, carrying the other end, waits for the daemon's answer, which comes once the stream has
+    /// ended (or the daemon refused it: the outbox quota, --max-item). Memory stays at one 64 KiB frame.
+    private func shareStream(_ item: ShareRequest, from source: OpenFile, asText text: ShareRequest.Label?,
+                             to device: String) async throws -> OutboxEntry {
+        var ends: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
+            throw ServiceError(.failed, "cannot make a socket pair for standard input: "
+                + String(cString: strerror(errno)))
+        }
+        // The reading end goes to the daemon and is closed here once the call returns: a copier still sending then
+        // gets EPIPE and stops.
+        let descriptor = UnixFileDescriptor(takingOwnershipOf: ends[0])
+        let writing = OpenFile(fileDescriptor: ends[1])
+        let file = ShareStreamFraming.Trailer(kind: item.kind, name: item.name, mediaType: item.mediaType)
+        let textTrailer = text.map { ShareStreamFraming.Trailer(kind: $0.kind, name: $0.name, mediaType: $0.mediaType) }
+        let copied = Locked<ShareStreamFraming.Failure?>(nil)
+        DetachedThread.start {
+            do throws(ShareStreamFraming.Failure) {
+                try ShareStreamFraming.write(from: source.fileDescriptor, to: writing.fileDescriptor, file: file,
+                                      text: textTrailer)
+            } catch {
+                copied.withLock { $0 = error }
+            }
+            writing.close()   // the end: without the trailer, the daemon keeps nothing
+        }
+        do {
+            // As long as the input takes: a producer may be slow, and the daemon answers at the end.
+            return try await call(HandoffBusAPI.Method.shareStream, device, descriptor, timeout: .seconds(24 * 3600))
+        } catch {
+            // Standard input's own failure says more than the daemon's "the stream ended before its end mark".
+            if let failure = copied.withLock({ $0 }), failure.code != EPIPE {
+                throw ServiceError(.failed, failure.message, cause: error)
+            }
+            throw error
         }
     }
 

@@ -83,11 +83,89 @@ extension HandoffDaemon {
     func share(uid: UInt32, device: String, kind: String, name: String, mediaType: String, bytes: [UInt8]?,
                descriptor: UnixFileDescriptor?) async throws -> OutboxEntry {
         guard let sharing else { throw DaemonError.failed("sharing is not running") }
+        let target = try await pairedDevice(device)
+        let metadata = try Self.shareMetadata(kind: kind, name: name, mediaType: mediaType)
+        let limit = configuration.share.maximumItemSize
+        // The size and the quota are checked before anything is spooled, so a refusal leaves the outbox as it was.
+        let size = try descriptor.map { fd throws(DaemonError) in try OutboxSpool.regularFileSize(fd.rawValue) }
+            ?? bytes?.count ?? 0
+        guard size <= limit else { throw OutboxSpool.tooLarge(size, limit) }
+        try checkOutboxQuota(uid: uid, size: size, metadata, target.name)
+        let record = newOutboxRecord(for: target, uid: uid, metadata)
+        let spooled: OutboxRecord
+        if let descriptor {
+            spooled = try sharing.outbox.add(record, descriptor: descriptor.rawValue, limit: limit)
+        } else {
+            let bytes = bytes ?? []
+            guard bytes.count <= limit else { throw OutboxSpool.tooLarge(bytes.count, limit) }
+            spooled = try sharing.outbox.add(record, bytes: bytes)
+        }
+        return spooledItem(spooled, uid: uid, target: target)
+    }
+
+    /// Spools a ``ShareStreamFraming`` read from `stream` (`handoff share -`: its length is known only at its end) for
+    /// `device`. The frames are copied into a staging folder as they come, on a thread of their own so the daemon
+    /// goes on meanwhile; `--max-item` and the outbox quota stop the copy as soon as the bytes pass them, and the
+    /// item enters the outbox only once the stream's trailer has come (a CLI killed mid-stream never sends it).
+    /// Whatever stops it, nothing of it is kept.
+    func shareStream(uid: UInt32, device: String, stream: UnixFileDescriptor) async throws -> OutboxEntry {
+        guard let sharing else { throw DaemonError.failed("sharing is not running") }
+        let target = try await pairedDevice(device)
+        let limit = configuration.share.maximumItemSize, quota = configuration.share.outboxQuota
+        let used = sharing.outbox.usedBytes()
+        let unnamed = ShareMetadata(kind: .file, name: "", mediaType: "")
+        var record = newOutboxRecord(for: target, uid: uid, unnamed)
+        let outbox = sharing.outbox, id = record.id, deviceName = target.name
+        let staged = await withCheckedContinuation {
+            (continuation: CheckedContinuation<Result<(size: Int, trailer: ShareStreamFraming.Trailer), DaemonError>, Never>) in
+            DetachedThread.start {
+                continuation.resume(returning: Result { () throws(DaemonError) in
+                    try outbox.stage(id, stream: stream.rawValue) { (size) throws(DaemonError) in
+                        guard size <= limit else { throw OutboxSpool.streamTooLarge(limit) }
+                        let charge = OutboxSpool.charge(size: size, unnamed, deviceName)
+                        guard used + charge <= quota else {
+                            throw OutboxSpool.full(used: used, quota: quota, charge: charge, atLeast: true)
+                        }
+                    }
+                })
+            }
+        }
+        withExtendedLifetime(stream) {}
+        let (size, trailer): (Int, ShareStreamFraming.Trailer)
+        switch staged {
+        case .success(let value): (size, trailer) = value
+        case .failure(let error):
+            logger.warning("outbox: user \(uid)'s share of standard input refused: \(error.message)")
+            throw error
+        }
+        do {
+            // Checked again with the item's names and the outbox as it is now: other shares came in meanwhile.
+            record.metadata = try Self.shareMetadata(kind: trailer.kind, name: trailer.name,
+                                                     mediaType: trailer.mediaType)
+            guard self.sharing != nil else { throw DaemonError.failed("sharing is not running") }
+            try checkOutboxQuota(uid: uid, size: size, record.metadata, target.name)
+            record.size = size
+            try outbox.commit(record)
+        } catch {
+            outbox.discard(id)
+            throw error
+        }
+        return spooledItem(record, uid: uid, target: target)
+    }
+
+    /// The paired device whose id or name is `device`.
+    private func pairedDevice(_ device: String) async throws(DaemonError) -> TrustedDevice {
         let trusted = await engine.trust.devices
         guard let target = trusted.first(where: { $0.id.uuidString.lowercased() == device.lowercased() })
             ?? trusted.first(where: { $0.name == device }) else {
             throw DaemonError(HandoffBusError.unknownDevice, "no paired device is called '\(device)'")
         }
+        return target
+    }
+
+    /// An item's metadata from a caller's strings.
+    private static func shareMetadata(kind: String, name: String, mediaType: String) throws(DaemonError)
+        -> ShareMetadata {
         guard let kind = ShareKind(rawValue: kind) else {
             throw DaemonError.invalidArguments("kind must be file, text or url, not '\(kind)'")
         }
@@ -97,33 +175,32 @@ extension HandoffDaemon {
         guard !mediaType.isEmpty, mediaType.utf8.count <= 255, mediaType.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
             throw DaemonError.invalidArguments("the media type '\(mediaType)' is not printable ASCII")
         }
-        let limit = configuration.share.maximumItemSize
-        // The size and the quota are checked before anything is spooled, so a refusal leaves the outbox as it was.
-        let size = try descriptor.map { fd throws(DaemonError) in try OutboxSpool.regularFileSize(fd.rawValue) }
-            ?? bytes?.count ?? 0
-        guard size <= limit else { throw OutboxSpool.tooLarge(size, limit) }
-        let metadata = ShareMetadata(kind: kind, name: name, mediaType: mediaType)
-        let charge = OutboxSpool.charge(size: size, metadata, target.name)
-        let used = sharing.outbox.usedBytes(), quota = configuration.share.outboxQuota
+        return ShareMetadata(kind: kind, name: name, mediaType: mediaType)
+    }
+
+    /// Refuses an item of `size` bytes that the outbox quota has no room for.
+    private func checkOutboxQuota(uid: UInt32, size: Int, _ metadata: ShareMetadata, _ deviceName: String)
+        throws(DaemonError) {
+        let charge = OutboxSpool.charge(size: size, metadata, deviceName)
+        let used = sharing?.outbox.usedBytes() ?? 0, quota = configuration.share.outboxQuota
         guard used + charge <= quota else {
             logger.warning("outbox: user \(uid)'s share of \(size) bytes refused: the outbox is full")
             throw OutboxSpool.full(used: used, quota: quota, charge: charge)
         }
+    }
+
+    private func newOutboxRecord(for target: TrustedDevice, uid: UInt32, _ metadata: ShareMetadata) -> OutboxRecord {
         let now = clock.date
-        let record = OutboxRecord(id: OutgoingShare.newTransferID(), deviceID: target.id, deviceName: target.name,
-                                  uid: uid, metadata: metadata,
-                                  size: 0, createdAt: now, deadline: now.addingTimeInterval(configuration.share.deadline),
-                                  state: .pending, reason: "", finishedAt: nil)
-        let spooled: OutboxRecord
-        if let descriptor {
-            spooled = try sharing.outbox.add(record, descriptor: descriptor.rawValue, limit: limit)
-        } else {
-            let bytes = bytes ?? []
-            guard bytes.count <= limit else { throw OutboxSpool.tooLarge(bytes.count, limit) }
-            spooled = try sharing.outbox.add(record, bytes: bytes)
-        }
-        logger.log("outbox: user \(uid) shares \(kind.rawValue) '\(name)' (\(ByteFormat.string(spooled.size))) with "
-            + "'\(target.name)' as \(spooled.id)")
+        return OutboxRecord(id: OutgoingShare.newTransferID(), deviceID: target.id, deviceName: target.name, uid: uid,
+                            metadata: metadata, size: 0, createdAt: now,
+                            deadline: now.addingTimeInterval(configuration.share.deadline), state: .pending,
+                            reason: "", finishedAt: nil)
+    }
+
+    /// Logs a new item, starts its delivery and returns its entry.
+    private func spooledItem(_ spooled: OutboxRecord, uid: UInt32, target: TrustedDevice) -> OutboxEntry {
+        logger.log("outbox: user \(uid) shares \(spooled.metadata.kind.rawValue) '\(spooled.metadata.name)' "
+            + "(\(ByteFormat.string(spooled.size))) with '\(target.name)' as \(spooled.id)")
         pump(target.id)
         sweepWhilePending()
         return entry(spooled)
@@ -506,6 +583,9 @@ extension HandoffDaemon {
         method(&interface, HandoffBusAPI.Method.shareFile, .owner) { d, _, uid, device, name, mediaType, file in
             try await d.share(uid: uid, device: device, kind: "file", name: name, mediaType: mediaType, bytes: nil,
                               descriptor: file)
+        }
+        method(&interface, HandoffBusAPI.Method.shareStream, .owner) { d, _, uid, device, stream in
+            try await d.shareStream(uid: uid, device: device, stream: stream)
         }
         method(&interface, HandoffBusAPI.Method.outbox, .owner) { d, _, uid in
             try await d.outbox(uid: uid)

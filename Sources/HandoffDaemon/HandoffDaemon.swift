@@ -111,6 +111,8 @@ public actor HandoffDaemon {
         var handoff = configuration.handoff
         let seconds = UInt32(clamping: Int(configuration.clock.date.timeIntervalSince1970))
         handoff.initialSequence = max(seconds, (persisted.lastSequence ?? 0) &+ 1)
+        // Each step of a fast-lane attempt on a line of its own, at info (escaped like every line: `log`).
+        handoff.fastLane?.report = { event in logger.log(event.description) }
         let delegate = DaemonContinuationDelegate(logger: logger)
         let engine = try HandoffEngine(configuration: handoff, trust: trust, radio: radio, delegate: delegate)
         try await engine.start()

@@ -1,6 +1,8 @@
 import FoundationEssentials
 import HandoffBusContract
+import HandoffClient
 import HandoffKit
+import HandoffShared
 
 #if canImport(Glibc)
     import Glibc
@@ -90,15 +92,64 @@ struct OutboxSpool: Sendable {
         do {
             var record = record
             record.size = try write(folder.appendingPathComponent("data"))
-            try AtomicFile.write(try encode(record), to: folder.appendingPathComponent("entry.json"))
-            guard rename(folder.path, directory.appendingPathComponent(record.id).path) == 0 else {
-                throw DaemonError.failed("cannot add to the outbox spool: \(String(cString: strerror(errno)))")
-            }
+            try commit(record)
             return record
         } catch {
-            try? FileManager.default.removeItem(at: folder)
+            discard(record.id)
             throw error
         }
+    }
+
+    /// Copies a ``ShareStreamFraming`` from `descriptor` into the staging folder of `id`, flushed, calling `check` with the
+    /// byte count after every frame (it throws to stop: a limit reached); returns the count and the trailer. The
+    /// item is not in the outbox until ``commit(_:)``; on failure the staging folder is gone. It blocks for as long
+    /// as the stream lasts: call it off the daemon's actor.
+    func stage(_ id: String, stream descriptor: Int32, check: (Int) throws(DaemonError) -> Void)
+        throws(DaemonError) -> (size: Int, trailer: ShareStreamFraming.Trailer) {
+        let folder = staging.appendingPathComponent(id)
+        guard mkdir(folder.path, 0o700) == 0 else {
+            throw DaemonError.failed("cannot stage in the outbox spool: \(String(cString: strerror(errno)))")
+        }
+        let fd = open(folder.appendingPathComponent("data").path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            discard(id)
+            throw DaemonError.failed("cannot create the outbox spool: \(String(cString: strerror(errno)))")
+        }
+        defer { close(fd) }
+        var total = 0
+        var stopped: DaemonError?
+        do throws(ShareStreamFraming.Failure) {
+            let trailer = try ShareStreamFraming.read(from: descriptor) { (bytes) throws(ShareStreamFraming.Failure) in
+                total += bytes.count
+                do throws(DaemonError) { try check(total) } catch {
+                    stopped = error
+                    throw ShareStreamFraming.Failure(error.message)
+                }
+                do throws(FileDescriptorIO.Failure) { try FileDescriptorIO.writeAll(fd, bytes) } catch {
+                    stopped = DaemonError.failed("cannot write the outbox spool: \(error.message)")
+                    throw ShareStreamFraming.Failure(error.message)
+                }
+            }
+            guard fsync(fd) == 0 else { throw ShareStreamFraming.Failure("cannot flush the outbox spool") }
+            return (total, trailer)
+        } catch {
+            discard(id)
+            throw stopped ?? DaemonError.failed("standard input was not shared: \(error.message)")
+        }
+    }
+
+    /// Writes `record`'s `entry.json` beside its staged bytes and moves the folder into the outbox.
+    func commit(_ record: OutboxRecord) throws {
+        let folder = staging.appendingPathComponent(record.id)
+        try AtomicFile.write(try encode(record), to: folder.appendingPathComponent("entry.json"))
+        guard rename(folder.path, directory.appendingPathComponent(record.id).path) == 0 else {
+            throw DaemonError.failed("cannot add to the outbox spool: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// Removes what is staged for `id`.
+    func discard(_ id: String) {
+        try? FileManager.default.removeItem(at: staging.appendingPathComponent(id))
     }
 
     /// Every item, oldest first.
@@ -160,10 +211,19 @@ struct OutboxSpool: Sendable {
         return try encoder.encode(record)
     }
 
-    static func full(used: Int, quota: Int, charge: Int) -> DaemonError {
+    /// The outbox has no room; `atLeast` when the item is a stream cut short there, so it needs more.
+    static func full(used: Int, quota: Int, charge: Int, atLeast: Bool = false) -> DaemonError {
         DaemonError(HandoffBusError.outboxFull,
                     "the outbox is full: it holds \(ByteFormat.string(used)) of \(ByteFormat.string(quota)) and the item "
-                        + "needs \(ByteFormat.string(charge)); wait for deliveries or cancel items ('handoff outbox')")
+                        + "needs \(atLeast ? "more than " : "")\(ByteFormat.string(charge)); wait for deliveries or "
+                        + "cancel items ('handoff outbox')" + (atLeast ? "; nothing was kept" : ""))
+    }
+
+    /// A stream that passed `limit` bytes (its whole size is never known: reading stopped there).
+    static func streamTooLarge(_ limit: Int) -> DaemonError {
+        DaemonError(HandoffBusError.name(forHandoffCode: HandoffError.Code.itemTooLarge.name),
+                    "the item is more than \(ByteFormat.string(limit)) (\(limit) bytes), the most the outbox takes "
+                        + "(handoffd --max-item); nothing was kept")
     }
 
     static func tooLarge(_ size: Int, _ limit: Int) -> DaemonError {

@@ -1,5 +1,6 @@
 import Foundation
 import HandoffClient
+import HandoffShared
 
 #if canImport(Glibc)
 import Glibc
@@ -19,6 +20,8 @@ struct Terminal: Sendable {
     private let writeErr: @Sendable (String) -> Void
     /// Reads all of standard input.
     let readInput: @Sendable () throws -> Data
+    /// Standard input as a descriptor to read as it comes (`share -` streams it, never holding it whole).
+    let openInput: @Sendable () throws -> OpenFile
     /// Reads one line of standard input (for interactive questions), nil at end of input.
     let readLine: @Sendable () -> String?
     /// Whether standard input is a terminal (questions are only asked then).
@@ -31,10 +34,12 @@ struct Terminal: Sendable {
     init(out: @escaping @Sendable (String) -> Void, err: @escaping @Sendable (String) -> Void,
          readInput: @escaping @Sendable () throws -> Data, readLine: @escaping @Sendable () -> String?,
          inputIsTerminal: Bool, errorIsTerminal: Bool,
-         outData: @escaping @Sendable (Data) -> Void = { FileHandle.standardOutput.write($0) }) {
+         outData: @escaping @Sendable (Data) -> Void = { FileHandle.standardOutput.write($0) },
+         openInput: (@Sendable () throws -> OpenFile)? = nil) {
         self.writeOut = out
         self.writeErr = err
         self.readInput = readInput
+        self.openInput = openInput ?? { try Self.pipe(feeding: readInput()) }
         self.readLine = readLine
         self.inputIsTerminal = inputIsTerminal
         self.errorIsTerminal = errorIsTerminal
@@ -75,7 +80,27 @@ struct Terminal: Sendable {
         readInput: { try FileHandle.standardInput.readToEnd() ?? Data() },
         readLine: { Swift.readLine() },
         inputIsTerminal: isatty(STDIN_FILENO) == 1,
-        errorIsTerminal: isatty(STDERR_FILENO) == 1)
+        errorIsTerminal: isatty(STDERR_FILENO) == 1,
+        openInput: {
+            let fd = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0)
+            guard fd >= 0 else { throw CLIError(.ioError, "cannot read standard input: \(String(cString: strerror(errno)))") }
+            return OpenFile(fileDescriptor: fd)
+        })
+
+    /// The reading end of a socket pair that a thread fills with `data` and then closes (a captured input as a
+    /// stream).
+    static func pipe(feeding data: Data) throws -> OpenFile {
+        var ends: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
+            throw CLIError(.ioError, "cannot make a pipe: \(String(cString: strerror(errno)))")
+        }
+        let writing = OpenFile(fileDescriptor: ends[1])
+        DetachedThread.start {
+            try? FileDescriptorIO.writeAll(writing.fileDescriptor, [UInt8](data))
+            writing.close()
+        }
+        return OpenFile(fileDescriptor: ends[0])
+    }
 
     /// Writes "handoff: error: …" to standard error.
     func error(_ message: String) {

@@ -44,6 +44,13 @@ struct HandoffProgram {
     /// Runs `handoff arguments` with `input` on standard input and waits for it.
     @discardableResult
     func run(_ arguments: [String], input: String = "") async throws -> Result {
+        try await run(arguments, inputData: Data(input.utf8))
+    }
+
+    /// Runs `handoff arguments` with `inputData` written into its standard input (a pipe) from a Dispatch thread,
+    /// as a producer in a shell pipeline would (a program that stops reading makes the writer stop), and waits.
+    @discardableResult
+    func run(_ arguments: [String], inputData: Data) async throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -53,8 +60,11 @@ struct HandoffProgram {
         process.standardOutput = stdout
         process.standardError = stderr
         try process.run()
-        stdin.fileHandleForWriting.write(Data(input.utf8))
-        try stdin.fileHandleForWriting.close()
+        let writer = stdin.fileHandleForWriting
+        DispatchQueue.global().async {
+            try? writer.write(contentsOf: inputData)   // fails with EPIPE once the program stopped reading
+            try? writer.close()
+        }
         // Read both pipes on Dispatch threads, never on the cooperative pool (the daemons under test need it),
         // so a chatty child never blocks on a full pipe.
         let errors = Recorder<Data>()

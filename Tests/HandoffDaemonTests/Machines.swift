@@ -30,14 +30,17 @@ final class Machine: @unchecked Sendable {
     let stateDirectory: URL
     let callers = FakeCallers()
     let configure: @Sendable (inout DaemonConfiguration) -> Void
+    /// Where the daemon logs (silent unless a test listens).
+    let logger: DaemonLogger
     private(set) var daemon: HandoffDaemon
     private(set) var connection: Connection
 
     /// A machine whose daemon keeps its state in `stateDirectory` (by default a new temporary folder, removed by
     /// ``shutDown()``).
-    init(name: String, ether: InMemoryEther, stateDirectory: URL? = nil,
+    init(name: String, ether: InMemoryEther, stateDirectory: URL? = nil, logger: DaemonLogger = .silent,
          configure: @escaping @Sendable (inout DaemonConfiguration) -> Void) async throws
     {
+        self.logger = logger
         self.name = name
         bus = try PrivateBus()
         radio = ether.makeRadio(address: "sim:\(name)")
@@ -46,11 +49,11 @@ final class Machine: @unchecked Sendable {
         self.stateDirectory = stateDirectory ?? temporary
         self.configure = configure
         (daemon, connection) = try await Self.launch(name: name, bus: bus, radio: radio, state: self.stateDirectory,
-                                                     callers: callers, configure: configure)
+                                                     callers: callers, logger: logger, configure: configure)
     }
 
     private static func launch(name: String, bus: PrivateBus, radio: InMemoryRadio, state: URL, callers: FakeCallers,
-                               configure: (inout DaemonConfiguration) -> Void) async throws
+                               logger: DaemonLogger, configure: (inout DaemonConfiguration) -> Void) async throws
         -> (HandoffDaemon, Connection)
     {
         var configuration = try DaemonConfiguration(stateDirectory: state, deviceName: name, adapter: "sim0")
@@ -59,7 +62,7 @@ final class Machine: @unchecked Sendable {
         configure(&configuration)
         let connection = try bus.connect()
         let daemon = try await HandoffDaemon.launch(configuration: configuration, radio: radio, connection: connection,
-                                                    callers: callers, logger: .silent)
+                                                    callers: callers, logger: logger)
         try await daemon.claimName()
         return (daemon, connection)
     }
@@ -72,7 +75,7 @@ final class Machine: @unchecked Sendable {
         _ = try? await connection.releaseName(HandoffBusAPI.busName)
         connection.close()
         (daemon, connection) = try await Self.launch(name: name, bus: bus, radio: radio, state: stateDirectory,
-                                                     callers: callers, configure: configure)
+                                                     callers: callers, logger: logger, configure: configure)
     }
 
     /// A client as the CLI makes it.
@@ -104,12 +107,15 @@ struct TwoMachines {
     static func make(
         pair: Bool = true,
         laptop configureLaptop: @escaping @Sendable (inout DaemonConfiguration) -> Void = { _ in },
-        desktop configureDesktop: @escaping @Sendable (inout DaemonConfiguration) -> Void = { _ in }
+        desktop configureDesktop: @escaping @Sendable (inout DaemonConfiguration) -> Void = { _ in },
+        laptopLogger: DaemonLogger = .silent, desktopLogger: DaemonLogger = .silent
     ) async throws -> TwoMachines {
         let ether = InMemoryEther(seed: 7)
         let machines = TwoMachines(
-            ether: ether, laptop: try await Machine(name: "laptop", ether: ether, configure: configureLaptop),
-            desktop: try await Machine(name: "desktop", ether: ether, configure: configureDesktop))
+            ether: ether,
+            laptop: try await Machine(name: "laptop", ether: ether, logger: laptopLogger, configure: configureLaptop),
+            desktop: try await Machine(name: "desktop", ether: ether, logger: desktopLogger,
+                                       configure: configureDesktop))
         if pair { try await machines.pairThroughTheAPI() }
         return machines
     }

@@ -12,12 +12,13 @@ import Testing
 @Suite(.serialized) struct ShareThroughDaemonTests {
 
     private func machines(laptop: @escaping @Sendable (inout DaemonConfiguration) -> Void = { _ in },
-                          desktop: @escaping @Sendable (inout DaemonConfiguration) -> Void = { _ in })
+                          desktop: @escaping @Sendable (inout DaemonConfiguration) -> Void = { _ in },
+                          laptopLogger: DaemonLogger = .silent, desktopLogger: DaemonLogger = .silent)
         async throws -> TwoMachines {
         try await TwoMachines.make(laptop: { configuration in
             configuration.share.retryInterval = .milliseconds(200)
             laptop(&configuration)
-        }, desktop: desktop)
+        }, desktop: desktop, laptopLogger: laptopLogger, desktopLogger: desktopLogger)
     }
 
     private func sharing(_ machine: Machine) async throws -> DBusHandoffService {
@@ -39,14 +40,23 @@ import Testing
     }
 
     /// Both daemons with the fast lane, on this host's loopback (which only the tests' policy admits), and BLE
-    /// slower than the network: a big file moves to the lane, and the bus says so (what `share --wait` prints).
+    /// slower than the network: a big file moves to the lane, the bus says so (what `share --wait` prints), and
+    /// both daemons log each step of the attempt at info, the switch included.
     @Test func aBigFileTakesTheFastLaneAndOutboxPathsSaysTCP() async throws {
         let fastLane: @Sendable (inout DaemonConfiguration) -> Void = { configuration in
             var lane = FastLane(network: TCPLane(policy: .loopbackForTests), policy: .loopbackForTests)
             lane.retryInterval = .milliseconds(200)
             configuration.handoff.fastLane = lane
         }
-        let machines = try await machines(laptop: fastLane, desktop: fastLane)
+        let laptopLog = Recorder<String>(), desktopLog = Recorder<String>()
+        let machines = try await machines(
+            laptop: fastLane, desktop: fastLane,
+            laptopLogger: DaemonLogger(threshold: .info) { level, line in
+                if level == .info { laptopLog.append(line) }
+            },
+            desktopLogger: DaemonLogger(threshold: .info) { level, line in
+                if level == .info { desktopLog.append(line) }
+            })
         defer { Task { await machines.shutDown() } }
         var conditions = LinkConditions()
         conditions.channel = .open(maximumSDU: 4096)
@@ -68,6 +78,15 @@ import Testing
         let path = try await laptop.outboxPaths().first { $0.id == id }
         #expect(path?.transport == "tcp", "the item did not end on the fast lane: \(String(describing: path))")
         #expect((path?.bytesPerSecond ?? 0) > 0)
+        // One line per step, naming the item; the sender's last says what the lane carried and how fast.
+        let sent = laptopLog.all.filter { $0.hasPrefix("fast lane: \(id): ") }
+        let offered = desktopLog.all.filter { $0.hasPrefix("fast lane: \(id): ") }
+        #expect(offered.contains { $0.contains("offer sent (") && $0.contains("address(es), port ") }, "\(offered)")
+        #expect(offered.contains { $0.contains("proved itself") }, "\(offered)")
+        #expect(sent.contains { $0.contains("offer received (") }, "\(sent)")
+        #expect(sent.contains { $0.contains("connected to 127.0.0.1:") }, "\(sent)")
+        #expect(sent.contains { $0.contains("switched to tcp (127.0.0.1:") }, "\(sent)")
+        #expect(sent.contains { $0.contains("carried ") && $0.contains(" MB/s)") }, "\(sent)")
 
         let inbox = try await desktop.inbox()
         #expect(inbox.map(\.name) == ["video.mp4"])

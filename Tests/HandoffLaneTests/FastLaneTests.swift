@@ -25,14 +25,17 @@ import Testing
         (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ $0 >> 9) }
     }
 
-    /// A sender and a receiver (taking shares into a real inbox) with the lane over `network` on both.
-    private func pair(network: any LaneNetwork, threshold: Int = 64 * 1024, ether: InMemoryEther = InMemoryEther())
+    /// A sender and a receiver (taking shares into a real inbox) with the lane over `network` on both; `report`
+    /// hears both sides' lane events.
+    private func pair(network: any LaneNetwork, threshold: Int = 64 * 1024, ether: InMemoryEther = InMemoryEther(),
+                      report: @escaping @Sendable (LaneEvent) -> Void = { _ in })
         async throws -> (sender: SimulatedDevice, receiver: SimulatedDevice, inbox: ShareInbox) {
         let all = try await HandoffFixtures.devices(["laptop", "desktop"], on: ether,
                                                     declaredTypes: ["org.handoff.note"]) { configuration in
             var lane = FastLane(network: network, policy: .loopbackForTests)
             lane.threshold = threshold
             lane.retryInterval = .milliseconds(200)
+            lane.report = report
             configuration.fastLane = lane
         }
         var limits = ShareLimits()
@@ -94,7 +97,9 @@ import Testing
         channel.channel = .open(maximumSDU: 4096)
         channel.delay = .milliseconds(1)
         await ether.setConditions(channel)
-        let (sender, receiver, inbox) = try await pair(network: lane, ether: ether)
+        let events = Locked<[LaneEvent]>([])
+        let (sender, receiver, inbox) = try await pair(network: lane, ether: ether,
+                                                       report: { event in events.withLock { $0.append(event) } })
         let blob = pattern(16 << 20)
         let paths = Locked<[LinkTransport.Kind]>([])
         let starts = Locked<[Int]>([])
@@ -121,6 +126,17 @@ import Testing
         #expect(kinds[(firstLane + 1)...].contains(.l2cap), "after the drop the push did not go back to BLE: \(kinds)")
         // Every restart after the first began where the receiver stood: beyond the start, never from zero.
         #expect(starts.value.dropFirst().allSatisfy { $0 > 0 }, "a resumption started from zero: \(starts.value)")
+        // The sender says so: the switch, what the lane carried before the drop, and the fall back with its reason.
+        let said = events.value
+        let switched = try #require(said.firstIndex { if case .switched = $0 { true } else { false } }, "\(said)")
+        let fellBack = try #require(said.firstIndex { if case .fellBack = $0 { true } else { false } }, "\(said)")
+        #expect(switched < fellBack)
+        #expect(said[switched..<fellBack].contains { if case .carried(_, let bytes, _) = $0 { bytes > 0 } else { false } },
+                "\(said)")
+        #expect(said.contains { if case .offered = $0 { true } else { false } }, "\(said)")
+        if case .fellBack(_, let reason) = said[fellBack] {
+            #expect(reason.contains("the lane"), "\(reason)")
+        }
     }
 
     @Test func aBigContinuePayloadMovesToTheLaneAndArrivesIntact() async throws {

@@ -35,11 +35,14 @@ extension HandoffEngine {
         do {
             listener = try await lane.network.listen()
         } catch {
-            return   // no lane here: the push goes on over BLE, as the sender expects when no offer comes
+            // No lane here: the push goes on over BLE, as the sender expects when no offer comes.
+            lane.report(.notOffered(transfer: id.description, reason: error.message))
+            return
         }
         let endpoints = listener.endpoints.filter(lane.policy.admits)
         guard !endpoints.isEmpty else {
             listener.close()
+            lane.report(.notOffered(transfer: id.description, reason: Self.noAddress(listener.endpoints.count)))
             return
         }
         service.offers.withLock { $0.updateValue(listener, forKey: id) }?.close()
@@ -60,7 +63,11 @@ extension HandoffEngine {
                 Task {
                     guard let reader = await LaneHandshake.admit(
                         connection, keys: keys, ticket: ticket, deadline: lane.helloDeadline, clock: clock,
-                        claim: { won.withLock { won in defer { won = true }; return !won } }) else { return }
+                        claim: { won.withLock { won in defer { won = true }; return !won } }) else {
+                        lane.report(.refused(transfer: id.description, remote: connection.remote))
+                        return
+                    }
+                    lane.report(.admitted(transfer: id.description, remote: connection.remote))
                     listener.close()
                     service.offers.withLock { offers in if offers[id] === listener { offers[id] = nil } }
                     let central = PeerAddress("tcp:\(connection.remote)#\(ShareInbox.hexString(Sodium.randomBytes(4)))")
@@ -68,7 +75,17 @@ extension HandoffEngine {
                 }
             }
         }
-        try? await service.notify(keys.seal(offer), to: write.central)
+        do {
+            try await service.notify(keys.seal(offer), to: write.central)
+            lane.report(.offered(transfer: id.description, addresses: endpoints.count, port: endpoints[0].port))
+        } catch {
+            lane.report(.notOffered(transfer: id.description, reason: "the offer could not be sent: \(error)"))
+        }
+    }
+
+    /// Why no offer was made although the listener opened.
+    static func noAddress(_ found: Int) -> String {
+        "none of this machine's \(found) address(es) may be offered (loopback, link-local and multicast never are)"
     }
 
     /// A continue's LANE-OFFER: when it opens under the lane key of a transfer this source still holds, connect to
@@ -81,11 +98,18 @@ extension HandoffEngine {
         guard let offer = keys.open(frame) else { return }
         // One connection attempt per transfer at a time: a replayed offer starts nothing while one runs.
         guard service.connecting.withLock({ $0.insert(id).inserted }) else { return }
+        lane.report(.offerReceived(transfer: id.description, addresses: offer.addresses.count))
         let clock = self.clock
         Task {
             defer { _ = service.connecting.withLock { $0.remove(id) } }
-            guard let (connection, reader) = try? await LaneHandshake.connect(offer, keys: keys, lane: lane, clock: clock)
-            else { return }
+            let connection: any LaneConnection, reader: LaneReader
+            do throws(LaneError) {
+                (connection, reader) = try await LaneHandshake.connect(offer, keys: keys, lane: lane, clock: clock)
+            } catch {
+                lane.report(.connectFailed(transfer: id.description, reason: error.message))
+                return
+            }
+            lane.report(.connected(transfer: id.description, remote: connection.remote))
             let central = PeerAddress("tcp:\(connection.remote)#\(ShareInbox.hexString(Sodium.randomBytes(4)))")
             service.adopt(connection, reader: reader, as: central)
         }

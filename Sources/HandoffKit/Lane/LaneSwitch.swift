@@ -30,10 +30,12 @@ final class LaneSwitch: Sendable {
 
     /// The proven lane link, once.
     func take() -> (any RadioLink)? {
-        state.withLock { state in
+        let ready = state.withLock { state in
             defer { state.ready = nil }
             return state.ready
         }
+        if let ready { settings?.report(.switched(transfer: keys.transferID.description, remote: ready.connection.remote)) }
+        return ready
     }
 
     /// Asks for the lane on `link` (a radio link) while `remaining()` bytes are at least the threshold.
@@ -68,9 +70,12 @@ final class LaneSwitch: Sendable {
         }
         guard start else { return true }
         let (keys, clock, state) = (keys, clock, state)
+        let transfer = keys.transferID.description
+        settings.report(.offerReceived(transfer: transfer, addresses: offer.addresses.count))
         Task {
-            do {
+            do throws(LaneError) {
                 let (connection, reader) = try await LaneHandshake.connect(offer, keys: keys, lane: settings, clock: clock)
+                settings.report(.connected(transfer: transfer, remote: connection.remote))
                 let taken = state.withLock { state -> Bool in
                     state.connecting = false
                     guard !state.stopped else { return false }
@@ -82,6 +87,7 @@ final class LaneSwitch: Sendable {
                 }
                 if taken { inbox.close() } else { connection.close() }
             } catch {
+                settings.report(.connectFailed(transfer: transfer, reason: error.message))
                 state.withLock { $0.connecting = false }   // the asker asks again after `retryInterval`
             }
         }
@@ -147,9 +153,13 @@ final class LaneOfferer: Sendable {
               state.withLock({ state in defer { state.offered = true }; return !state.offered && !state.stopped })
         else { return }
         let (keys, clock, state) = (keys, clock, state)
+        let transfer = keys.transferID.description
         Task {
             let listener: any LaneListener
-            do { listener = try await settings.network.listen() } catch { return }
+            do throws(LaneError) { listener = try await settings.network.listen() } catch {
+                settings.report(.notOffered(transfer: transfer, reason: error.message))
+                return
+            }
             let endpoints = listener.endpoints.filter(settings.policy.admits)
             let kept = state.withLock { state -> Bool in
                 guard !state.stopped, !endpoints.isEmpty else { return false }
@@ -158,6 +168,10 @@ final class LaneOfferer: Sendable {
             }
             guard kept else {
                 listener.close()
+                if endpoints.isEmpty {
+                    settings.report(.notOffered(transfer: transfer,
+                                                reason: HandoffEngine.noAddress(listener.endpoints.count)))
+                }
                 return
             }
             let ticket = Sodium.randomBytes(LaneOffer.ticketLength)
@@ -171,7 +185,11 @@ final class LaneOfferer: Sendable {
                     Task {
                         guard let reader = await LaneHandshake.admit(
                             connection, keys: keys, ticket: ticket, deadline: settings.helloDeadline, clock: clock,
-                            claim: { won.withLock { won in defer { won = true }; return !won } }) else { return }
+                            claim: { won.withLock { won in defer { won = true }; return !won } }) else {
+                            settings.report(.refused(transfer: transfer, remote: connection.remote))
+                            return
+                        }
+                        settings.report(.admitted(transfer: transfer, remote: connection.remote))
                         listener.close()
                         let inbox = state.withLock { state -> LinkInbox? in
                             guard !state.stopped else { return nil }
@@ -183,16 +201,23 @@ final class LaneOfferer: Sendable {
                 }
             }
             let offer = LaneOffer(ticket: ticket, port: endpoints[0].port, addresses: endpoints.map(\.address))
-            try? await link.write(keys.seal(offer))
+            do {
+                try await link.write(keys.seal(offer))
+                settings.report(.offered(transfer: transfer, addresses: endpoints.count, port: endpoints[0].port))
+            } catch {
+                settings.report(.notOffered(transfer: transfer, reason: "the offer could not be sent: \(error)"))
+            }
         }
     }
 
     /// The proven lane link, once.
     func take() -> (any RadioLink)? {
-        state.withLock { state in
+        let ready = state.withLock { state in
             defer { state.ready = nil }
             return state.ready
         }
+        if let ready { settings?.report(.switched(transfer: keys.transferID.description, remote: ready.connection.remote)) }
+        return ready
     }
 
     /// Closes the listener and a lane link nobody took.

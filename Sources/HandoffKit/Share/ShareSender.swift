@@ -64,6 +64,9 @@ struct ShareSender: Sendable {
         defer { announcer.cancel() }
         var provers: [Task<Void, Never>] = []
         defer { for prover in provers { prover.cancel() } }
+        // The lane link's first ACCEPT: when, and from which byte (what the lane carried is counted from there).
+        var onLane: (since: HandoffInstant, from: Int)?
+        var laneStalled = false
         while true {
             for await event in inbox.events {
                 switch event {
@@ -80,6 +83,7 @@ struct ShareSender: Sendable {
                             transferID: id, challenge: challenge)).encoded(), on: link))
                     case .accept(id, let offset):
                         stalls = 0
+                        if link.transport.kind == .tcp, onLane == nil { onLane = (configuration.clock.now, Int(offset)) }
                         if let writer { writer.cancel(); await writer.value }
                         writer = startWriting(stream, from: Int(offset), on: link, position: position, progress: progress)
                         lane.ask(on: link, remaining: { total - position.sent.value })
@@ -89,6 +93,7 @@ struct ShareSender: Sendable {
                             throw HandoffError(.corruptPayload, "\(receiver.name)'s confirmation failed authentication")
                         }
                         await link.disconnect()
+                        reportLane(onLane, id, upTo: total)
                         progress(total, total)
                         return
                     case .error(id, let code, _, let message):
@@ -109,7 +114,10 @@ struct ShareSender: Sendable {
                         // still in the sockets' buffers, which then cross the network twice (tens of MB on a fast
                         // link). A lane that moves nothing for two waits in a row has lost its network (a link
                         // taken down sends no reset): leave it for BLE, where the ACCEPT says where to resume.
-                        if stalls >= 2 { inbox.close() }
+                        if stalls >= 2 {
+                            laneStalled = true
+                            inbox.close()
+                        }
                         continue
                     }
                     if stalls > configuration.maximumStalls {
@@ -134,6 +142,15 @@ struct ShareSender: Sendable {
             if Task.isCancelled {
                 throw HandoffError(.handoffFailed, "the push to \(receiver.name) was cancelled")
             }
+            if link.transport.kind == .tcp {
+                reportLane(onLane, id, upTo: position.sent.value)
+                configuration.fastLane?.report(.fellBack(
+                    transfer: id.description,
+                    reason: laneStalled ? "the lane moved nothing for 2 waits of \(configuration.stallInterval) (its "
+                        + "network went away)" : "the lane's connection closed"))
+                onLane = nil
+                laneStalled = false
+            }
             // Moving to the fast lane, or back to BLE when the lane's network went away, is no reconnection of
             // the radio: it does not count against `maximumReconnects`.
             if !lane.isReady && link.transport.kind != .tcp { reconnects += 1 }
@@ -147,6 +164,13 @@ struct ShareSender: Sendable {
             announcer.cancel()
             announcer = Self.announce(push, on: link)
         }
+    }
+
+    /// Reports what the lane link that took its first ACCEPT at `onLane` carried, up to byte `end`.
+    private func reportLane(_ onLane: (since: HandoffInstant, from: Int)?, _ id: TransferID, upTo end: Int) {
+        guard let onLane, let lane = configuration.fastLane else { return }
+        lane.report(.carried(transfer: id.description, bytes: max(0, end - onLane.from),
+                             duration: onLane.since.duration(to: configuration.clock.now)))
     }
 
     /// Writes PUSH on `link` in a task of its own (see `run`).
