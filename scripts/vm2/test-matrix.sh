@@ -9,8 +9,8 @@
 # the pairing initiator: run-pair.sh --names); FLOW+FLOW… runs several in one boot, in order (run-flows.sh), and an
 # entry with flow-lane boots the machines on a LAN as well (run-pair.sh --lan). Default "flow-radio flow-note
 # flow-cross flow-lane flow-pair flow-pair:laptop,studio": flow-pair's ten rounds once with the desktop initiating
-# and once with the laptop. `make test-installed` runs flow-note on bookworm, flow-note+flow-lane and flow-cross (two
-# rounds) on trixie.
+# and once with the laptop. `make test-installed` runs flow-note on bookworm, and flow-note+flow-lane+flow-cross
+# (two rounds) in one boot on trixie.
 #
 # The .deb: --deb, else the newest handoff_*_amd64.deb at the repo root or under .build/deb/ (run-pair.sh's rule).
 # A summary with each run's folder and timings is printed at the end.
