@@ -43,7 +43,13 @@ enum ServiceErrorMapping {
         default:
             break
         }
-        if error.code == .disconnected || error.code == .connectionFailed || error.code == .noReply {
+        if error.code == .noReply {
+            // The daemon is there (the call reached it) but did not answer within the call's timeout: saying it is
+            // not reachable would send the user after a daemon that is busy, not gone.
+            return ServiceError(.unreachable, "the handoff daemon did not answer in time (\(error.message)); what "
+                + "it was asked may still finish: see `handoff status`")
+        }
+        if error.code == .disconnected || error.code == .connectionFailed {
             return ServiceError(.unreachable, "the handoff daemon is not reachable: \(error.message)")
         }
         return ServiceError(.failed, error.message, remoteCode: name.isEmpty ? nil : name, cause: error.cause)
