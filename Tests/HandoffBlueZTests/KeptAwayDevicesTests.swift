@@ -84,6 +84,7 @@ import Testing
     @Test func aTrustedDeviceIsOnlyUnblocked() async throws {
         try await withWorld { world in
             try await world.bluez.device(at: world.stranger).setTrusted(true)
+            await world.settle { await world.properties()?.trusted == true }   // the mirror has the change
             let keptAway = world.keptAway()
             await keptAway.keepAway(world.stranger, for: .seconds(5))
             #expect(world.recorded == "keep \(world.stranger.rawValue)\n")
