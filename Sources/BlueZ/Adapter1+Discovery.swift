@@ -20,9 +20,41 @@ extension Adapter1 {
     public func devices() async -> [Device1.Properties] {
         await bluez.devices(under: path)
     }
+
+    /// Each device of this adapter that bluetoothd reports connected from now on (`Device1.Connected` turning
+    /// true, or a device object that appears connected), as it happens, until the caller stops iterating. Keeps the
+    /// newest 64 when the caller falls behind.
+    public func connections() async -> AsyncStream<ObjectPath> {
+        await bluez.connections(under: path)
+    }
 }
 
 extension BlueZ {
+    func connections(under adapter: ObjectPath) -> AsyncStream<ObjectPath> {
+        let stream = changes()
+        let (connections, continuation) = AsyncStream<ObjectPath>.makeStream(bufferingPolicy: .bufferingNewest(64))
+        let pump = Task { [weak self] in
+            for await batch in stream {
+                for change in batch
+                where change.interface == BlueZNames.device1.rawValue && adapter.isAncestor(of: change.path) {
+                    switch change.kind {
+                    case .added:
+                        break
+                    case .changed(let names) where names.contains("Connected"):
+                        break
+                    default:
+                        continue
+                    }
+                    guard let self else { break }
+                    if await self.deviceProperties(change.path)?.connected == true { continuation.yield(change.path) }
+                }
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in pump.cancel() }
+        return connections
+    }
+
     func devices(under adapter: ObjectPath) -> [Device1.Properties] {
         tree.paths(with: BlueZNames.device1).filter { adapter.isAncestor(of: $0) }.compactMap { path in
             Device1.Properties(path: path, tree.properties(path, BlueZNames.device1) ?? [:])

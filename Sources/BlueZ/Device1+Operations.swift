@@ -75,13 +75,6 @@ extension Device1 {
         try await bluez.setProperty(path, BlueZNames.device1, "Trusted", .boolean(trusted))
     }
 
-    /// Blocks the device (or lets it in again). bluetoothd disconnects a blocked device at once, the kernel
-    /// refuses its connections from then on, and bluetoothd stores the block (the device is no longer temporary):
-    /// it outlives a restart of either until it is lifted here or by `Adapter1.RemoveDevice`.
-    public func setBlocked(_ blocked: Bool) async throws(BlueZError) {
-        try await bluez.setProperty(path, BlueZNames.device1, "Blocked", .boolean(blocked))
-    }
-
     /// The remote characteristic `uuid` (in the service `service` when given), after services resolved.
     /// - Throws: ``BlueZError`` `.doesNotExist` when the device has no such characteristic.
     public func characteristic(_ uuid: BluetoothUUID, service: BluetoothUUID? = nil) async throws(BlueZError)

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import BlueZ
 import HandoffKit
 
@@ -85,10 +84,6 @@ public struct BlueZRadioOptions: Sendable {
     /// Testing only: publish this PSM instead of the listener's, so that a peer finds nothing listening on it
     /// (the `refused` fallback). Default nil.
     public var publishedPSM: UInt16?
-    /// Where the transfer service records the devices it blocks for a cooldown after the gate dropped them
-    /// (``KeptAwayDevices``), so that blocks a killed daemon left in bluetoothd are lifted when the next one starts.
-    /// Default nil: not recorded (a test's private bluetoothd). handoffd gives a file in its state directory.
-    public var keptAwayRecord: URL?
     /// Where the few lines a user should read go: how the radio scans, and why it fell back to a discovery
     /// (once per change). nil: to `log`.
     public var notice: (@Sendable (String) -> Void)?

@@ -70,16 +70,13 @@ final class BlueZTransferService: TransferService {
     /// Listens for channels (unless `options.transport` is `.gatt`), then exports and registers the application
     /// on `adapter`. A kernel without LE CoC is not an error: the service then publishes no PSM, and says so once.
     /// Tells `traffic` which devices' transfers it serves (``carriesTraffic(from:channels:centrals:adapter:now:)``).
-    /// Lifts the blocks an earlier daemon left on this adapter (``KeptAwayDevices``, `options.keptAwayRecord`)
-    /// before it serves anyone.
+    /// Watches the adapter's connections for the devices it keeps away (``KeptAwayDevices``).
     static func open(on adapter: Adapter1, bluez: BlueZ, options: BlueZRadioOptions, traffic: PeerTraffic,
                      log: @escaping @Sendable (String) -> Void, notice: @escaping @Sendable (String) -> Void,
                      onClose: @escaping @Sendable () async -> Void) async throws(BlueZError) -> BlueZTransferService {
         let fallbackMTU = options.fallbackMTU
         let clock = options.clock
-        let keptAway = KeptAwayDevices(bluez: bluez, adapter: adapter, record: options.keptAwayRecord, clock: clock,
-                                       log: notice)
-        await keptAway.liftRecorded()
+        let keptAway = await KeptAwayDevices(bluez: bluez, adapter: adapter, clock: clock, log: notice)
         let (writes, continuation) = AsyncStream<IncomingWrite>.makeStream(bufferingPolicy: .unbounded)
         let centrals = CentralTable()
         let channels = ChannelTable<L2CAPChannel>()
@@ -285,9 +282,9 @@ final class BlueZTransferService: TransferService {
         return await bluez.device(at: path).connectedNow() == true
     }
 
-    /// Closes a channel central's channel, then ends the central's device's link on this adapter, which ends its
-    /// GATT writes and every channel of it: blocked for `cooldown` (``KeptAwayDevices``), or, with no cooldown,
-    /// Device1.Disconnect.
+    /// Closes a channel central's channel, then disconnects the central's device on this adapter
+    /// (Device1.Disconnect), which ends its GATT writes and every channel of it, and with a `cooldown` disconnects it
+    /// again each time it connects until the cooldown ends (``KeptAwayDevices``).
     func drop(_ central: PeerAddress, keepingAwayFor cooldown: Duration) async {
         let device: ObjectPath?
         if let channel = channels.remove(central) {
@@ -325,7 +322,7 @@ final class BlueZTransferService: TransferService {
         acceptor?.cancel()
         for channel in channels.removeAll() { channel.close() }
         continuation.finish()
-        await keptAway.liftAll()
+        keptAway.close()
         await registration.cancel()
         await onClose()
     }

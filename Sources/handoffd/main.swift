@@ -50,9 +50,6 @@ ProgramExecutors.run { await serve() }
     radioOptions.clock = clock
     radioOptions.discoverable = options.discoverable
     radioOptions.notice = { logger.notice("radio: \($0)") }
-    // Strangers the gate dropped are blocked in bluetoothd for a cooldown; the record lets the next daemon lift what
-    // a killed one left blocked.
-    radioOptions.keptAwayRecord = URL(fileURLWithPath: options.stateDirectory).appendingPathComponent("kept-away")
     // Measuring and test knobs (bench/, the VM scenarios): HANDOFF_SCANNING=discovery forces a discovery instead of
     // the advertisement monitor; HANDOFF_DISCOVERY_REFRESH=SECONDS restarts a discovery that often (btvirt needs it).
     let environment = ProcessInfo.processInfo.environment

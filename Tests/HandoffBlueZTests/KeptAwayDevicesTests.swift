@@ -7,31 +7,27 @@ import HandoffShared
 import HandoffTesting
 import Testing
 
-/// A stranger the gate dropped is blocked in bluetoothd for a cooldown, then let in again; what a killed daemon left
-/// blocked is lifted by the next one, and a block the user made is never touched (`KeptAwayDevices`). On bluezoo,
-/// whose `Blocked` is a plain property (no kernel behind it), on virtual time.
+/// A stranger the gate dropped is disconnected, and disconnected again each time it connects until its cooldown
+/// ends; then it may stay (`KeptAwayDevices`). On bluezoo, on virtual time: the kept-away device is hci0's as hci1
+/// sees it, connected from hci1 (bluezoo connects either way round; what matters is bluetoothd's `Connected`).
 @Suite(.serialized) struct KeptAwayDevicesTests {
-    /// bluezoo with a device object on hci1 for hci0's advertisement (the stranger), and a record file of its own.
     private struct World {
         let bluez: BlueZ
         let adapter: Adapter1
         let stranger: ObjectPath
-        let record: URL
         let clock = VirtualClock()
         let said = Locked<[String]>([])
 
-        func keptAway() -> KeptAwayDevices {
-            KeptAwayDevices(bluez: bluez, adapter: adapter, record: record, clock: clock,
-                            log: { [said] line in said.withLock { $0.append(line) } })
+        func keptAway() async -> KeptAwayDevices {
+            await KeptAwayDevices(bluez: bluez, adapter: adapter, clock: clock,
+                                  log: { [said] line in said.withLock { $0.append(line) } })
         }
 
-        func properties() async -> Device1.Properties? { try? await bluez.device(at: stranger).properties() }
+        func connected() async -> Bool { (try? await bluez.device(at: stranger).properties())?.connected == true }
 
-        var recorded: String { (try? String(contentsOf: record, encoding: .utf8)) ?? "" }
-
-        /// Lets the cooldown task run until `condition` holds (or a bounded number of turns passed).
+        /// Waits (bounded) until `condition` holds.
         func settle(until condition: () async -> Bool) async {
-            for _ in 0..<400 {
+            for _ in 0..<500 {
                 if await condition() { return }
                 try? await Task.sleep(for: .milliseconds(10))
             }
@@ -50,92 +46,54 @@ import Testing
                 break
             }
             await scan.stopAndWait()
-            let directory = FileManager.default.temporaryDirectory
-                .appendingPathComponent("kept-away-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(at: directory) }
-            try await body(World(bluez: bluez, adapter: adapter, stranger: try #require(stranger),
-                                 record: directory.appendingPathComponent("kept-away")))
+            try await body(World(bluez: bluez, adapter: adapter, stranger: try #require(stranger)))
         }
     }
 
-    @Test func aDroppedStrangerIsBlockedForTheCooldownThenForgotten() async throws {
+    @Test func aDroppedStrangerIsDisconnectedAgainUntilTheCooldownEndsThenMayStay() async throws {
         try await withWorld { world in
-            let keptAway = world.keptAway()
+            let keptAway = await world.keptAway()
+            defer { keptAway.close() }
+            let device = await world.bluez.device(at: world.stranger)
+            try await device.connect()
+            await world.settle { await world.connected() }
+            #expect(await world.connected())
+
             await keptAway.keepAway(world.stranger, for: .seconds(30))
-            #expect(await world.properties()?.blocked == true)
-            #expect(world.recorded == "forget \(world.stranger.rawValue)\n", "recorded before the block, for a crash")
-            #expect(keptAway.current == [world.stranger])
+            await world.settle { await !world.connected() }
+            #expect(await !world.connected(), "dropped at once")
+            #expect(keptAway.isKeptAway(world.stranger))
 
-            // A second drop within the cooldown changes nothing and does not restart it.
-            await keptAway.keepAway(world.stranger, for: .seconds(30))
-            await world.settle { world.clock.sleeperCount == 1 }
-            world.clock.advance(by: .seconds(29))
-            #expect(await world.properties()?.blocked == true)
+            // It comes back during the cooldown: disconnected again, with a line for the journal.
+            try? await device.connect()
+            await world.settle { world.said.withLock { $0 }.contains { $0.contains("disconnecting it again") } }
+            await world.settle { await !world.connected() }
+            #expect(await !world.connected(), "a kept-away device stayed connected")
+            #expect(world.said.withLock { $0 }.contains { $0.contains("disconnecting it again") })
 
-            world.clock.advance(by: .seconds(1))
-            await world.settle { await world.properties() == nil }
-            #expect(await world.properties() == nil, "a stranger bluetoothd would not have kept is forgotten")
-            #expect(world.recorded.isEmpty)
-            #expect(keptAway.current.isEmpty)
+            // After the cooldown it may connect and stay.
+            world.clock.advance(by: .seconds(30))
+            #expect(!keptAway.isKeptAway(world.stranger))
+            let before = world.said.withLock { $0.count }
+            try? await device.connect()
+            await world.settle { await world.connected() }
+            try await Task.sleep(for: .milliseconds(300))    // room for a wrong disconnection to show
+            #expect(await world.connected(), "the device was kept away past its cooldown")
+            #expect(world.said.withLock { $0.count } == before)
         }
     }
 
-    @Test func aTrustedDeviceIsOnlyUnblocked() async throws {
+    @Test func anotherDeviceIsNeverTouched() async throws {
         try await withWorld { world in
-            try await world.bluez.device(at: world.stranger).setTrusted(true)
-            await world.settle { await world.properties()?.trusted == true }   // the mirror has the change
-            let keptAway = world.keptAway()
-            await keptAway.keepAway(world.stranger, for: .seconds(5))
-            #expect(world.recorded == "keep \(world.stranger.rawValue)\n")
-            await world.settle { world.clock.sleeperCount == 1 }
-            world.clock.advance(by: .seconds(5))
-            await world.settle { await world.properties()?.blocked == false }
-            let properties = await world.properties()
-            #expect(properties?.blocked == false)
-            #expect(properties?.trusted == true, "the device bluetoothd keeps is kept")
-        }
-    }
-
-    @Test func whatAKilledDaemonLeftBlockedIsLiftedByTheNextOne() async throws {
-        try await withWorld { world in
-            // The first daemon blocks, then dies without lifting (its task never runs: the clock never moves).
-            await world.keptAway().keepAway(world.stranger, for: .seconds(30))
-            #expect(await world.properties()?.blocked == true)
-
-            // Another adapter's entry stays for that adapter's service.
-            let other = "forget /org/bluez/hci7/dev_00_11_22_33_44_55\n"
-            try Data((world.recorded + other).utf8).write(to: world.record)
-
-            let next = world.keptAway()
-            await next.liftRecorded()
-            #expect(await world.properties() == nil)
-            #expect(world.recorded == other)
-            #expect(world.said.withLock { $0 }.contains { $0.contains("left by an earlier daemon") })
-        }
-    }
-
-    @Test func theUsersOwnBlockIsNeverLifted() async throws {
-        try await withWorld { world in
-            try await world.bluez.device(at: world.stranger).setBlocked(true)
-            await world.settle { await world.properties()?.blocked == true }
-            let keptAway = world.keptAway()
-            await keptAway.keepAway(world.stranger, for: .seconds(5))
-            #expect(keptAway.current.isEmpty)
-            #expect(world.recorded.isEmpty)
-            world.clock.advance(by: .seconds(5))
-            await keptAway.liftAll()
-            #expect(await world.properties()?.blocked == true)
-        }
-    }
-
-    @Test func closingTheServiceLiftsEveryBlockAtOnce() async throws {
-        try await withWorld { world in
-            let keptAway = world.keptAway()
-            await keptAway.keepAway(world.stranger, for: .seconds(600))
-            await keptAway.liftAll()
-            #expect(await world.properties() == nil)
-            #expect(world.recorded.isEmpty)
+            let keptAway = await world.keptAway()
+            defer { keptAway.close() }
+            await keptAway.keepAway(ObjectPath(rawValue: world.adapter.path.rawValue + "/dev_00_11_22_33_44_55")!,
+                                    for: .seconds(30))
+            try await world.bluez.device(at: world.stranger).connect()
+            await world.settle { await world.connected() }
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(await world.connected())
+            #expect(!keptAway.isKeptAway(world.stranger))
         }
     }
 }

@@ -40,11 +40,11 @@ public struct HandoffConfiguration: Sendable {
     /// How long after answering a central that wrote what no client of ours writes its link is dropped (default
     /// 1 s; `Gate.Writer`): long enough for the refusal to reach a device that unpaired us, short for a stranger.
     public var strangerDropGrace: Duration = .seconds(1)
-    /// How long the device behind a dropped central is refused afterwards (default 30 s; zero: not at all). A
-    /// stranger that writes garbage then costs one link per cooldown instead of one every few seconds, each with
-    /// its connection, service discovery and writes for the radio and this device's CPU to answer (measured on
-    /// the emulated radio: dropped 6 to 7 times a minute without it). The price: a stranger that takes a paired
-    /// device's address can keep that device away for a cooldown per write, as jamming the radio would.
+    /// How long the device behind a dropped central is kept away afterwards: its links ended as soon as they are
+    /// made (default 30 s; zero: not at all). A stranger that writes garbage then costs bare connections instead of
+    /// a link with service discovery and writes every few seconds for the radio and this device's CPU to answer
+    /// (measured on the emulated radio: dropped 6 to 7 times a minute without it). The price: a stranger that takes
+    /// a paired device's address can keep that device away for a cooldown per write, as jamming the radio would.
     public var strangerCooldown: Duration = .seconds(30)
     /// The fast lane: big transfers move to a TCP connection over a network both machines already share
     /// (Docs/protocol.md §9). Nil (the default) keeps everything on the radio.

@@ -9,9 +9,10 @@ public protocol TransferService: Sendable {
     /// Broadcasting to every subscribed central is acceptable: frames carry ids and clients filter.
     func notify(_ value: [UInt8], to central: PeerAddress) async throws
     /// Ends `central`'s link to this device (a channel central's channel, and the link under it), as the gate asks
-    /// for a central that wrote what no client of ours writes (`Gate.Writer`), and refuses the connections of the
-    /// device behind it for `cooldown` (zero: none refused), so that a stranger that writes garbage costs this
-    /// device one link per cooldown, not one every few seconds. Nothing when it is gone already.
+    /// for a central that wrote what no client of ours writes (`Gate.Writer`), and keeps the device behind it away
+    /// for `cooldown` (zero: not at all): its links are ended as soon as they are made, before it can write, so a
+    /// stranger that writes garbage costs this device a bare connection now and then, not a link with service
+    /// discovery and writes every few seconds. Nothing when it is gone already.
     func drop(_ central: PeerAddress, keepingAwayFor cooldown: Duration) async
     /// Unpublishes the service.
     func close() async
