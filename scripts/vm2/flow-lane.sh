@@ -56,13 +56,14 @@ echo "desktop handoffd: $line"
 [[ $line == *" over tcp"* ]] || fail "the 600 KiB note did not come over the fast lane (${line:-no log line})"
 echo "continue_600KiB_tcp ${t_continue} s" | tee -a "$run/flow-timings"
 
-share() {   # share NAME: the laptop shares NAME (in /run/handoff-host) with --wait; prints its output; the desktop takes it
+share() {   # share NAME: the laptop shares NAME (in /run/handoff-host) with --wait and the desktop takes it; prints the
+            # share's output, then what went wrong (status 1); called in $(…), so it returns rather than fail
     local name=$1 out
-    out=$(vm2 A "handoff share --to desktop /run/handoff-host/$name --wait 2>&1") || { echo "$out"; fail "share --wait of $name"; }
+    out=$(vm2 A "handoff share --to desktop /run/handoff-host/$name --wait 2>&1") || { echo "$out"; echo "share --wait of $name failed"; return 1; }
     echo "$out"
     vm2 B "rm -rf /root/taken && mkdir /root/taken && handoff inbox take --all --to /root/taken >/dev/null && cp /root/taken/$name /run/handoff-host/taken.bin" \
-        || fail "inbox take of $name on the desktop"
-    cmp "$run/$name" "$run/B/share/taken.bin" || fail "$name differs after the share"
+        || { echo "inbox take of $name on the desktop failed"; return 1; }
+    cmp "$run/$name" "$run/B/share/taken.bin" || { echo "$name differs after the share"; return 1; }
     rm -f "$run/B/share/taken.bin"
 }
 
@@ -70,7 +71,7 @@ step "laptop: handoff share --wait of $bytes bytes; the desktop takes it"
 head -c "$bytes" /dev/urandom >"$run/big.bin"
 vm2 --put A "$run/big.bin"
 t=$(now)
-out=$(share big.bin)
+out=$(share big.bin) || { echo "$out"; fail "the share of big.bin"; }
 t_share=$(since "$t")
 echo "$out"
 grep -q "over tcp (fast lane)" <<<"$out" || fail "the share did not say it went over the fast lane"
@@ -82,7 +83,7 @@ vm2 B 'ip link set eth0 down' || fail "could not take the desktop off the LAN"
 head -c 300000 /dev/urandom >"$run/off.bin"
 vm2 --put A "$run/off.bin"
 t=$(now)
-out=$(share off.bin)
+out=$(share off.bin) || { echo "$out"; fail "the share of off.bin off the LAN"; }
 t_off=$(since "$t")
 echo "$out"
 grep -q "over tcp" <<<"$out" && fail "a share with no shared network says it went over tcp"

@@ -184,10 +184,11 @@ boot() {   # boot A|B RELEASE
     # nice: the radio stands for hardware, which answers an HCI command within milliseconds. With the VMs at the
     # radio's priority and a busy host (load 16 in one run), radio.py fell seconds behind, the guests' kernels timed
     # out LE Set Scan Enable (0x200c, 2 s) and lost track of the controller's scan state: a fault of the test bench.
-    # -cpu max without la57: two Debian 13 guests (of some forty boots) died of a double fault in the slab
-    # allocator's cmpxchg16b fast path (kmem_cache_alloc from hci_rx_work) with 5-level paging on under TCG. Four-level
-    # paging is what most real machines run; whether it is the cause is not proven (Docs/bluez.md, Tier 3).
-    nice -n 5 qemu-system-x86_64 -name "handoff-$m" -machine pc -accel tcg,tb-size=160 -cpu max,la57=off -smp 1 -m "$mem" \
+    # -cpu max without cx16: four Debian 13 guests died of a double fault right after the slab allocator's per-CPU
+    # `cmpxchg16b %gs:(%rsi)` (kmem_cache_alloc*, from hci_rx_work or flush_to_ldisc), each time with EFLAGS holding
+    # bits of RAX: qemu 7.2's TCG corrupts the flags there. Without CX16 the kernel's slab takes its locked path.
+    # (la57=off, tried first, did not help: the fourth died with 4-level paging.)
+    nice -n 5 qemu-system-x86_64 -name "handoff-$m" -machine pc -accel tcg,tb-size=160 -cpu max,cx16=off -smp 1 -m "$mem" \
         -nodefaults -no-user-config -display none -no-reboot \
         -kernel "$img/vmlinuz" -initrd "$img/initrd.img" \
         -append "root=/dev/vda rw console=ttyS0 panic=-1 quiet systemd.show_status=1 systemd.hostname=${hostname_of[$m]} net.ifnames=0" \
