@@ -184,14 +184,15 @@ boot() {   # boot A|B RELEASE
     # nice: the radio stands for hardware, which answers an HCI command within milliseconds. With the VMs at the
     # radio's priority and a busy host (load 16 in one run), radio.py fell seconds behind, the guests' kernels timed
     # out LE Set Scan Enable (0x200c, 2 s) and lost track of the controller's scan state: a fault of the test bench.
-    # -cpu max without cx16: four Debian 13 guests died of a double fault right after the slab allocator's per-CPU
-    # `cmpxchg16b %gs:(%rsi)` (kmem_cache_alloc*, from hci_rx_work or flush_to_ldisc), each time with EFLAGS holding
-    # bits of RAX: qemu 7.2's TCG corrupts the flags there. Without CX16 the kernel's slab takes its locked path.
-    # (la57=off, tried first, did not help: the fourth died with 4-level paging.)
-    nice -n 5 qemu-system-x86_64 -name "handoff-$m" -machine pc -accel tcg,tb-size=160 -cpu max,cx16=off -smp 1 -m "$mem" \
+    # clearcpuid=cx16 on the guest kernel's command line: four Debian 13 guests died of a double fault right after
+    # the slab allocator's per-CPU `cmpxchg16b %gs:(%rsi)` (kmem_cache_alloc*, from hci_rx_work or flush_to_ldisc),
+    # each time with EFLAGS holding bits of RAX: qemu 7.2's TCG corrupts the flags there. With the feature cleared
+    # for the kernel only, its slab takes the locked path; programs keep CX16 (the Swift runtime needs it: with
+    # `-cpu max,cx16=off` handoffd died of SIGILL at start). la57=off, tried first, did not help.
+    nice -n 5 qemu-system-x86_64 -name "handoff-$m" -machine pc -accel tcg,tb-size=160 -cpu max -smp 1 -m "$mem" \
         -nodefaults -no-user-config -display none -no-reboot \
         -kernel "$img/vmlinuz" -initrd "$img/initrd.img" \
-        -append "root=/dev/vda rw console=ttyS0 panic=-1 quiet systemd.show_status=1 systemd.hostname=${hostname_of[$m]} net.ifnames=0" \
+        -append "root=/dev/vda rw console=ttyS0 panic=-1 quiet systemd.show_status=1 systemd.hostname=${hostname_of[$m]} net.ifnames=0 clearcpuid=cx16" \
         -drive "file=$run/$m/overlay.qcow2,if=virtio,format=qcow2,cache=unsafe" \
         -serial "file:$run/$m/console.log" \
         -chardev "socket,id=hci,path=$run/radio/$m.sock" -device isa-serial,chardev=hci \
