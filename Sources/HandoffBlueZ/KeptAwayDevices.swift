@@ -29,11 +29,7 @@ final class KeptAwayDevices: Sendable {
         let until = self.until
         watcher = Task {
             for await device in connections {
-                guard let deadline = until.withLock({ $0[device] }) else { continue }
-                guard clock.now < deadline else {
-                    until.withLock { $0[device] = nil }
-                    continue
-                }
+                guard Self.isKeptAway(device, in: until, at: clock.now) else { continue }
                 log("transfer service: \(device) is kept away (cooldown); disconnecting it again")
                 try? await bluez.device(at: device).disconnect(timeout: .seconds(5))
             }
@@ -56,8 +52,13 @@ final class KeptAwayDevices: Sendable {
 
     /// Whether `device` is kept away now.
     func isKeptAway(_ device: ObjectPath) -> Bool {
-        let now = clock.now
-        return until.withLock { table in
+        Self.isKeptAway(device, in: until, at: clock.now)
+    }
+
+    /// Whether `device`'s cooldown in `until` runs at `now`; an ended one is forgotten.
+    private static func isKeptAway(_ device: ObjectPath, in until: Locked<[ObjectPath: HandoffInstant]>,
+                                   at now: HandoffInstant) -> Bool {
+        until.withLock { table in
             guard let deadline = table[device] else { return false }
             if now >= deadline { table[device] = nil }
             return now < deadline
