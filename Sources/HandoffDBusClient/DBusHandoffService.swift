@@ -88,6 +88,10 @@ public final class DBusHandoffService: HandoffService {
         try await call(HandoffBusAPI.Method.availableActivities)
     }
 
+    /// How long `continueActivity` waits without a word from the daemon (a progress report or the answer): longer
+    /// than the daemon's own patience with a silent source, so a daemon that is working always answers first.
+    static let continueQuietLimit: Duration = .seconds(90)
+
     public func continueActivity(
         _ id: ActivityID, pauseSource: Bool, progress: @escaping @Sendable (ContinueProgress) -> Void
     ) async throws -> ContinuedActivity {
@@ -97,11 +101,16 @@ public final class DBusHandoffService: HandoffService {
         // the forwarder may not have handed it on yet when the reply resumes this call. `finished` lets the call
         // wait for it, so the caller has seen every report (a progress bar ends full) when this returns.
         let (finished, finishing) = AsyncStream<Void>.makeStream()
+        // No fixed timeout: a continue that keeps reporting may take as long as the radio needs. The daemon ends
+        // one that hears nothing from the source for its patience (60 s by default) with an error; this gives up
+        // only when the daemon itself has said nothing for longer than that.
+        let quiet = QuietLimit(patience: Self.continueQuietLimit, clock: clock)
         let forwarder = Task {
             for await message in updates {
                 guard let (signalID, phaseText, received, total) = try? progressSignal.arguments(of: message),
                     signalID == id.rawValue, let phase = ContinueProgress.Phase(rawValue: phaseText)
                 else { continue }
+                quiet.heard()
                 progress(ContinueProgress(phase: phase, receivedBytes: Int(clamping: received),
                                           totalBytes: total == 0 ? nil : Int(clamping: total)))
                 if phase == .finishing { finishing.finish() }
@@ -111,8 +120,18 @@ public final class DBusHandoffService: HandoffService {
         defer { forwarder.cancel() }
         var options: [String: Variant] = [:]
         if pauseSource { options[HandoffBusAPI.ContinueOption.pauseSource] = true }
-        let values = try await call(
-            HandoffBusAPI.Method.continueActivity, id.rawValue, options, timeout: .seconds(120))
+        let method = HandoffBusAPI.Method.continueActivity
+        let answer = Task { [options] () -> Result<[String: Variant], any Error> in
+            do {
+                return .success(try await call(method, id.rawValue, options, timeout: .seconds(24 * 3600)))
+            } catch {
+                return .failure(error)
+            }
+        }
+        guard let values = try await quiet.wait(for: answer)?.get() else {
+            throw ServiceError(.unreachable, "the handoff daemon said nothing about the continue for "
+                + "\(Self.continueQuietLimit.components.seconds) s; it may still finish: see `handoff status`")
+        }
         // Already queued when the reply came, so this is at once; bounded for a daemon that never says it.
         let waited = Task { for await _ in finished {} }
         let limit = Task { [clock] in

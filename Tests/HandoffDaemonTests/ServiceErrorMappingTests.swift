@@ -4,7 +4,8 @@ import HandoffClient
 import Testing
 
 /// What the CLI says when the bus call itself failed: a daemon that is gone, and one that is busy past the call's
-/// timeout, are told apart (a continue can outlast its 120 s call under attack: the live attack's round 3 once).
+/// timeout, are told apart (a continue once outlasted its 120 s call under attack, the live attack's round 3; it has
+/// no fixed timeout now, `ContinueQuietLimitTests`, but every other call has one).
 struct ServiceErrorMappingTests {
     @Test func aCallWithNoReplyInTimeSaysTheDaemonIsBusyNotGone() {
         let error = ServiceErrorMapping.serviceError(DBusError(.noReply, "Did not receive a reply"), bus: "system")

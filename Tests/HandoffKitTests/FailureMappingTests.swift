@@ -106,6 +106,51 @@ import Testing
         #expect(clock.now.offset >= configuration.stallInterval * (configuration.maximumStalls + 1))
     }
 
+    /// A connect that never returns (the peer's bluetoothd stuck, its process stopped) used to hold the continue
+    /// for ever, past the CLI's own timeout: the patience ends it with 4610, the app told once.
+    @Test func sourceThatNeverAnswersTimesOutAfterThePatience() async throws {
+        let clock = VirtualClock()
+        let (_, receiver, ether, _, remote) = try await offered(ether: InMemoryEther(clock: clock))
+        var conditions = LinkConditions()
+        conditions.connectHangs = true
+        await ether.setConditions(conditions)
+        let started = clock.now
+        let patience = receiver.engine.configuration.continuationPatience
+        let outcome = try await onVirtualTime(clock, of: ether, step: .seconds(1)) {
+            await receiver.engine.continueActivity(remote)
+        }
+        conditions.connectHangs = false   // lets the abandoned connect unwind
+        await ether.setConditions(conditions)
+        assertFailure(outcome, .remoteApplicationTimedOut, delegate: receiver.delegate)
+        #expect(outcome.error?.message.contains("did not answer for \(patience.components.seconds) s") == true)
+        let waited = started.duration(to: clock.now)
+        #expect(waited >= patience && waited <= patience + .seconds(2), "gave up after \(waited)")
+    }
+
+    /// The patience bounds silence, not length: a source that keeps answering, slowly, is waited for past it.
+    @Test func slowSourceThatKeepsAnsweringOutlastsThePatience() async throws {
+        let clock = VirtualClock()
+        let (_, receiver, ether, activity, remote) = try await offered(ether: InMemoryEther(clock: clock), receiver: {
+            $0.continuationPatience = .seconds(2)
+        })
+        var conditions = LinkConditions()
+        conditions.delay = .milliseconds(100)
+        await ether.setConditions(conditions)
+        let started = clock.now
+        let outcome = try await onVirtualTime(clock, of: ether, step: .milliseconds(100), maximumSteps: 2_000,
+                                              guardDelay: .seconds(60)) {
+            await receiver.engine.continueActivity(remote)
+        }
+        guard case .continued(let continued, _, _) = outcome else {
+            Issue.record("expected the activity, got \(outcome)")
+            return
+        }
+        #expect(continued.userInfo == activity.userInfo)
+        #expect(receiver.delegate.failures.isEmpty)
+        let took = started.duration(to: clock.now)
+        #expect(took > .seconds(4), "the transfer took \(took): too fast to show that the patience is not a deadline")
+    }
+
     @Test func peerGoneMidTransferIsConnectionUnavailable() async throws {
         let (_, receiver, ether, _, remote) = try await offered()
         var conditions = LinkConditions()

@@ -24,6 +24,12 @@ public struct HandoffConfiguration: Sendable {
     /// Reconnections tried after the link drops mid-transfer, or stays silent (default 3); then
     /// `connectionUnavailable`.
     public var maximumReconnects = 3
+    /// How long a continuation may go without hearing from the source before it fails with
+    /// `remoteApplicationTimedOut` (default 60 s), wherever it is waiting: connecting, relinking, following a
+    /// rotated address, or for the next bytes. A bound on silence, not on length: a transfer that keeps moving runs
+    /// to its end however slow the radio is, while one whose device has gone fails here rather than past the
+    /// caller's own timeout (the CLI's continue waits 90 s for a word from the daemon).
+    public var continuationPatience: Duration = .seconds(60)
     /// Re-seal the beacon with a fresh nonce this often while an activity is current (default 15 min; nil = never).
     public var beaconRotationInterval: Duration? = .seconds(900)
     /// First sequence number to advertise; the daemon persists `HandoffEngine.lastSequence` and passes it back

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import HandoffShared
 
 extension HandoffEngine {
     /// Continues `remote`: asks `willContinue` before any payload moves, fetches and verifies the payload, then
@@ -30,18 +31,34 @@ extension HandoffEngine {
                                        + "accepts at most \(limit) bytes", activityType: type)
             }
         }
+        // Every word from the source starts the patience again; once it has run out, nothing more reaches the
+        // caller and the app is not asked.
+        let quiet = QuietLimit(patience: configuration.continuationPatience, clock: clock)
+        let heard: @Sendable (ContinuationProgress) -> Void = { report in
+            if quiet.heard() { progress(report) }
+        }
+        let approveWhileWaited: @Sendable (String, TransferHeader) throws -> Void = { type, header in
+            guard !quiet.isDecided else { throw CancellationError() }
+            try approve(type, header)
+        }
         do {
             // The device's address, then, if it cannot be reached there, where its current beacon was also heard:
             // it may have rotated its address (`followingRotation`).
-            let (outcome, moved) = await followingRotation(
-                from: ledger.address(of: remote), candidates: { ledger.candidates(for: remote) },
-                isFollowable: { ($0 as? HandoffError).map(AddressCandidates.worthFollowing) ?? false }
-            ) { peer in
-                var target = remote
-                target.peer = peer
-                var client = TransferClient(radio: radio, keys: keys, configuration: configuration, remote: target)
-                client.requests = requests
-                return await client.attempt(approve: approve, progress: progress)
+            let fetch = Task {
+                await followingRotation(
+                    from: ledger.address(of: remote), candidates: { ledger.candidates(for: remote) },
+                    isFollowable: { ($0 as? HandoffError).map(AddressCandidates.worthFollowing) ?? false }
+                ) { peer in
+                    var target = remote
+                    target.peer = peer
+                    var client = TransferClient(radio: radio, keys: keys, configuration: configuration, remote: target)
+                    client.requests = requests
+                    return await client.attempt(approve: approveWhileWaited, progress: heard)
+                }
+            }
+            guard let (outcome, moved) = await quiet.wait(for: fetch) else {
+                throw HandoffError(.remoteApplicationTimedOut, "the source device did not answer for "
+                                   + "\(quiet.patience.components.seconds) s", activityType: remote.activityType)
             }
             if let moved { deviceProved(remote.device.id, at: moved, sequence: remote.sequence) }
             let delivery = try outcome.get()
