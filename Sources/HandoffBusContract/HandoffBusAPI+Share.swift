@@ -56,7 +56,8 @@ extension HandoffBusAPI.Signal {
 extension HandoffBusError {
     /// No inbox or outbox item has that id (it was taken, dropped, delivered, or never existed).
     public static let noItem = name("NoItem")
-    /// Another take holds the inbox item.
+    /// Another take holds the inbox item, or as many shares from standard input as the daemon reads at once are
+    /// being read (`ShareStream`).
     public static let busy = name("Busy")
     /// The outbox has no room for the item (its quota is reached); the items already in it are kept.
     public static let outboxFull = name("OutboxFull")

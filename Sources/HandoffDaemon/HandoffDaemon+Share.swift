@@ -111,6 +111,14 @@ extension HandoffDaemon {
     func shareStream(uid: UInt32, device: String, stream: UnixFileDescriptor) async throws -> OutboxEntry {
         guard let sharing else { throw DaemonError.failed("sharing is not running") }
         let target = try await pairedDevice(device)
+        let open = configuration.share.maximumOpenStreams
+        guard openShareStreams < open else {
+            logger.warning("outbox: user \(uid)'s share of standard input refused: \(open) are being read already")
+            throw DaemonError(HandoffBusError.busy, "\(open) shares from standard input are being read already; "
+                              + "this one can start once one of them has ended")
+        }
+        openShareStreams += 1
+        defer { openShareStreams -= 1 }
         let limit = configuration.share.maximumItemSize, quota = configuration.share.outboxQuota
         let used = sharing.outbox.usedBytes()
         let unnamed = ShareMetadata(kind: .file, name: "", mediaType: "")

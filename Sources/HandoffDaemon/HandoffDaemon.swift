@@ -49,6 +49,8 @@ public actor HandoffDaemon {
     var recentCandidates: [String: (candidate: PairingCandidate, seen: Date)] = [:]
     var pairingEvents: AsyncStream<PairingSession.Event>.Continuation?
     var sharing: Sharing?
+    /// `ShareStream`s being read now, each on a thread of its own (`ShareSettings.maximumOpenStreams`).
+    var openShareStreams = 0
 
     /// The caller's current activity.
     struct Offer {

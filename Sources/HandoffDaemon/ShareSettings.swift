@@ -28,6 +28,10 @@ public struct ShareSettings: Sendable {
     /// An attempt that moves no byte for this long is abandoned and the item waits for the next try (default
     /// 90 s): a receiver that hangs mid-attempt (a stopped process, a stuck bluetoothd) must not hold the outbox.
     public var attemptStallLimit: Duration = .seconds(90)
+    /// Shares from standard input (`handoff share -`, `ShareStream`) read at once (default 4). Each holds a thread
+    /// of the daemon until its stream ends, which is when its writer says so, however long that takes (`tar c … |
+    /// handoff share -`); one more is refused with `Busy` at once, and the ones being read go on.
+    public var maximumOpenStreams = 4
     /// Delivered, failed and cancelled items stay listed this long (default 7 days).
     public var historyLifetime: TimeInterval = 7 * 24 * 3600
 

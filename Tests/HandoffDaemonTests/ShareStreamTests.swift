@@ -87,32 +87,68 @@ import Testing
         #expect(try Data(contentsOf: data) == Data(text.utf8))
     }
 
-    @Test func aPipeLargerThanMaxItemIsRefusedAndNothingIsKept() async throws {
-        let machines = try await TwoMachines.make(laptop: { $0.share.maximumItemSize = 1 << 20 })
+    /// A limit the pipe passes: `--max-item` (1 MiB) or the outbox quota (2 MiB), each with 4 MiB of input.
+    enum PassedLimit: CaseIterable, Sendable, CustomTestStringConvertible {
+        case maximumItem, outboxQuota
+
+        var testDescription: String { self == .maximumItem ? "--max-item" : "the outbox quota" }
+
+        func apply(_ configuration: inout DaemonConfiguration) {
+            switch self {
+            case .maximumItem: configuration.share.maximumItemSize = 1 << 20
+            case .outboxQuota: configuration.share.outboxQuota = 2 << 20
+            }
+        }
+
+        /// What the CLI's error must say.
+        var saying: [String] {
+            switch self {
+            case .maximumItem: ["the item is more than 1.0 MB (1048576 bytes), the most the outbox takes"]
+            case .outboxQuota: ["the outbox is full", "nothing was kept"]
+            }
+        }
+    }
+
+    @Test(arguments: PassedLimit.allCases)
+    func aPipePastALimitIsRefusedAndNothingIsKept(_ limit: PassedLimit) async throws {
+        let machines = try await TwoMachines.make(laptop: limit.apply)
         defer { Task { await machines.shutDown() } }
         let handoff = try HandoffProgram(busAddress: machines.laptop.bus.address)
         defer { handoff.remove() }
         let shared = try await handoff.run(["share", "--to", "desktop", "-"], inputData: blob(4 << 20))
         #expect(shared.status != 0)
-        #expect(shared.error.contains("the item is more than 1.0 MB (1048576 bytes), the most the outbox takes"),
-                "\(shared.error)")
+        for words in limit.saying { #expect(shared.error.contains(words), "\(shared.error)") }
         #expect(try await sharing(machines.laptop).outbox().isEmpty)
         let (items, staging) = try spool(machines.laptop)
         #expect(items.isEmpty && staging.isEmpty, "kept: \(items) \(staging)")
     }
 
-    @Test func aPipeLargerThanTheOutboxQuotaIsRefusedAndNothingIsKept() async throws {
-        let machines = try await TwoMachines.make(laptop: { $0.share.outboxQuota = 2 << 20 })
+    /// Each stream being read holds a thread of the daemon for as long as its writer keeps it open: past
+    /// `maximumOpenStreams` (4) one more is refused at once with Busy, the four go on, and once one has ended
+    /// another is taken. Every item that was taken is in the outbox, whole.
+    @Test func aFifthStreamWhileFourAreReadIsRefusedAndTheFourGoOn() async throws {
+        let machines = try await TwoMachines.make()
         defer { Task { await machines.shutDown() } }
+        await machines.ether.setReachable(machines.desktop.radio.address, false)
         let handoff = try HandoffProgram(busAddress: machines.laptop.bus.address)
         defer { handoff.remove() }
-        let shared = try await handoff.run(["share", "--to", "desktop", "-"], inputData: blob(4 << 20))
-        #expect(shared.status != 0)
-        #expect(shared.error.contains("the outbox is full") && shared.error.contains("nothing was kept"),
-                "\(shared.error)")
-        #expect(try await sharing(machines.laptop).outbox().isEmpty)
-        let (items, staging) = try spool(machines.laptop)
-        #expect(items.isEmpty && staging.isEmpty, "kept: \(items) \(staging)")
+        let open = try (0..<4).map { _ in try OpenShare(handoff) }
+        let staging = machines.laptop.stateDirectory.appendingPathComponent("outbox/.staging")
+        _ = try await eventually(within: 30) { () -> Bool? in
+            try FileManager.default.contentsOfDirectory(atPath: staging.path).count == 4 ? true : nil
+        }
+
+        let refused = try await handoff.run(["share", "--to", "desktop", "-"], input: "one too many")
+        #expect(refused.status != 0)
+        #expect(refused.error.contains("4 shares from standard input are being read already"), "\(refused.error)")
+
+        #expect(try open[0].finish() == 0)
+        let next = try await handoff.run(["share", "--to", "desktop", "-"], input: "after one ended")
+        #expect(next.status == 0, "\(next.error)")
+        for share in open.dropFirst() { #expect(try share.finish() == 0) }
+        let entries = try await sharing(machines.laptop).outbox()
+        #expect(entries.count == 5, "\(entries)")
+        #expect(entries.filter { $0.totalBytes == OpenShare.bytes }.count == 4, "\(entries)")
     }
 
     /// The CLI killed while its input still flows: the daemon has bytes staged, sees the stream end without its
@@ -151,5 +187,35 @@ import Testing
         try? stdin.fileHandleForWriting.close()
         #expect(try await sharing(machines.laptop).outbox().isEmpty)
         #expect(try spool(machines.laptop).items.isEmpty)
+    }
+}
+
+/// `handoff share --to desktop -` with a pipe on standard input that stays open, holding `bytes` written, until
+/// `finish()` closes it.
+private final class OpenShare {
+    static let bytes = 100_000
+    private let process = Process()
+    private let input = Pipe()
+
+    init(_ handoff: HandoffProgram) throws {
+        process.executableURL = URL(fileURLWithPath: handoff.executable)
+        process.arguments = ["share", "--to", "desktop", "-"]
+        process.environment = handoff.environment
+        process.standardInput = input
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        try input.fileHandleForWriting.write(contentsOf: Data(repeating: 0xFF, count: Self.bytes))
+    }
+
+    /// Ends the input and waits for the CLI: its exit status.
+    func finish() throws -> Int32 {
+        try input.fileHandleForWriting.close()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    deinit {
+        if process.isRunning { process.terminate() }
     }
 }
