@@ -17,9 +17,9 @@ extension HandoffDaemon {
         pairingBusy = true
         defer { pairingBusy = false }
         let before = Set(await engine.trust.devices.map(\.id))
-        let store: TrustStore
+        let store: TrustStore, peerName: String?
         do {
-            store = try await runPairing(role: role, timeout: timeout, sender: sender, uid: uid)
+            (store, peerName) = try await runPairing(role: role, timeout: timeout, sender: sender, uid: uid)
         } catch let error as HandoffError {
             logger.warning("pairing failed: \(ErrorChain.text(error))")
             throw DaemonError(HandoffBusError.pairingFailed, error.message, cause: error.cause)
@@ -36,7 +36,11 @@ extension HandoffDaemon {
         if let offer, offer.uid != uid {
             await expire(offer.id)
         }
-        guard let device = store.devices.first(where: { !before.contains($0.id) }) ?? store.devices.last else {
+        // A device that joins a group learns every member at once: the one it paired with is the one the code was
+        // shown with (its pairing beacon's name, now proven by the code), not whichever member the group lists first.
+        let added = store.devices.filter { !before.contains($0.id) }
+        let named = added.filter { $0.name == peerName }
+        guard let device = (named.count == 1 ? named.first : nil) ?? added.last ?? store.devices.last else {
             throw DaemonError.pairingFailed("pairing ended without a new device")
         }
         lastSeen[device.id] = clock.date
@@ -45,9 +49,10 @@ extension HandoffDaemon {
     }
 
     /// Runs a ``PairingSession``: feeds it the events (candidates, the responder's and the initiator's ends, the
-    /// timer, the caller leaving) one at a time and carries out its actions, until it finishes.
+    /// timer, the caller leaving) one at a time and carries out its actions, until it finishes. Returns the new trust
+    /// state and the name the other device's pairing beacon gave, which the code was shown with.
     private func runPairing(role: PairingRole, timeout: Duration, sender: BusName, uid: UInt32) async throws
-        -> TrustStore
+        -> (TrustStore, String?)
     {
         var session = PairingSession(role: role, ownName: await engine.trust.identity.name, timeout: timeout)
         // The other device's name, learnt from its pairing beacon while the pairing runs.
@@ -117,7 +122,7 @@ extension HandoffDaemon {
                     logger.notice("pairing with '\(candidate.name)' failed every attempt (\(ErrorChain.text(error))); trying the other "
                                       + "devices in pairing mode")
                 case .finish(let result):
-                    return try result.get()
+                    return (try result.get(), session.peerName)
                 }
             }
             if timer == nil {
@@ -147,7 +152,7 @@ extension HandoffDaemon {
             guard let event = await iterator.next() else { break }
             actions = session.handle(event)
         }
-        if case .finish(let result)? = session.handle(.cancelled).last { return try result.get() }
+        if case .finish(let result)? = session.handle(.cancelled).last { return (try result.get(), session.peerName) }
         throw HandoffError(.pairingFailed, "pairing was cancelled")
     }
 
