@@ -146,6 +146,25 @@ public struct AdvertisementRegistration: Sendable {
         }
     }
 
+    /// Hands the advertisement to bluetoothd again, unchanged: emits PropertiesChanged for its data fields
+    /// (ManufacturerData, ServiceData, Data) with their current values, which bluetoothd answers by giving the kernel
+    /// the advertising data again, and the kernel by enabling the advertising set. What it is for: when a central
+    /// connects, the controller ends the connectable advertising set it connected through, and Linux 6.1 enables
+    /// that set again only when the connection ends (measured on Debian 12: no LE Set Extended Advertising Enable
+    /// between the connection and its end, 70 s in one case), so the machine is neither heard nor connectable
+    /// meanwhile. Unregistering and registering again would do it too, but a controller that refuses to advertise
+    /// beside a connection would then hold no advertisement at all, where this leaves the kernel's set in place.
+    /// Nothing is emitted for an advertisement without data fields.
+    public func refresh() throws(BlueZError) {
+        let data = advertisement.properties.filter { ["ManufacturerData", "ServiceData", "Data"].contains($0.key) }
+        guard !data.isEmpty else { return }
+        do {
+            try bluez.connection.emitPropertiesChanged(path: path, interface: BlueZNames.leAdvertisement1, changed: data)
+        } catch {
+            throw BlueZError(.bus, "cannot emit PropertiesChanged: \(error.message)", cause: error)
+        }
+    }
+
     /// Stops advertising: unregisters and unexports the object. Calling it again does nothing.
     public func cancel() async {
         await bluez.unregisterAdvertisement(path, adapterName: adapter.name)

@@ -46,6 +46,9 @@ public actor BlueZRadio: Radio {
     var discoveryPump: Task<Void, Never>?
     var discoveryRefresher: Task<Void, Never>?
     var adapterWatch: Task<Void, Never>?
+    /// Peers' connections while advertising (``watchConnections()``), and the advertisement refresh one made due.
+    var connectionWatch: Task<Void, Never>?
+    var rearm: Task<Void, Never>?
     var restartingDiscovery = false
     /// How many ``renewDiscovery(because:)`` calls are under way (their StopDiscovery turns `Discovering` off).
     var renewals = 0
@@ -130,6 +133,8 @@ public actor BlueZRadio: Radio {
         stopDiscovery()
         adapterWatch?.cancel()
         adapterWatch = nil
+        rearm?.cancel()
+        rearm = nil
     }
 
     /// A line worth a user's notice (`options.notice`, else the diagnostics), prefixed with the adapter.
