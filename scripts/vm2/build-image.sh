@@ -12,7 +12,8 @@
 # What is in the image: systemd as PID 1, dbus (stock system bus policy), udev, bluez (bluetoothd, btattach,
 # btmon, bluetoothctl), bluez-test-tools (l2test), python3 and python3-dbus, the run-time libraries the handoff .deb depends on
 # (so `apt-get install ./handoff_*.deb` works offline), and two units of ours:
-#   handoff-hci.service    btattach on /dev/ttyS1 (the VM's serial line to the shared emulated radio)
+#   handoff-hci.service    the VM's line to the shared emulated radio as hci0: a virtio-serial port through
+#                          /dev/vhci (hci-bridge.c, built here), or btattach on the serial line /dev/ttyS1
 #   handoff-agent.service  mounts the 9p share "run" and runs the agent run-pair.sh puts there (guest-agent.sh),
 #                          which runs the commands the host leaves in the share
 # The host's apt sources are not touched: mmdebstrap gets its own sources for both releases (RELEASE,
@@ -43,8 +44,9 @@ if ((${#need[@]})); then
 fi
 [[ $(id -u) == 0 ]] || fail "mmdebstrap's directory mode and mkfs.ext4 -d need root here"
 
-# The cache key: this script (the agent itself comes from the share at each boot, so it is not in the image).
-key=$(sha256sum <"$0" | cut -c1-16)
+# The cache key: this script and the bridge's source (the agent itself comes from the share at each boot, so it is
+# not in the image).
+key=$(cat "$0" "$here/scripts/vm2/hci-bridge.c" | sha256sum | cut -c1-16)
 if [[ $force == 0 && -f "$out/manifest" && "$(cat "$out/key" 2>/dev/null)" == "$key" ]]; then
     echo "build-image: $release is up to date in $out" >&2
     exit 0
@@ -54,6 +56,10 @@ mkdir -p "$out"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/handoff-image.XXXXXX")
 trap 'rm -rf --one-file-system "$tmp"' EXIT
 root=$tmp/root
+
+# The guest's end of the radio's virtio-serial line (hci-bridge.c), static so that it runs on either release.
+command -v gcc >/dev/null || fail "gcc is needed to build scripts/vm2/hci-bridge.c"
+gcc -O2 -static -Wall -Wextra -Werror -o "$tmp/hci-bridge" "$here/scripts/vm2/hci-bridge.c" || fail "cannot build hci-bridge"
 
 pkgs=(systemd systemd-sysv dbus udev kmod procps util-linux iproute2 less
     linux-image-amd64 initramfs-tools
@@ -83,14 +89,26 @@ mountpoint -q /run/handoff-host || mount -t 9p -o trans=virtio,version=9p2000.L,
 exec bash /run/handoff-host/agent.sh
 AGENT
 chmod 755 "$1/usr/local/sbin/handoff-vm-agent"' \
+    --customize-hook='cat >"$1/usr/local/sbin/handoff-hci-attach" <<"ATTACH"
+#!/bin/sh
+# The shared emulated radio as this machine'"'"'s HCI controller: over the virtio-serial port org.handoff.hci when
+# the VM has one (run-pair.sh'"'"'s default), through /dev/vhci (handoff-hci-bridge); else over the serial line ttyS1
+# with btattach (run-pair.sh --hci-line uart).
+for dir in /sys/class/virtio-ports/*; do
+    [ "$(cat "$dir/name" 2>/dev/null)" = org.handoff.hci ] && exec /usr/local/sbin/handoff-hci-bridge "/dev/${dir##*/}"
+done
+exec /usr/bin/btattach -B /dev/ttyS1 -P h4 -S 1000000
+ATTACH
+chmod 755 "$1/usr/local/sbin/handoff-hci-attach"' \
+    --customize-hook="install -m 755 $tmp/hci-bridge \"\$1/usr/local/sbin/handoff-hci-bridge\"" \
     --customize-hook='cat >"$1/etc/systemd/system/handoff-hci.service" <<UNIT
 [Unit]
-Description=Attach the shared emulated LE radio (serial line ttyS1) as an HCI controller
+Description=Attach the shared emulated LE radio (virtio-serial port, or serial line ttyS1) as an HCI controller
 Before=bluetooth.service
-After=dev-ttyS1.device
+After=dev-ttyS1.device systemd-modules-load.service
 [Service]
 Type=simple
-ExecStart=/usr/bin/btattach -B /dev/ttyS1 -P h4 -S 1000000
+ExecStart=/usr/local/sbin/handoff-hci-attach
 Restart=on-failure
 [Install]
 WantedBy=multi-user.target
@@ -108,7 +126,7 @@ WantedBy=multi-user.target
 UNIT' \
     --customize-hook='chroot "$1" systemctl enable handoff-hci.service handoff-agent.service bluetooth.service' \
     --customize-hook='chroot "$1" systemctl mask apt-daily.timer apt-daily-upgrade.timer e2scrub_all.timer fstrim.timer systemd-timesyncd.service getty@tty1.service serial-getty@ttyS0.service serial-getty@ttyS1.service 2>/dev/null || true' \
-    --customize-hook='printf "9p\n9pnet\n9pnet_virtio\nhci_uart\n" >"$1/etc/modules-load.d/handoff-vm.conf"' \
+    --customize-hook='printf "9p\n9pnet\n9pnet_virtio\nhci_uart\nhci_vhci\nvirtio_console\n" >"$1/etc/modules-load.d/handoff-vm.conf"' \
     --customize-hook='printf "virtio_blk\nvirtio_pci\next4\n9p\n9pnet_virtio\n" >>"$1/etc/initramfs-tools/modules"; chroot "$1" update-initramfs -u -k all' \
     "$release" "$root" "deb $mirror $release main" "deb $mirror $release-updates main" \
     "deb ${mirror%/debian}/debian-security $release-security main" >"$tmp/mmdebstrap.log" 2>&1 \

@@ -28,6 +28,9 @@
 #                  folder, a hub on the host: nothing routed, nothing leaves this machine): eth0 of A, B, … gets
 #                  10.77.0.1/24, .2, … before the .deb is installed, as a LAN both machines already share (the fast
 #                  lane, issue 28); default: no network at all
+#   --hci-line L   how each VM reaches the radio: virtio (a virtio-serial port, handed to the kernel through
+#                  /dev/vhci by hci-bridge.c; the default) or uart (an emulated 16550 with btattach, the first
+#                  way: a port I/O access per byte under TCG, 3.2x slower in l2test; kept for comparison)
 #
 # TESTSCRIPT runs on the host with scripts/vm2 on PATH and HANDOFF_VM2_RUN set; it reaches the VMs with
 #   vm2 A|B COMMAND...          runs the shell command line as root in that VM, prints its output, returns its status
@@ -44,8 +47,8 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 cache=${HANDOFF_VM_CACHE:-$(dirname "$(git -C "$here" rev-parse --path-format=absolute --git-common-dir 2>/dev/null \
     || echo "$here/.git")")/.vm}
-release=bookworm deb="" nodeb=0 mem=768 limit=900 run="" names="" count=2 privacy=0 lan=0
-usage() { sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+release=bookworm deb="" nodeb=0 mem=768 limit=900 run="" names="" count=2 privacy=0 lan=0 line=virtio
+usage() { sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 fail() { echo "run-pair: $*" >&2; exit 125; }
 while (($#)); do
     case "$1" in
@@ -59,6 +62,7 @@ while (($#)); do
         --machines) count=${2:-}; shift 2 || usage ;;
         --privacy) privacy=1; shift ;;
         --lan) lan=1; shift ;;
+        --hci-line) line=${2:-}; shift 2 || usage ;;
         -h | --help) usage ;;
         --) shift; break ;;
         *) echo "run-pair: unknown option '$1'" >&2; usage ;;
@@ -71,6 +75,11 @@ case $release in
     *) echo "run-pair: --release must be bookworm, trixie or mixed" >&2; exit 2 ;;
 esac
 [[ $mem =~ ^[0-9]+$ && $limit =~ ^[0-9]+$ ]] || usage
+case $line in
+    virtio) hci=(-device virtio-serial-pci,id=vser -device virtserialport,bus=vser.0,chardev=hci,name=org.handoff.hci) ;;
+    uart) hci=(-device isa-serial,chardev=hci) ;;
+    *) echo "run-pair: --hci-line takes virtio or uart" >&2; exit 2 ;;
+esac
 [[ $count =~ ^[2-9]$ ]] || { echo "run-pair: --machines takes 2 to 9" >&2; exit 2; }
 machines=(A B C D E F G H I)
 machines=("${machines[@]:0:count}")
@@ -195,7 +204,7 @@ boot() {   # boot A|B RELEASE
         -append "root=/dev/vda rw console=ttyS0 panic=-1 quiet systemd.show_status=1 systemd.hostname=${hostname_of[$m]} net.ifnames=0 clearcpuid=cx16" \
         -drive "file=$run/$m/overlay.qcow2,if=virtio,format=qcow2,cache=unsafe" \
         -serial "file:$run/$m/console.log" \
-        -chardev "socket,id=hci,path=$run/radio/$m.sock" -device isa-serial,chardev=hci \
+        -chardev "socket,id=hci,path=$run/radio/$m.sock" "${hci[@]}" \
         -virtfs "local,path=$run/$m/share,mount_tag=run,security_model=none,id=run" \
         -device virtio-rng-pci "${nic[@]}" \
         >"$run/$m/qemu.log" 2>&1 &
