@@ -21,7 +21,7 @@ import struct
 import sys
 import termios
 
-from bumble import core, hci
+from bumble import core, hci, ll
 from bumble.controller import Controller
 from bumble.link import LocalLink
 from bumble.transport import open_transport
@@ -46,6 +46,16 @@ class Link(LocalLink):
             return
         source = connection.self_address
         asyncio.get_running_loop().call_soon(lambda: destination.on_link_acl_data(source, transport, data))
+
+    def send_advertising_pdu(self, sender_controller, packet):
+        """A CONNECT_IND reaches its advertiser at once, not on the loop's next turn: the advertiser takes it (or not)
+        before any other central decides on the same advertisement (SpecController.create_le_connection)."""
+        if isinstance(packet, ll.ConnectInd):
+            advertiser = self.find_le_controller(packet.advertiser_address)
+            if advertiser is not None and advertiser is not sender_controller:
+                advertiser.on_ll_advertising_pdu(packet)
+            return
+        super().send_advertising_pdu(sender_controller, packet)
 
 
 class SpecController(Controller):
@@ -141,6 +151,18 @@ class SpecController(Controller):
                 return handle
         raise RuntimeError("no free connection handle")
 
+    def create_le_connection(self, peer_address):
+        """Connects only when the advertiser takes the connection. Bumble 0.0.236 reports the connection complete to
+        its host as soon as it has sent CONNECT_IND, whether the advertiser took it or not; an advertiser takes one and
+        stops advertising (Core Vol 6, Part B, 4.4.2), so when several centrals heard the same advertisement each
+        reported a connection and only the first had one. In the nine-VM run six of eight receivers so held links the
+        laptop never knew ("services … did not resolve within 20.0 seconds"). Here a central whose peer is no longer
+        advertising connectably keeps initiating, as a real one does, and connects at its next advertisement."""
+        advertiser = self.link.find_le_controller(peer_address) if self.link else None
+        if advertiser is None or not advertises_connectably(advertiser, peer_address):
+            return
+        super().create_le_connection(peer_address)
+
     def on_hci_reset_command(self, command):
         """A reset drops this controller's links, as a real one's does: Bumble 0.0.236 keeps them (a TODO), so when
         a VM's controller is detached and attached again (`systemctl stop/start handoff-hci`, a dongle unplugged and
@@ -183,6 +205,14 @@ class SpecController(Controller):
         # Sent after the Command Complete, which the dispatcher makes of the value returned here.
         asyncio.get_running_loop().call_soon(lambda: self.send_hci_packet(event))
         return hci.HCI_StatusReturnParameters(hci.HCI_ErrorCode.SUCCESS)
+
+
+def advertises_connectably(controller, address):
+    """Whether `controller` advertises as `address` now, as Controller.on_le_connect_ind decides whom it accepts."""
+    legacy = controller.le_legacy_advertiser
+    if legacy.address == address and legacy.enabled:
+        return True
+    return any(s.address == address and s.enabled for s in controller.advertising_sets.values())
 
 
 class HostLine:
