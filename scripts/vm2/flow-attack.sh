@@ -23,14 +23,12 @@ rounds=${HANDOFF_ATTACK_ROUNDS:-10}
 bytes=${HANDOFF_ATTACK_SHARE_BYTES:-1048576}
 [[ -d $run/C/share/cmd ]] || { echo "flow-attack: needs a third machine (run-pair.sh --machines 3)" >&2; exit 2; }
 round=0
+flow=flow-attack; source "$(dirname "${BASH_SOURCE[0]}")/flow-lib.sh"   # step, now, since; fail is this flow's own
 fail() {
     echo "flow-attack: FAIL in round $round: $*" >&2
     for m in A B; do echo "--- $m handoffd journal (tail)" >&2; vm2 "$m" 'journalctl -u handoffd --no-pager | tail -n 25' >&2; done
     exit 1
 }
-step() { printf '\n== [%s] %s\n' "$(date +%T)" "$*"; }
-now() { date +%s.%N; }
-since() { awk -v a="$(now)" -v b="$1" 'BEGIN { printf "%.1f", a - b }'; }
 outbox_state() {   # outbox_state ID: the item's state in the laptop's outbox ("state sentBytes")
     vm2 A 'handoff outbox --json' | python3 -c 'import json,sys; i=sys.argv[1]
 print(next((e["state"]+" "+str(e["sentBytes"]) for e in json.load(sys.stdin) if e["id"]==i), "missing"))' "$1"
@@ -46,9 +44,7 @@ if [[ ${HANDOFF_ATTACK_DEBUG:-0} == 1 ]]; then   # diagnosis only: handoffd --de
     done
 fi
 for m in A B; do vm2 "$m" 'systemctl start handoffd && systemctl is-active handoffd' >/dev/null || fail "$m: handoffd did not start"; done
-vm2 --bg A pair 'echo y | handoff pair' >/dev/null
-vm2 --bg B pair 'echo y | handoff pair' >/dev/null
-vm2 --wait A pair 300 >/dev/null && vm2 --wait B pair 300 >/dev/null || fail "pairing"
+pair_unless_paired
 addr() { vm2 "$1" "busctl get-property org.bluez /org/bluez/hci0 org.bluez.Adapter1 Address | cut -d'\"' -f2"; }
 A_addr=$(addr A) B_addr=$(addr B) B_name=$(vm2 B hostname)
 echo "laptop $A_addr, desktop ($B_name) $B_addr; paired"

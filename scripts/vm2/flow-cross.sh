@@ -13,8 +13,7 @@
 # "stopped answering"). Exit 0 when every round held.
 set -uo pipefail
 rounds=${1:-${HANDOFF_CROSS_ROUNDS:-4}}
-fail() { echo "flow-cross: FAIL: $*" >&2; for m in A B; do echo "--- $m handoffd journal (tail)" >&2; vm2 "$m" 'journalctl -u handoffd --no-pager | tail -n 40' >&2; echo "--- $m bluetoothd (tail)" >&2; vm2 "$m" 'journalctl -u bluetooth --no-pager | tail -n 15' >&2; done; exit 1; }
-step() { printf '\n== [%s] %s\n' "$(date +%T)" "$*"; }
+flow=flow-cross; fail_lines=40; fail_bluetoothd_lines=15; source "$(dirname "${BASH_SOURCE[0]}")/flow-lib.sh"
 name() { [[ $1 == A ]] && echo laptop || echo desktop; }
 other() { [[ $1 == A ]] && echo B || echo A; }
 
@@ -24,24 +23,15 @@ for m in A B; do
     vm2 "$m" 'systemctl start handoffd && systemctl is-active handoffd' || fail "$m: handoffd did not start"
 done
 
-if vm2 B 'handoff devices' | grep -q laptop; then
-    echo "(paired already: an earlier flow in this boot paired them)"
-else
-    step "both: echo y | handoff pair (at the same moment)"
-    vm2 --bg A pairA 'echo y | handoff pair' >/dev/null
-    vm2 --bg B pairB 'echo y | handoff pair' >/dev/null
-    vm2 --wait A pairA 300 | sed 's/^/laptop: /'; ra=${PIPESTATUS[0]}
-    vm2 --wait B pairB 300 | sed 's/^/desktop: /'; rb=${PIPESTATUS[0]}
-    ((ra == 0 && rb == 0)) || fail "pairing: laptop exit $ra, desktop exit $rb"
-fi
+pair_unless_paired
 for m in A B; do vm2 "$m" 'journalctl -u handoffd --no-pager | grep -q "as the initiator" && echo "(pairing initiator: $(hostname))"'; done
 
 step "baseline in this boot: the laptop shares 256 KiB to the desktop with nothing else going on"
 head -c 262144 /dev/urandom >"$HANDOFF_VM2_RUN/file-0.bin"
 vm2 --put A "$HANDOFF_VM2_RUN/file-0.bin"
-t0=$(date +%s.%N)
+t0=$(now)
 vm2 A 'handoff share --to desktop /run/handoff-host/file-0.bin --wait' || fail "the baseline share"
-echo "baseline: 256 KiB delivered in $(awk -v a="$(date +%s.%N)" -v b="$t0" 'BEGIN { printf "%.1f", a - b }') s" | tee -a "$HANDOFF_VM2_RUN/flow-timings"
+echo "baseline: 256 KiB delivered in $(since "$t0") s" | tee -a "$HANDOFF_VM2_RUN/flow-timings"
 vm2 B 'handoff inbox take --all --to /root >/dev/null' || fail "inbox take of the baseline share"
 
 vm2 --bg A watchA 'exec handoff watch' >/dev/null
@@ -64,13 +54,13 @@ for ((r = 1; r <= rounds; r++)); do
     tail -n 1 "$watch_out"
 
     step "round $r: at once: $(name "$owner") shares file-$r.bin to $(name "$peer"); $(name "$peer") continues cross-$r"
-    t0=$(date +%s.%N)
+    t0=$(now)
     vm2 --bg "$owner" "share$r" "handoff share --to $(name "$peer") /run/handoff-host/file-$r.bin --wait" >/dev/null
     vm2 --bg "$peer" "cont$r" "handoff continue --print >/run/handoff-host/continued-$r.txt" >/dev/null
     vm2 --wait "$peer" "cont$r" 300 | sed 's/^/continue: /'; rc=${PIPESTATUS[0]}
-    tc=$(awk -v a="$(date +%s.%N)" -v b="$t0" 'BEGIN { printf "%.1f", a - b }')
+    tc=$(since "$t0")
     vm2 --wait "$owner" "share$r" 600 | sed 's/^/share: /'; rs=${PIPESTATUS[0]}
-    ts=$(awk -v a="$(date +%s.%N)" -v b="$t0" 'BEGIN { printf "%.1f", a - b }')
+    ts=$(since "$t0")
     echo "(continue exit $rc after ${tc} s; share exit $rs after ${ts} s at most)"
     ((rc == 0)) || fail "round $r: continue on $(name "$peer") exited $rc"
     cmp "$HANDOFF_VM2_RUN/cross-$r.txt" "$HANDOFF_VM2_RUN/$peer/share/continued-$r.txt" || fail "round $r: the continued note differs"

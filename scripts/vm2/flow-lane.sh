@@ -11,10 +11,7 @@
 set -uo pipefail
 run=$HANDOFF_VM2_RUN
 bytes=${HANDOFF_LANE_BYTES:-33554432}
-fail() { echo "flow-lane: FAIL: $*" >&2; for m in A B; do echo "--- $m handoffd journal (tail)" >&2; vm2 "$m" 'journalctl -u handoffd --no-pager | tail -n 30' >&2; done; exit 1; }
-step() { printf '\n== [%s] %s\n' "$(date +%T)" "$*"; }
-now() { date +%s.%N; }
-since() { awk -v a="$(now)" -v b="$1" 'BEGIN { printf "%.1f", a - b }'; }
+flow=flow-lane; fail_lines=30; source "$(dirname "${BASH_SOURCE[0]}")/flow-lib.sh"
 
 step "versions and the LAN"
 for m in A B; do
@@ -31,14 +28,7 @@ for m in A B; do
     [[ $said == "fast lane: on (big transfers"* ]] || fail "$m: the installed daemon cannot use the fast lane: $said"
 done
 
-if vm2 B 'handoff devices' | grep -q laptop; then
-    echo "(paired already: an earlier flow in this boot paired them)"
-else
-    step "both: echo y | handoff pair (at the same moment)"
-    vm2 --bg A pairA 'echo y | handoff pair' >/dev/null
-    vm2 --bg B pairB 'echo y | handoff pair' >/dev/null
-    vm2 --wait A pairA 300 >/dev/null && vm2 --wait B pairB 300 >/dev/null || fail "pairing"
-fi
+pair_unless_paired
 vm2 B 'handoff devices'
 
 step "laptop: a 600 KiB note; desktop: handoff continue --print (above the lane's threshold)"

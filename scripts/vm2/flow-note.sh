@@ -8,8 +8,7 @@
 # second Unix user (mallory) on either machine is refused (exit 77). Nothing is restarted between pairing and the
 # note. Exit 0 when all of that held.
 set -uo pipefail
-fail() { echo "flow-note: FAIL: $*" >&2; for m in A B; do echo "--- $m handoffd journal (tail)" >&2; vm2 "$m" 'journalctl -u handoffd --no-pager | tail -n 25' >&2; done; exit 1; }
-step() { printf '\n== [%s] %s\n' "$(date +%T)" "$*"; }
+flow=flow-note; fail_lines=25; source "$(dirname "${BASH_SOURCE[0]}")/flow-lib.sh"
 t0=$(date +%s.%N)
 mark() { awk -v a="$(date +%s.%N)" -v b="$t0" -v n="$1" 'BEGIN { printf "%-28s %7.1f s\n", n, a - b }' | tee -a "$HANDOFF_VM2_RUN/flow-timings"; }
 
@@ -24,13 +23,7 @@ for m in A B; do
 done
 mark "daemons started"
 
-step "both: echo y | handoff pair (at the same moment)"
-vm2 --bg A pairA 'echo y | handoff pair' >/dev/null
-vm2 --bg B pairB 'echo y | handoff pair' >/dev/null
-ra=0 rb=0
-vm2 --wait A pairA 300 | sed 's/^/laptop: /'; ra=${PIPESTATUS[0]}
-vm2 --wait B pairB 300 | sed 's/^/desktop: /'; rb=${PIPESTATUS[0]}
-((ra == 0 && rb == 0)) || fail "pairing: laptop exit $ra, desktop exit $rb"
+pair_unless_paired
 vm2 B 'handoff devices'
 initiator=$(for m in A B; do vm2 "$m" 'journalctl -u handoffd --no-pager | grep -q "as the initiator" && hostname'; done)
 echo "(pairing initiator: ${initiator:-not logged})"
