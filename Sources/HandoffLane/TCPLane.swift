@@ -37,11 +37,17 @@ package struct TCPLane: LaneNetwork {
     }
 
     package func connect(to endpoints: [LaneEndpoint], timeout: Duration) async throws(LaneError) -> any LaneConnection {
-        let result: Result<any LaneConnection, LaneError> = await withCheckedContinuation { continuation in
+        // The connection is made on a thread of its own and handed over through a lock as well as the continuation:
+        // ThreadSanitizer does not see the continuation's ordering (the concurrency runtime is not instrumented), and
+        // reported the new connection's fields, written on that thread and read by the task, as a race.
+        let handedOver = Locked<Result<any LaneConnection, LaneError>?>(nil)
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             DetachedThread.start {
-                continuation.resume(returning: Self.connectBlocking(endpoints, timeout: timeout))
+                handedOver.value = Self.connectBlocking(endpoints, timeout: timeout)
+                continuation.resume()
             }
         }
+        guard let result = handedOver.value else { throw LaneError("the connecting thread gave no result") }
         return try result.get()
     }
 
