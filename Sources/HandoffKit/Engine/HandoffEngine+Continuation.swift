@@ -17,7 +17,14 @@ extension HandoffEngine {
         }
         let (radio, keys, configuration) = (radio, keys, configuration)
         let askedAlready = remote.activityType != nil
+        // Every word from the source starts the patience again; once it has run out, nothing more reaches the
+        // caller and the app is not asked.
+        let quiet = QuietLimit(patience: configuration.continuationPatience, clock: clock)
+        let heard: @Sendable (ContinuationProgress) -> Void = { report in
+            if quiet.heard() { progress(report) }
+        }
         let approve: @Sendable (String, TransferHeader) throws -> Void = { type, header in
+            guard !quiet.isDecided else { throw CancellationError() }
             try declared.require(type)
             if !askedAlready, !(delegate?.willContinue(activityType: type) ?? true) {
                 throw TransferClient.Declined(activityType: type)
@@ -31,16 +38,6 @@ extension HandoffEngine {
                                        + "accepts at most \(limit) bytes", activityType: type)
             }
         }
-        // Every word from the source starts the patience again; once it has run out, nothing more reaches the
-        // caller and the app is not asked.
-        let quiet = QuietLimit(patience: configuration.continuationPatience, clock: clock)
-        let heard: @Sendable (ContinuationProgress) -> Void = { report in
-            if quiet.heard() { progress(report) }
-        }
-        let approveWhileWaited: @Sendable (String, TransferHeader) throws -> Void = { type, header in
-            guard !quiet.isDecided else { throw CancellationError() }
-            try approve(type, header)
-        }
         do {
             // The device's address, then, if it cannot be reached there, where its current beacon was also heard:
             // it may have rotated its address (`followingRotation`).
@@ -53,7 +50,7 @@ extension HandoffEngine {
                     target.peer = peer
                     var client = TransferClient(radio: radio, keys: keys, configuration: configuration, remote: target)
                     client.requests = requests
-                    return await client.attempt(approve: approveWhileWaited, progress: heard)
+                    return await client.attempt(approve: approve, progress: heard)
                 }
             }
             guard let (outcome, moved) = await quiet.wait(for: fetch) else {
